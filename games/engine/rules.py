@@ -1,0 +1,226 @@
+"""Table rules: every option of RULES.md as one validated, immutable value."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from typing import Any
+
+
+class Game(enum.StrEnum):
+    AUCTION = "auction"  # İhaleli: each for themselves, with an auction
+    PARTNERSHIP = "partnership"  # Eşli: 0+2 against 1+3, with an auction
+    SPADES = "spades"  # Koz Maça: no auction, spades always trump
+
+
+class Direction(enum.StrEnum):
+    ANTICLOCKWISE = "anticlockwise"  # "to the right": the seat after 0 is 1
+    CLOCKWISE = "clockwise"  # the seat after 0 is 3
+
+
+class AllPass(enum.StrEnum):
+    DEALER_TAKES = "dealer_takes"
+    REDEAL = "redeal"
+
+
+class TrumpLead(enum.StrEnum):
+    AFTER_BROKEN = "after_broken"
+    ANYTIME = "anytime"
+
+
+class Scoring(enum.StrEnum):
+    STANDARD = "standard"
+    BONUS = "bonus"
+    SIMPLE = "simple"
+    CONTRACT = "contract"
+
+
+class RuleError(ValueError):
+    """A table rule has a value it may not have; names the field and what is allowed."""
+
+    def __init__(self, field: str, message: str, allowed: list[Any] | None = None) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+        self.allowed = allowed
+
+
+# Values each rule may take, per game; a rule missing from a game's map does not apply to it.
+_MIN_BIDS = {Game.AUCTION: (4, 5), Game.PARTNERSHIP: (7, 8), Game.SPADES: (4, 5)}
+_ALL_PASS_BID_RANGE = {Game.AUCTION: (4, 13), Game.PARTNERSHIP: (7, 13)}
+_DEFAULT_MIN_BID = {Game.AUCTION: 4, Game.PARTNERSHIP: 7, Game.SPADES: 4}
+_DEFAULT_ALL_PASS_BID = {Game.AUCTION: 4, Game.PARTNERSHIP: 7}
+DEFAULT_OVERTRICK_LIMIT = 3
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class TableRules:
+    """The rules a match is played with. Build with `TableRules.create`, which fills game defaults.
+
+    Options that do not apply to the game hold ``None`` (auction options in Koz Maça) or their
+    "off" value, and setting them is an error rather than silently ignored.
+    """
+
+    game: Game = Game.AUCTION
+    direction: Direction = Direction.ANTICLOCKWISE
+    min_bid: int = 4
+    all_pass: AllPass | None = AllPass.DEALER_TAKES
+    all_pass_bid: int | None = 4
+    trump_lead: TrumpLead = TrumpLead.AFTER_BROKEN
+    akq_trump_lead: bool = False
+    must_beat_in_suit: bool = True
+    must_beat_after_trumped: bool = False
+    must_trump: bool = True
+    must_overtrump: bool = True
+    must_trump_when_cannot_overtrump: bool = True
+    scoring: Scoring = Scoring.STANDARD
+    partnership_dummy: bool = False
+    spades_announcements: bool = False
+    spades_overtrick_limit: int | None = None
+    weak_hand_redeal: bool = False
+
+    @classmethod
+    def create(cls, game: Game | str = Game.AUCTION, **overrides: Any) -> TableRules:
+        """The preset for ``game`` with ``overrides`` applied and validated."""
+        try:
+            game = Game(game)
+        except ValueError:
+            raise RuleError("game", f"unknown game {game!r}", [g.value for g in Game]) from None
+        unknown = sorted(set(overrides) - set(RULE_NAMES))
+        if unknown:
+            raise RuleError(unknown[0], "unknown table rule", list(RULE_NAMES))
+        values: dict[str, Any] = {
+            "game": game,
+            "min_bid": _DEFAULT_MIN_BID[game],
+            "all_pass": AllPass.DEALER_TAKES if game != Game.SPADES else None,
+            "all_pass_bid": _DEFAULT_ALL_PASS_BID.get(game),
+        }
+        if overrides.get("spades_announcements"):
+            values["spades_overtrick_limit"] = DEFAULT_OVERTRICK_LIMIT
+        values.update(overrides)
+        return cls(**_coerce(values))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TableRules:
+        data = dict(data)
+        return cls.create(data.pop("game", Game.AUCTION), **data)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            field.name: _plain(getattr(self, field.name)) for field in dataclasses.fields(self)
+        }
+
+    def replace(self, **overrides: Any) -> TableRules:
+        return TableRules.from_dict({**self.to_dict(), **overrides})
+
+    @property
+    def has_auction(self) -> bool:
+        return self.game != Game.SPADES
+
+    @property
+    def is_partnership(self) -> bool:
+        return self.game == Game.PARTNERSHIP
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+
+RULE_NAMES: tuple[str, ...] = tuple(
+    field.name for field in dataclasses.fields(TableRules) if field.name != "game"
+)
+
+_ENUM_FIELDS: dict[str, type[enum.StrEnum]] = {
+    "game": Game,
+    "direction": Direction,
+    "all_pass": AllPass,
+    "trump_lead": TrumpLead,
+    "scoring": Scoring,
+}
+_BOOL_FIELDS = (
+    "akq_trump_lead",
+    "must_beat_in_suit",
+    "must_beat_after_trumped",
+    "must_trump",
+    "must_overtrump",
+    "must_trump_when_cannot_overtrump",
+    "partnership_dummy",
+    "spades_announcements",
+    "weak_hand_redeal",
+)
+
+
+def _coerce(values: dict[str, Any]) -> dict[str, Any]:
+    """Turn wire values (strings for enums) into typed ones, refusing wrong types by name."""
+    coerced = dict(values)
+    for name, enum_type in _ENUM_FIELDS.items():
+        value = coerced.get(name)
+        if value is None:
+            continue
+        try:
+            coerced[name] = enum_type(value)
+        except ValueError:
+            raise RuleError(
+                name, f"must be one of {', '.join(m.value for m in enum_type)}",
+                [m.value for m in enum_type],
+            ) from None
+    for name in _BOOL_FIELDS:
+        if name in coerced and not isinstance(coerced[name], bool):
+            raise RuleError(name, "must be true or false", [True, False])
+    for name in ("min_bid", "all_pass_bid", "spades_overtrick_limit"):
+        value = coerced.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise RuleError(name, "must be a whole number")
+    return coerced
+
+
+def _validate(rules: TableRules) -> None:
+    game = rules.game
+    allowed_min = _MIN_BIDS[game]
+    if rules.min_bid not in allowed_min:
+        raise RuleError(
+            "min_bid",
+            f"must be {' or '.join(map(str, allowed_min))} in the {game.value} game",
+            list(allowed_min),
+        )
+    if game == Game.SPADES:
+        if rules.all_pass is not None:
+            raise RuleError("all_pass", "applies only to games with an auction", [None])
+        if rules.all_pass_bid is not None:
+            raise RuleError("all_pass_bid", "applies only to games with an auction", [None])
+    else:
+        if rules.all_pass is None:
+            raise RuleError("all_pass", "is required", [m.value for m in AllPass])
+        low, high = _ALL_PASS_BID_RANGE[game]
+        if rules.all_pass_bid is None or not low <= rules.all_pass_bid <= high:
+            raise RuleError(
+                "all_pass_bid",
+                f"must be between {low} and {high} in the {game.value} game",
+                list(range(low, high + 1)),
+            )
+    if rules.partnership_dummy and game != Game.PARTNERSHIP:
+        raise RuleError("partnership_dummy", "applies only to the partnership game", [False])
+    if rules.spades_announcements and game != Game.SPADES:
+        raise RuleError(
+            "spades_announcements", "applies only to the spades game (Koz Maça)", [False]
+        )
+    if rules.spades_overtrick_limit is not None:
+        if not rules.spades_announcements:
+            raise RuleError(
+                "spades_overtrick_limit",
+                "applies only with spades_announcements",
+                [None],
+            )
+        if not 1 <= rules.spades_overtrick_limit <= 13:
+            raise RuleError(
+                "spades_overtrick_limit",
+                "must be between 1 and 13, or null to disable",
+                [None, *range(1, 14)],
+            )
+
+
+def _plain(value: Any) -> Any:
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+PRESETS: dict[Game, TableRules] = {game: TableRules.create(game) for game in Game}

@@ -1,0 +1,1 @@
+"""Database models of the games app; only the service layer writes them."""
