@@ -16,7 +16,7 @@ from .actions import (
 from .cards import Card, CardParseError, Rank, Suit, cards_of, mask_of, parse_cards
 from .deal import Deal, DealStart, Phase, Trick
 from .errors import IllegalAction, Reason
-from .match import Match
+from .match import MAX_DEALS, Match, following_deal
 from .observation import Observation
 from .rules import (
     PRESETS,
@@ -31,6 +31,7 @@ from .rules import (
 from .scoring import DealScore, Outcome, ranking, score_deal
 
 __all__ = [
+    "MAX_DEALS",
     "PRESETS",
     "Action",
     "ActionKind",
@@ -64,6 +65,7 @@ __all__ = [
     "TrumpLead",
     "action_from_dict",
     "cards_of",
+    "following_deal",
     "mask_of",
     "parse_action",
     "parse_cards",

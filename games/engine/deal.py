@@ -119,7 +119,6 @@ class Deal:
         self.log: list[tuple[int, Action]] = []
         self.auction: list[tuple[int, int | None]] = []  # (seat, bid) with None for a pass
         self.passed = [False] * 4
-        self.acted = [False] * 4
         self.high_bid: int | None = None
         self.high_bidder: int | None = None
         self.declarer: int | None = None
@@ -211,6 +210,7 @@ class Deal:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Everything ``seat`` may do now (empty when it is not this seat's move)."""
+        _check_seat(seat)
         actions: list[Action] = []
         if self.to_act == seat:
             actions.extend(self._turn_actions())
@@ -249,10 +249,11 @@ class Deal:
         return []
 
     def _may_request_redeal(self, seat: int) -> bool:
+        """Before the auction (in Koz Maça: before the first announcement or card), any seat
+        whose hand has no card above a ten."""
         return (
             self.rules.weak_hand_redeal
-            and not self.is_over
-            and not self.acted[seat]
+            and not self.log
             and not self.start.hands[seat] & HIGH_CARDS
         )
 
@@ -261,6 +262,7 @@ class Deal:
     def apply(self, seat: int, action: Action) -> None:
         """Apply ``action`` for ``seat`` or raise `IllegalAction`; a refused action changes
         nothing."""
+        _check_seat(seat)
         if action.kind == ActionKind.REDEAL:
             if not self._may_request_redeal(seat):
                 raise IllegalAction(Reason.REDEAL_NOT_ALLOWED, self.legal_actions(seat))
@@ -302,7 +304,6 @@ class Deal:
 
     def _record(self, seat: int, action: Action) -> None:
         self.log.append((seat, action))
-        self.acted[seat] = True
 
     def _check_bid(self, seat: int, tricks: int) -> None:
         if tricks > MAX_TRICKS:
@@ -385,6 +386,11 @@ class Deal:
         from .observation import observe
 
         return observe(self, seat)
+
+
+def _check_seat(seat: int) -> None:
+    if not (isinstance(seat, int) and 0 <= seat <= 3):
+        raise ValueError(f"seats are 0..3, not {seat!r}")
 
 
 _PHASE_OF_ACTION = {

@@ -30,20 +30,36 @@ class Reason(enum.StrEnum):
     REDEAL_NOT_ALLOWED = "redeal_not_allowed"
 
 
+def gettext_noop(message: str) -> str:
+    """Marks a sentence for translation (Django's makemessages looks for this name) without
+    making the engine depend on Django; the service translates it by reason."""
+    return message
+
+
 MESSAGES: dict[Reason, str] = {
-    Reason.NOT_YOUR_TURN: "It is not your turn.",
-    Reason.WRONG_PHASE: "That move does not belong to this phase of the deal.",
-    Reason.CARD_NOT_IN_HAND: "That card is not in your hand.",
-    Reason.MUST_FOLLOW_SUIT: "You must follow suit.",
-    Reason.MUST_BEAT: "You must beat the highest card of the suit led.",
-    Reason.MUST_TRUMP: "You have no card of the suit led, so you must play a trump.",
-    Reason.MUST_OVERTRUMP: "You must play a trump higher than the one in the trick.",
-    Reason.TRUMP_NOT_BROKEN: "Trumps may not be led until a trump has been played.",
-    Reason.BID_TOO_LOW: "Your bid must be at least the minimum and higher than the highest bid.",
-    Reason.BID_TOO_HIGH: "No bid may be higher than 13.",
-    Reason.ALREADY_PASSED: "You have passed and may not bid again in this deal.",
-    Reason.ANNOUNCEMENT_OUT_OF_RANGE: "An announcement is a number from 0 (none) to 13.",
-    Reason.REDEAL_NOT_ALLOWED: (
+    Reason.NOT_YOUR_TURN: gettext_noop("It is not your turn."),
+    Reason.WRONG_PHASE: gettext_noop("That move does not belong to this phase of the deal."),
+    Reason.CARD_NOT_IN_HAND: gettext_noop("That card is not in your hand."),
+    Reason.MUST_FOLLOW_SUIT: gettext_noop("You must follow suit."),
+    Reason.MUST_BEAT: gettext_noop("You must beat the highest card of the suit led."),
+    Reason.MUST_TRUMP: gettext_noop(
+        "You have no card of the suit led, so you must play a trump."
+    ),
+    Reason.MUST_OVERTRUMP: gettext_noop(
+        "You must play a trump higher than the one in the trick."
+    ),
+    Reason.TRUMP_NOT_BROKEN: gettext_noop(
+        "Trumps may not be led until a trump has been played."
+    ),
+    Reason.BID_TOO_LOW: gettext_noop(
+        "Your bid must be at least the minimum and higher than the highest bid."
+    ),
+    Reason.BID_TOO_HIGH: gettext_noop("No bid may be higher than 13."),
+    Reason.ALREADY_PASSED: gettext_noop("You have passed and may not bid again in this deal."),
+    Reason.ANNOUNCEMENT_OUT_OF_RANGE: gettext_noop(
+        "An announcement is a number from 0 (none) to 13."
+    ),
+    Reason.REDEAL_NOT_ALLOWED: gettext_noop(
         "A new deal may be asked for only with no card higher than a ten, before your first move."
     ),
 }

@@ -15,6 +15,16 @@ from .shuffle import secure_choice
 MAX_DEALS = 52
 
 
+def following_deal(
+    rules: TableRules, dealer: int, number: int, thrown_in: bool
+) -> tuple[int, int]:
+    """(dealer, number) of the deal after one that ended: a thrown-in deal is dealt again by the
+    same dealer under the same number; otherwise the next seat deals the next number."""
+    if thrown_in:
+        return (dealer, number)
+    return (next_seat_table(rules.direction == "clockwise")[dealer], number + 1)
+
+
 class Match:
     """Deals in order; a thrown-in deal is dealt again by the same dealer under the same number."""
 
@@ -29,10 +39,11 @@ class Match:
     ) -> None:
         if not 1 <= deal_count <= MAX_DEALS:
             raise ValueError(f"a match has 1 to {MAX_DEALS} deals")
+        if first_dealer is not None and first_dealer not in range(4):
+            raise ValueError("the first dealer is a seat 0..3")
         self.rules = rules
         self.deal_count = deal_count
         self.first_dealer = secure_choice(4, rng) if first_dealer is None else first_dealer
-        self.next_seat = next_seat_table(rules.direction == "clockwise")
         self._rng = rng
         self.deals: list[Deal] = []  # every deal dealt, thrown-in ones included
         if start:
@@ -74,9 +85,9 @@ class Match:
         last = self.deals[-1]
         if not last.is_over or self.is_over:
             return None
-        if last.phase == Phase.REDEALT:
-            return (last.dealer, last.number)
-        return (self.next_seat[last.dealer], last.number + 1)
+        return following_deal(
+            self.rules, last.dealer, last.number, thrown_in=last.phase == Phase.REDEALT
+        )
 
     def apply(self, seat: int, action: Action) -> None:
         """Apply to the current deal, dealing the next one when it ends."""

@@ -124,12 +124,11 @@ class PlayState:
         if not trumps:
             return hand
         if self.best_trump != NO_CARD and self._must_overtrump:
+            # Step 4 binds whenever a trump lies in the trick, whatever `must_trump` says.
             higher = trumps & ABOVE[self.best_trump]
             if higher:
-                return higher if self._must_trump else (hand & ~self.trump_mask) | higher
-            if self._must_trump and self._trump_when_cannot_overtrump:
-                return trumps
-            return hand
+                return higher
+            return trumps if self._trump_when_cannot_overtrump else hand
         return trumps if self._must_trump else hand
 
     def play(self, card: int) -> None:

@@ -96,7 +96,7 @@ class TableRules:
             "all_pass": AllPass.DEALER_TAKES if game != Game.SPADES else None,
             "all_pass_bid": _DEFAULT_ALL_PASS_BID.get(game),
         }
-        if overrides.get("spades_announcements"):
+        if overrides.get("spades_announcements") and "spades_overtrick_limit" not in overrides:
             values["spades_overtrick_limit"] = DEFAULT_OVERTRICK_LIMIT
         values.update(overrides)
         return cls(**_coerce(values))
@@ -112,7 +112,13 @@ class TableRules:
         }
 
     def replace(self, **overrides: Any) -> TableRules:
-        return TableRules.from_dict({**self.to_dict(), **overrides})
+        """These rules with ``overrides``; defaults that depend on other rules are derived
+        again (turning announcements on brings the default overtrick limit)."""
+        preset = TableRules.create(self.game).to_dict()
+        changed = {k: v for k, v in self.to_dict().items() if preset[k] != v and k != "game"}
+        if "spades_announcements" in overrides and "spades_overtrick_limit" not in overrides:
+            changed.pop("spades_overtrick_limit", None)
+        return TableRules.create(overrides.pop("game", self.game), **{**changed, **overrides})
 
     @property
     def has_auction(self) -> bool:

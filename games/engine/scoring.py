@@ -115,8 +115,10 @@ def score_deal(
 def ranking(
     totals: Sequence[int], last_deal_tricks: Sequence[int], *, partnership: bool = False
 ) -> tuple[int, int, int, int]:
-    """1-based place per seat: highest total first; a tie goes to more tricks in the last deal
-    (team tricks in the partnership game); still tied, the place is shared (1, 2, 2, 4)."""
+    """1-based place per seat: highest total first; a tie goes to more tricks in the last deal;
+    still tied, the place is shared (1, 2, 2, 4). In the partnership game the two teams are
+    ranked (by team totals and team tricks) and each seat gets its team's place, 1 or 2."""
     tie_break = team_tricks(last_deal_tricks) if partnership else tuple(last_deal_tricks)
     keys = [(totals[seat], tie_break[seat]) for seat in range(4)]
-    return tuple(1 + sum(other > key for other in keys) for key in keys)  # type: ignore[return-value]
+    rivals = [keys[0], keys[1]] if partnership else keys
+    return tuple(1 + sum(other > key for other in rivals) for key in keys)  # type: ignore[return-value]

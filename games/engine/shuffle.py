@@ -6,6 +6,7 @@ Production draws from `secrets` (the operating system's CSPRNG). Tests and bench
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 import secrets
@@ -41,3 +42,17 @@ def hands_from_deck(deck: list[int], dealer: int, next_seat: tuple[int, ...]) ->
         seat = next_seat[seat]
         hands[seat] |= 1 << card
     return hands
+
+
+def new_salt() -> str:
+    """32 hex digits from `secrets`: makes a deal's commitment impossible to brute-force."""
+    return secrets.token_hex(16)
+
+
+def deck_commitment(deck_text: str, salt: str) -> str:
+    """SHA-256 (hex) of ``"<deck order as card strings joined by spaces>:<salt>"``.
+
+    Shown when a deal starts; the deck order and salt are revealed when it ends, so anyone can
+    recompute this and see that the cards were fixed before the first call.
+    """
+    return hashlib.sha256(f"{deck_text}:{salt}".encode("ascii")).hexdigest()

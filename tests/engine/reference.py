@@ -148,20 +148,16 @@ def _legal_follows_void(hand: list[str], trick: list[str], trump: str, rules: di
         highest_trump = highest_of_suit(trick, trump)
         higher_trumps = cards_higher_than(my_trumps, highest_trump)
 
-    can_overtrump = trump_in_trick and rules["must_overtrump"] and len(higher_trumps) > 0
-
-    if can_overtrump:
-        if rules["must_trump"]:
-            # Must trump, and the trump must overtrump.
+    if trump_in_trick and rules["must_overtrump"]:
+        # Step 4 applies whenever a trump is already in the trick, whatever must_trump says.
+        if higher_trumps:
             return set(higher_trumps)
-        # May discard (any non-trump) or trump, but a trump played must overtrump.
-        return set(cards_not_of_suit(hand, trump)) | set(higher_trumps)
+        if rules["must_trump_when_cannot_overtrump"]:
+            return set(my_trumps)
+        return set(hand)
 
-    # Cannot overtrump, or no trump in the trick, or must_overtrump is off.
+    # No trump in the trick yet, or must_overtrump is off: step 3 decides.
     if rules["must_trump"]:
-        cannot_overtrump_case = trump_in_trick and rules["must_overtrump"]
-        if cannot_overtrump_case and not rules["must_trump_when_cannot_overtrump"]:
-            return set(hand)
         return set(my_trumps)
     return set(hand)
 

@@ -167,7 +167,7 @@ class TestWeakHandRedeal:
         assert RequestRedeal() not in deal.legal_actions(2)
         assert reason(deal, 2, RequestRedeal()) == Reason.REDEAL_NOT_ALLOWED
 
-    def test_weak_hand_may_ask_before_its_first_call(self) -> None:
+    def test_weak_hand_may_ask_before_the_auction(self) -> None:
         deal = make_deal({2: WEAK}, weak_hand_redeal=True)
         assert deal.legal_actions(2) == [RequestRedeal()]  # not its turn, but it may ask
         deal.apply(2, RequestRedeal())
@@ -177,15 +177,29 @@ class TestWeakHandRedeal:
         deal = make_deal({2: "JS"}, weak_hand_redeal=True)
         assert reason(deal, 2, RequestRedeal()) == Reason.REDEAL_NOT_ALLOWED
 
-    def test_not_after_own_first_call(self) -> None:
-        deal = calls(make_deal({2: WEAK}, weak_hand_redeal=True), "5", "p")
+    def test_not_once_the_auction_has_begun(self) -> None:
+        deal = calls(make_deal({2: WEAK}, weak_hand_redeal=True), "5")
+        assert RequestRedeal() not in deal.legal_actions(2)
         assert reason(deal, 2, RequestRedeal()) == Reason.REDEAL_NOT_ALLOWED
 
-    def test_spades_before_first_card(self) -> None:
+    def test_spades_before_the_first_card_only(self) -> None:
         deal = make_deal({1: WEAK}, game="spades", dealer=2, weak_hand_redeal=True)
         assert RequestRedeal() in deal.legal_actions(1)
         deal.apply(3, Play(deal.legal_cards()[0]))
-        deal.apply(0, Play(deal.legal_cards()[0]))
-        assert RequestRedeal() in deal.legal_actions(1)
+        assert reason(deal, 1, RequestRedeal()) == Reason.REDEAL_NOT_ALLOWED
+
+    def test_spades_with_announcements_before_the_first_announcement(self) -> None:
+        deal = make_deal(
+            {1: WEAK}, game="spades", dealer=2, weak_hand_redeal=True, spades_announcements=True
+        )
         deal.apply(1, RequestRedeal())
         assert deal.phase == Phase.REDEALT
+
+
+class TestSeats:
+    def test_seat_out_of_range(self) -> None:
+        deal = make_deal({})
+        with pytest.raises(ValueError):
+            deal.legal_actions(4)
+        with pytest.raises(ValueError):
+            deal.apply(-1, Pass())

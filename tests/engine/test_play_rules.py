@@ -65,6 +65,15 @@ class TestWorkedExamples:
         assert refusal(deal, "QC").reason == Reason.MUST_TRUMP
 
 
+class TestFollowBeforeTrump:
+    def test_may_not_trump_while_holding_the_led_suit(self) -> None:
+        deal = play(worked_example(), "9C")
+        assert refusal(deal, "6S").reason == Reason.MUST_FOLLOW_SUIT
+        deal = make_deal({1: "9C", 2: "4C 2H"})
+        play(to_play(deal, 1, "H"), "9C")
+        assert refusal(deal, "2H").reason == Reason.MUST_FOLLOW_SUIT
+
+
 class TestTurnAndHand:
     def test_not_your_turn(self) -> None:
         deal = worked_example()
@@ -124,6 +133,11 @@ class TestTrumpLead:
         deal = make_deal({1: "AH KH QH 2H 2C 3C"}, akq_trump_lead=True)
         to_play(deal, declarer=1, trump="H")
         assert {"AH", "KH", "QH"} <= legal(deal) and "2H" not in legal(deal)
+
+    def test_akq_on_low_trump_still_refused(self) -> None:
+        deal = make_deal({1: "AH KH QH 2H 2C 3C"}, akq_trump_lead=True)
+        to_play(deal, declarer=1, trump="H")
+        assert refusal(deal, "2H").reason == Reason.TRUMP_NOT_BROKEN
 
     def test_akq_on_needs_all_three(self) -> None:
         deal = make_deal({1: "AH KH 2C 3C"}, voids={1: "H"}, akq_trump_lead=True)
@@ -213,9 +227,15 @@ class TestOvertrump:
         deal = self.deal(must_overtrump=False)
         assert {"7H", "KH"} <= legal(deal) and "2D" not in legal(deal)
 
-    def test_must_trump_off_may_discard_but_a_trump_must_overtrump(self) -> None:
+    def test_must_trump_off_does_not_lift_the_overtrump(self) -> None:
         deal = self.deal(must_trump=False)
-        assert {"KH", "2D"} <= legal(deal) and "7H" not in legal(deal)
+        assert "KH" in legal(deal) and not legal(deal) & {"7H", "2D"}
+
+    def test_must_trump_off_discard_when_no_trump_in_trick(self) -> None:
+        deal = make_deal(self.HANDS, voids={**self.VOIDS, 2: "CH"}, must_trump=False)
+        play(to_play(deal, 1, "H"), "9C")  # Carla has neither clubs nor hearts
+        play(deal, legal(deal).pop())
+        assert {"7H", "KH", "2D"} <= legal(deal)
 
 
 class TestCannotOvertrump:
@@ -235,6 +255,10 @@ class TestCannotOvertrump:
     def test_off_any_card(self) -> None:
         deal = self.deal(must_trump_when_cannot_overtrump=False)
         assert {"7H", "2D"} <= legal(deal)
+
+    def test_must_trump_off_still_must_trump_when_it_cannot_overtrump(self) -> None:
+        deal = self.deal(must_trump=False)
+        assert "7H" in legal(deal) and "2D" not in legal(deal)
 
 
 class TestTrickWinner:

@@ -236,16 +236,19 @@ def test_void_must_overtrump_off_and_mtwcno_off_still_any_trump():
     assert legal_cards(hand, ["JC", "5H"], "H", rules, False) == {"2H", "4H"}
 
 
-def test_void_must_trump_off_can_overtrump_discard_or_overtrump():
+def test_void_must_trump_off_still_must_overtrump_a_trump_in_the_trick():
+    # Step 4 binds whenever a trump is in the trick; must_trump only governs step 3.
     rules = make_rules(must_trump=False)
     hand = ["2H", "9H", "AD", "3S"]
-    assert legal_cards(hand, ["JC", "5H"], "H", rules, False) == {"9H", "AD", "3S"}
+    assert legal_cards(hand, ["JC", "5H"], "H", rules, False) == {"9H"}
 
 
-def test_void_must_trump_off_cannot_overtrump_any_card():
+def test_void_must_trump_off_cannot_overtrump_still_trumps():
     rules = make_rules(must_trump=False)
     hand = ["2H", "4H", "AD"]
-    assert legal_cards(hand, ["JC", "5H"], "H", rules, False) == set(hand)
+    assert legal_cards(hand, ["JC", "5H"], "H", rules, False) == {"2H", "4H"}
+    loose = make_rules(must_trump=False, must_trump_when_cannot_overtrump=False)
+    assert legal_cards(hand, ["JC", "5H"], "H", loose, False) == set(hand)
 
 
 def test_void_must_trump_off_no_trump_in_trick_any_card():

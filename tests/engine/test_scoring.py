@@ -44,8 +44,8 @@ class TestAuctionSchemes:
         assert score_deal(rules, [8, 3, 2, 0], declarer=0, bid=6).points[3] == batak
 
     def test_declarer_with_zero_tricks_is_down_not_batak(self) -> None:
-        score = score_deal(auction(), [0, 5, 4, 4], declarer=0, bid=4)
-        assert score.points[0] == -40 and score.outcomes[0] == Out.DOWN
+        score = score_deal(auction(), [0, 5, 4, 4], declarer=0, bid=6)
+        assert score.points[0] == -60 and score.outcomes[0] == Out.DOWN
 
 
 class TestPartnership:
@@ -98,4 +98,6 @@ class TestRanking:
         assert ranking([50, 40, 40, 0], [2, 4, 4, 3]) == (1, 2, 2, 4)
 
     def test_partnership_uses_team_tricks(self) -> None:
-        assert ranking([80, 40, 80, 40], [1, 5, 6, 1], partnership=True) == (1, 3, 1, 3)
+        assert ranking([80, 40, 80, 40], [1, 5, 6, 1], partnership=True) == (1, 2, 1, 2)
+        assert ranking([60, 60, 60, 60], [4, 3, 3, 3], partnership=True) == (1, 2, 1, 2)
+        assert ranking([60, 60, 60, 60], [4, 3, 3, 4], partnership=True) == (1, 1, 1, 1)

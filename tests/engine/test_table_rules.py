@@ -38,6 +38,13 @@ class TestPresets:
         assert TableRules.from_dict(rules.to_dict()) == rules
         assert rules.replace(spades_overtrick_limit=None).spades_overtrick_limit is None
 
+    def test_replace_derives_dependent_defaults(self) -> None:
+        spades = TableRules.create("spades")
+        assert spades.replace(spades_announcements=True).spades_overtrick_limit == 3
+        announcing = TableRules.create("spades", spades_announcements=True)
+        assert announcing.replace(spades_announcements=False).spades_overtrick_limit is None
+        assert TableRules.create("auction").replace(min_bid=5).min_bid == 5
+
 
 class TestValidation:
     @pytest.mark.parametrize(
