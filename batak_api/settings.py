@@ -87,6 +87,12 @@ DATABASES = {
         conn_health_checks=True,
     ),
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # SQLite has no row locks: taking the write lock when a transaction begins makes
+    # `select_for_update` transactions queue up instead of failing with "database is locked".
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -126,6 +132,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "EXCEPTION_HANDLER": "games.api.problems.exception_handler",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
 }
 
 SPECTACULAR_SETTINGS = {
@@ -140,6 +149,33 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "OAS_VERSION": "3.1.0",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "Game": "games.models.GameChoice",
+        "MatchStatus": "games.models.MatchStatus",
+        "BotLevel": "games.models.BotLevel",
+        "Suit": ["S", "H", "D", "C"],
+        "Card": "games.api.serializers.CARD_CHOICES",
+        "Phase": "games.api.serializers.PHASES",
+        "Reason": "games.api.serializers.REASONS",
+        "ActionKind": "games.api.serializers.ACTION_KINDS",
+        "Outcome": "games.api.serializers.OUTCOMES",
+        "Direction": "games.api.serializers.DIRECTIONS",
+        "AllPass": "games.api.serializers.ALL_PASS_RULES",
+        "TrumpLead": "games.api.serializers.TRUMP_LEADS",
+        "Scoring": "games.api.serializers.SCORINGS",
+        "SeatKind": ["person", "bot", "open"],
+        "SeatSpecKind": ["me", "open", "bot"],
+        "DealStatus": ["finished", "redealt"],
+    },
+    "TAGS": [
+        {"name": "accounts", "description": "Guest sign-up, accounts and tokens."},
+        {"name": "matches", "description": "Creating, listing and joining matches."},
+        {"name": "play", "description": "A seat's view, submitting moves, the event feed."},
+        {"name": "history", "description": "Ended deals, with their revealed decks."},
+        {"name": "rules", "description": "Table rules."},
+    ],
 }
 
 # Celery

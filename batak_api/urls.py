@@ -21,3 +21,6 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("healthz", healthz, name="healthz"),
 ]
+
+handler404 = "games.api.problems.not_found"
+handler500 = "games.api.problems.server_error"

@@ -1,1 +1,185 @@
-"""Database models of the games app; only the service layer writes them."""
+"""Matches, seats, deals and the append-only action log.
+
+The log is the source of truth for play: a deal's state is its start (stored on `Deal`) replayed
+through its `Action` rows. Everything else here (totals, trick counts, scores) is a record of
+what the engine computed, kept for listing and review.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from games.engine import Game
+
+
+class GameChoice(models.TextChoices):
+    AUCTION = Game.AUCTION.value, _("Auction (İhaleli)")
+    PARTNERSHIP = Game.PARTNERSHIP.value, _("Partnership (Eşli)")
+    SPADES = Game.SPADES.value, _("Spades (Koz Maça)")
+
+
+class MatchStatus(models.TextChoices):
+    WAITING = "waiting", _("Waiting for players")
+    ACTIVE = "active", _("In play")
+    FINISHED = "finished", _("Finished")
+    ABANDONED = "abandoned", _("Abandoned")
+
+
+class BotLevel(models.TextChoices):
+    EASY = "easy", _("Easy")
+    MEDIUM = "medium", _("Medium")
+    HARD = "hard", _("Hard")
+
+
+class Match(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    game = models.CharField(max_length=16, choices=GameChoice.choices)
+    rules = models.JSONField(help_text="The full table rules (engine `TableRules.to_dict`).")
+    deal_count = models.PositiveSmallIntegerField()
+    status = models.CharField(
+        max_length=16, choices=MatchStatus.choices, default=MatchStatus.WAITING, db_index=True
+    )
+    first_dealer = models.PositiveSmallIntegerField()
+    # Increases by one with every applied action: clients send it back as `expected_version`.
+    version = models.PositiveIntegerField(default=0)
+    totals = models.JSONField(default=list)
+    ranking = models.JSONField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_matches"
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at",)
+        verbose_name_plural = "matches"
+
+    def __str__(self) -> str:
+        return f"{self.get_game_display()} match {self.id}"
+
+
+class Seat(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="seats",
+    )
+    bot_level = models.CharField(max_length=8, choices=BotLevel.choices, blank=True)
+    display_name = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        ordering = ("match", "index")
+        constraints = (
+            models.UniqueConstraint(fields=["match", "index"], name="seat_unique_index"),
+            models.UniqueConstraint(
+                fields=["match", "user"],
+                condition=models.Q(user__isnull=False),
+                name="seat_one_per_user",
+            ),
+            models.CheckConstraint(condition=models.Q(index__lte=3), name="seat_index_0_3"),
+            models.CheckConstraint(
+                condition=models.Q(user__isnull=True) | models.Q(bot_level=""),
+                name="seat_person_or_bot",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"seat {self.index} of {self.match_id}"
+
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.bot_level)
+
+    @property
+    def is_open(self) -> bool:
+        return self.user_id is None and not self.bot_level
+
+
+class DealStatus(models.TextChoices):
+    IN_PROGRESS = "in_progress", _("In progress")
+    FINISHED = "finished", _("Finished")
+    REDEALT = "redealt", _("Thrown in and dealt again")
+
+
+class Deal(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="deals")
+    # Counts every shuffle of the match; `number` repeats when a deal is thrown in.
+    sequence = models.PositiveSmallIntegerField()
+    number = models.PositiveSmallIntegerField()
+    dealer = models.PositiveSmallIntegerField()
+    status = models.CharField(
+        max_length=16, choices=DealStatus.choices, default=DealStatus.IN_PROGRESS
+    )
+    deck = models.JSONField(help_text="Shuffled deck order, card strings; revealed at the end.")
+    salt = models.CharField(max_length=64)
+    commitment = models.CharField(max_length=64, help_text="SHA-256 of the deck order and salt.")
+    hands = models.JSONField(help_text="Initial hands per seat, card strings.")
+    declarer = models.PositiveSmallIntegerField(null=True, blank=True)
+    bid = models.PositiveSmallIntegerField(null=True, blank=True)
+    trump = models.CharField(max_length=1, blank=True)
+    announcements = models.JSONField(null=True, blank=True)
+    tricks = models.JSONField(null=True, blank=True, help_text="Tricks won per seat.")
+    scores = models.JSONField(null=True, blank=True, help_text="Points per seat.")
+    outcomes = models.JSONField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("match", "sequence")
+        constraints = (
+            models.UniqueConstraint(fields=["match", "sequence"], name="deal_unique_sequence"),
+        )
+
+    def __str__(self) -> str:
+        return f"deal {self.number} of {self.match_id}"
+
+
+class Action(models.Model):
+    """One applied action; rows are only ever appended."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="actions")
+    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="actions")
+    sequence = models.PositiveSmallIntegerField(help_text="Position in the deal's log, from 1.")
+    version = models.PositiveIntegerField(help_text="The match version this action produced.")
+    seat = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=16)
+    payload = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("match", "version")
+        constraints = (
+            models.UniqueConstraint(fields=["deal", "sequence"], name="action_unique_sequence"),
+            models.UniqueConstraint(fields=["match", "version"], name="action_unique_version"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.kind} by seat {self.seat} (v{self.version})"
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a POST with an `Idempotency-Key`, returned again on retries."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of method, path and body.")
+    status_code = models.PositiveSmallIntegerField()
+    body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["user", "key"], name="idempotency_unique_key"),
+        )
+
+    def __str__(self) -> str:
+        return f"idempotency key {self.key}"

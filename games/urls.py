@@ -1,7 +1,32 @@
-"""Routes of the games API, mounted under /api/v1/."""
+"""API v1 routes."""
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
+
+from games.api import accounts, views
 
 app_name = "games"
 
-urlpatterns: list[URLPattern | URLResolver] = []
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("auth/guest", accounts.GuestView.as_view(), name="auth-guest"),
+    path("auth/register", accounts.RegisterView.as_view(), name="auth-register"),
+    path("auth/token", accounts.TokenView.as_view(), name="auth-token"),
+    path("me", accounts.MeView.as_view(), name="me"),
+    path("rules/presets", views.RulePresetsView.as_view(), name="rule-presets"),
+    path("matches", views.MatchListCreateView.as_view(), name="matches"),
+    path("matches/<uuid:match_id>", views.MatchDetailView.as_view(), name="match"),
+    path("matches/<uuid:match_id>/join", views.JoinMatchView.as_view(), name="join"),
+    path("matches/<uuid:match_id>/view", views.SeatViewView.as_view(), name="seat-view"),
+    path("matches/<uuid:match_id>/bid", views.BidView.as_view(), name="bid"),
+    path("matches/<uuid:match_id>/pass", views.PassView.as_view(), name="pass"),
+    path("matches/<uuid:match_id>/trump", views.TrumpView.as_view(), name="trump"),
+    path("matches/<uuid:match_id>/announce", views.AnnounceView.as_view(), name="announce"),
+    path("matches/<uuid:match_id>/play", views.PlayView.as_view(), name="play"),
+    path("matches/<uuid:match_id>/redeal", views.RedealView.as_view(), name="redeal"),
+    path("matches/<uuid:match_id>/events", views.EventsView.as_view(), name="events"),
+    path("matches/<uuid:match_id>/deals", views.DealListView.as_view(), name="deals"),
+    path(
+        "matches/<uuid:match_id>/deals/<int:sequence>",
+        views.DealDetailView.as_view(),
+        name="deal",
+    ),
+]

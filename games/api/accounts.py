@@ -1,0 +1,130 @@
+"""Sign-up and tokens: a one-call guest account, or a named account with a password."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import status
+from rest_framework.authtoken.models import Token
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import selectors
+from games.api import serializers as s
+from games.api.views import errors
+from games.errors import ServiceError
+
+GUEST_PREFIX = "guest-"
+
+
+class UsernameTaken(ServiceError):
+    status = 409
+    code = "username_taken"
+    default_detail = _("That username is taken.")
+
+
+class BadCredentials(ServiceError):
+    status = 401
+    code = "authentication_failed"
+    default_detail = _("Wrong username or password.")
+
+
+def token_body(user: AbstractBaseUser) -> dict[str, object]:
+    token, _ = Token.objects.get_or_create(user=user)
+    return {"token": token.key, "user": user_body(user)}
+
+
+def user_body(user: AbstractBaseUser) -> dict[str, object]:
+    return {
+        "id": user.pk,
+        "username": user.get_username(),
+        "display_name": selectors.display_name(user),
+        "is_guest": user.get_username().startswith(GUEST_PREFIX),
+        "is_staff": bool(getattr(user, "is_staff", False)),
+    }
+
+
+class GuestView(APIView):
+    permission_classes = (AllowAny,)
+    authentication_classes = ()
+
+    @extend_schema(
+        tags=["accounts"], summary="Play as a guest",
+        description="Creates a guest account and returns its token in one call.",
+        request=s.GuestInputSerializer, responses={201: s.TokenSerializer, **errors(400)},
+        examples=[OpenApiExample("Guest", value={"display_name": "Ayşe"}, request_only=True)],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = s.GuestInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        name = serializer.validated_data.get("display_name") or ""
+        user = get_user_model().objects.create_user(
+            username=f"{GUEST_PREFIX}{secrets.token_hex(6)}", first_name=name
+        )
+        return Response(s.TokenSerializer(token_body(user)).data, status=status.HTTP_201_CREATED)
+
+
+class RegisterView(APIView):
+    permission_classes = (AllowAny,)
+    authentication_classes = ()
+
+    @extend_schema(
+        tags=["accounts"], summary="Register",
+        description="Creates a named account with a password and returns its token.",
+        request=s.RegisterInputSerializer,
+        responses={201: s.TokenSerializer, **errors(400, 409)},
+        examples=[OpenApiExample("Register", request_only=True,
+                                 value={"username": "ayse", "password": "kozmaca-2026",
+                                        "display_name": "Ayşe"})],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = s.RegisterInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        model = get_user_model()
+        with transaction.atomic():
+            if data["username"].startswith(GUEST_PREFIX) or model.objects.filter(
+                username__iexact=data["username"]
+            ).exists():
+                raise UsernameTaken()
+            user = model.objects.create_user(
+                username=data["username"], password=data["password"],
+                first_name=data.get("display_name", ""),
+            )
+        return Response(s.TokenSerializer(token_body(user)).data, status=status.HTTP_201_CREATED)
+
+
+class TokenView(APIView):
+    permission_classes = (AllowAny,)
+    authentication_classes = ()
+
+    @extend_schema(
+        tags=["accounts"], summary="Log in",
+        description="Exchanges a username and password for the account's token.",
+        request=s.LoginInputSerializer, responses={200: s.TokenSerializer, **errors(400, 401)},
+        examples=[OpenApiExample("Log in", request_only=True,
+                                 value={"username": "ayse", "password": "kozmaca-2026"})],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = s.LoginInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = authenticate(request, **serializer.validated_data)
+        if user is None:
+            raise BadCredentials()
+        return Response(s.TokenSerializer(token_body(user)).data)
+
+
+class MeView(APIView):
+    @extend_schema(
+        tags=["accounts"], summary="Who am I",
+        responses={200: s.UserSerializer, **errors(401)},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(s.UserSerializer(user_body(request.user)).data)

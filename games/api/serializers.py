@@ -1,0 +1,402 @@
+"""Input and output shapes of the API. Outputs are rendered through these serializers, so the
+OpenAPI schema generated from them is exactly what clients receive."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from games import engine
+from games.engine.cards import ALL_CARDS
+from games.engine.rules import AllPass, Direction, Scoring, TrumpLead
+from games.models import BotLevel, DealStatus, GameChoice, MatchStatus
+
+CARD_CHOICES = [str(card) for card in sorted(ALL_CARDS, key=lambda c: (c.suit, -c.rank))]
+SUIT_CHOICES = [suit.letter for suit in engine.Suit]
+# Value lists of the engine's enums: the serializers use them and the schema names them
+# (ENUM_NAME_OVERRIDES in settings).
+ACTION_KINDS = [kind.value for kind in engine.ActionKind]
+PHASES = [phase.value for phase in engine.Phase]
+REASONS = [reason.value for reason in engine.Reason]
+OUTCOMES = [outcome.value for outcome in engine.Outcome]
+DIRECTIONS = [direction.value for direction in Direction]
+ALL_PASS_RULES = [rule.value for rule in AllPass]
+TRUMP_LEADS = [rule.value for rule in TrumpLead]
+SCORINGS = [scoring.value for scoring in Scoring]
+SEAT = {"min_value": 0, "max_value": 3}
+
+
+def card_field(**kwargs: Any) -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=CARD_CHOICES, **kwargs)
+
+
+def seat_field(**kwargs: Any) -> serializers.IntegerField:
+    return serializers.IntegerField(**SEAT, **kwargs)
+
+
+def seat_list(**kwargs: Any) -> serializers.ListField:
+    return serializers.ListField(child=serializers.IntegerField(), min_length=4, max_length=4,
+                                 **kwargs)
+
+
+# --- table rules -------------------------------------------------------------------------------
+
+
+class TableRulesSerializer(serializers.Serializer):
+    """Every table rule of the match (see the README's table of rules and defaults)."""
+
+    game = serializers.ChoiceField(choices=GameChoice.choices)
+    direction = serializers.ChoiceField(choices=DIRECTIONS)
+    min_bid = serializers.IntegerField()
+    all_pass = serializers.ChoiceField(choices=ALL_PASS_RULES, allow_null=True)
+    all_pass_bid = serializers.IntegerField(allow_null=True)
+    trump_lead = serializers.ChoiceField(choices=TRUMP_LEADS)
+    akq_trump_lead = serializers.BooleanField()
+    must_beat_in_suit = serializers.BooleanField()
+    must_beat_after_trumped = serializers.BooleanField()
+    must_trump = serializers.BooleanField()
+    must_overtrump = serializers.BooleanField()
+    must_trump_when_cannot_overtrump = serializers.BooleanField()
+    scoring = serializers.ChoiceField(choices=SCORINGS)
+    partnership_dummy = serializers.BooleanField()
+    spades_announcements = serializers.BooleanField()
+    spades_overtrick_limit = serializers.IntegerField(allow_null=True)
+    weak_hand_redeal = serializers.BooleanField()
+
+
+class RuleOverridesSerializer(serializers.Serializer):
+    """Table rules to change from the game's preset; omitted rules keep their default."""
+
+    direction = serializers.ChoiceField(choices=DIRECTIONS, required=False)
+    min_bid = serializers.IntegerField(required=False)
+    all_pass = serializers.ChoiceField(choices=ALL_PASS_RULES, required=False)
+    all_pass_bid = serializers.IntegerField(required=False)
+    trump_lead = serializers.ChoiceField(choices=TRUMP_LEADS, required=False)
+    akq_trump_lead = serializers.BooleanField(required=False)
+    must_beat_in_suit = serializers.BooleanField(required=False)
+    must_beat_after_trumped = serializers.BooleanField(required=False)
+    must_trump = serializers.BooleanField(required=False)
+    must_overtrump = serializers.BooleanField(required=False)
+    must_trump_when_cannot_overtrump = serializers.BooleanField(required=False)
+    scoring = serializers.ChoiceField(choices=SCORINGS, required=False)
+    partnership_dummy = serializers.BooleanField(required=False)
+    spades_announcements = serializers.BooleanField(required=False)
+    spades_overtrick_limit = serializers.IntegerField(required=False, allow_null=True)
+    weak_hand_redeal = serializers.BooleanField(required=False)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: ["Unknown table rule."] for name in unknown}
+                )
+        return super().to_internal_value(data)
+
+
+# --- matches -----------------------------------------------------------------------------------
+
+
+class SeatSpecSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(
+        choices=[("me", "me"), ("open", "open"), ("bot", "bot")],
+        help_text="`me`: the creator sits here; `open`: another person may join; "
+        "`bot`: a computer player.",
+    )
+    bot_level = serializers.ChoiceField(choices=BotLevel.choices, required=False)
+    display_name = serializers.CharField(max_length=64, required=False, allow_blank=True)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["kind"] == "bot" and not attrs.get("bot_level"):
+            raise serializers.ValidationError({"bot_level": ["A computer player needs a level."]})
+        if attrs["kind"] != "bot" and attrs.get("bot_level"):
+            raise serializers.ValidationError({"bot_level": ["Only computer players have one."]})
+        return attrs
+
+
+def default_seats() -> list[dict[str, str]]:
+    return [{"kind": "me"}, *({"kind": "bot", "bot_level": "medium"} for _ in range(3))]
+
+
+class MatchCreateSerializer(serializers.Serializer):
+    game = serializers.ChoiceField(choices=GameChoice.choices, default=GameChoice.AUCTION)
+    rules = RuleOverridesSerializer(required=False)
+    deals = serializers.IntegerField(
+        min_value=1, max_value=engine.MAX_DEALS, default=4,
+        help_text="Number of deals: 4, 8 or 12 let every seat deal equally often; 1..52 accepted.",
+    )
+    seats = SeatSpecSerializer(
+        many=True, required=False,
+        help_text="Seats 0..3 in order. Default: you in seat 0 and three Medium computer players.",
+    )
+
+    def validate_seats(self, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if len(value) != 4:
+            raise serializers.ValidationError("Give exactly four seats.")
+        if sum(seat["kind"] == "me" for seat in value) > 1:
+            raise serializers.ValidationError("You can take only one seat.")
+        return value
+
+
+class SeatSerializer(serializers.Serializer):
+    index = seat_field()
+    kind = serializers.ChoiceField(choices=[("person", "person"), ("bot", "bot"),
+                                            ("open", "open")])
+    display_name = serializers.CharField()
+    bot_level = serializers.ChoiceField(choices=BotLevel.choices, allow_null=True)
+
+
+class MatchSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    game = serializers.ChoiceField(choices=GameChoice.choices)
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+    rules = TableRulesSerializer()
+    deal_count = serializers.IntegerField()
+    deals_played = serializers.IntegerField()
+    version = serializers.IntegerField()
+    seats = SeatSerializer(many=True)
+    totals = seat_list(help_text="Match points per seat.")
+    ranking = seat_list(allow_null=True, help_text="Place per seat (1 = first; ties share).")
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class JoinSerializer(serializers.Serializer):
+    seat = seat_field(required=False, help_text="Seat to take; default the lowest open one.")
+
+
+# --- a seat's view -----------------------------------------------------------------------------
+
+
+class PlayedCardSerializer(serializers.Serializer):
+    seat = seat_field()
+    card = card_field()
+
+
+class TrickSerializer(serializers.Serializer):
+    leader = seat_field()
+    cards = PlayedCardSerializer(many=True, help_text="In play order.")
+    winner = seat_field(allow_null=True, help_text="Null while the trick is in play.")
+
+
+class AuctionCallSerializer(serializers.Serializer):
+    seat = seat_field()
+    bid = serializers.IntegerField(allow_null=True, help_text="Null for a pass.")
+
+
+class ActionSerializer(serializers.Serializer):
+    """An action as in the log: `kind` plus the one argument that kind takes."""
+
+    kind = serializers.ChoiceField(choices=ACTION_KINDS)
+    tricks = serializers.IntegerField(required=False, help_text="`bid` and `announce`.")
+    suit = serializers.ChoiceField(choices=SUIT_CHOICES, required=False, help_text="`trump`.")
+    card = card_field(required=False, help_text="`play`.")
+
+
+class RefusalSerializer(serializers.Serializer):
+    card = card_field()
+    reason = serializers.ChoiceField(choices=REASONS)
+    message = serializers.CharField()
+
+
+class DealScoreSerializer(serializers.Serializer):
+    points = seat_list()
+    outcomes = serializers.ListField(
+        child=serializers.ChoiceField(choices=OUTCOMES)
+    )
+
+
+class DealViewSerializer(serializers.Serializer):
+    number = serializers.IntegerField(help_text="Deal number within the match, from 1.")
+    sequence = serializers.IntegerField(help_text="Shuffle number; differs after a redeal.")
+    dealer = seat_field()
+    phase = serializers.ChoiceField(choices=PHASES)
+    turn = seat_field(allow_null=True, help_text="Seat whose call or card is next.")
+    to_act = seat_field(allow_null=True, help_text="Seat that must submit it (declarer for dummy).")
+    hand = serializers.ListField(child=card_field(), help_text="Your cards.")
+    hand_sizes = seat_list()
+    dummy = seat_field(allow_null=True)
+    dummy_hand = serializers.ListField(child=card_field(), allow_null=True)
+    auction = AuctionCallSerializer(many=True)
+    high_bid = serializers.IntegerField(allow_null=True)
+    declarer = seat_field(allow_null=True)
+    bid = serializers.IntegerField(allow_null=True, help_text="The contract's bid.")
+    trump = serializers.ChoiceField(choices=SUIT_CHOICES, allow_null=True)
+    announcements = serializers.ListField(child=serializers.IntegerField(allow_null=True))
+    trump_broken = serializers.BooleanField()
+    tricks = TrickSerializer(many=True, help_text="Completed tricks, in order.")
+    current_trick = TrickSerializer(allow_null=True)
+    last_trick = TrickSerializer(allow_null=True)
+    tricks_won = seat_list()
+    legal_actions = ActionSerializer(many=True, help_text="What you may submit now.")
+    legal_cards = serializers.ListField(child=card_field())
+    refusals = RefusalSerializer(many=True, help_text="Why each other card may not be played.")
+    redeal_requested_by = seat_field(allow_null=True)
+    score = DealScoreSerializer(allow_null=True)
+    commitment = serializers.CharField(
+        help_text="SHA-256 of the deck order and a secret salt; both are revealed when the deal "
+        "ends (see the deal record)."
+    )
+
+
+class EndedDealSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    sequence = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=[DealStatus.FINISHED, DealStatus.REDEALT])
+    declarer = seat_field(allow_null=True)
+    bid = serializers.IntegerField(allow_null=True)
+    trump = serializers.ChoiceField(choices=SUIT_CHOICES, allow_null=True)
+    tricks_won = seat_list(allow_null=True)
+    scores = seat_list(allow_null=True)
+    outcomes = serializers.ListField(
+        child=serializers.ChoiceField(choices=OUTCOMES), allow_null=True
+    )
+    last_trick = TrickSerializer(allow_null=True)
+
+
+class SeatViewSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField()
+    game = serializers.ChoiceField(choices=GameChoice.choices)
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+    version = serializers.IntegerField(help_text="Send back as `expected_version`.")
+    seat = seat_field()
+    seats = SeatSerializer(many=True)
+    rules = TableRulesSerializer()
+    deal_count = serializers.IntegerField()
+    totals = seat_list()
+    ranking = seat_list(allow_null=True)
+    deal = DealViewSerializer(allow_null=True, help_text="The deal in play, if any.")
+    previous_deal = EndedDealSerializer(allow_null=True, help_text="The last ended deal.")
+
+
+class DealRecordSerializer(EndedDealSerializer):
+    dealer = seat_field()
+    hands = serializers.ListField(child=serializers.ListField(child=card_field()),
+                                  help_text="Initial hands, seats 0..3.")
+    deck = serializers.ListField(child=card_field(), help_text="The shuffled deck order.")
+    salt = serializers.CharField()
+    commitment = serializers.CharField()
+    announcements = serializers.ListField(child=serializers.IntegerField(allow_null=True),
+                                          allow_null=True)
+    auction = AuctionCallSerializer(many=True)
+    actions = serializers.ListField(child=serializers.DictField(), help_text="The action log.")
+    tricks = TrickSerializer(many=True)
+    redeal_requested_by = seat_field(allow_null=True)
+    started_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class EventSerializer(serializers.Serializer):
+    version = serializers.IntegerField()
+    deal_number = serializers.IntegerField()
+    deal_sequence = serializers.IntegerField()
+    seat = seat_field()
+    kind = serializers.ChoiceField(choices=ACTION_KINDS)
+    tricks = serializers.IntegerField(required=False)
+    suit = serializers.ChoiceField(choices=SUIT_CHOICES, required=False)
+    card = card_field(required=False)
+    created_at = serializers.DateTimeField()
+
+
+class EventPageSerializer(serializers.Serializer):
+    events = EventSerializer(many=True)
+    version = serializers.IntegerField(help_text="The match version now; pass it as `after`.")
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+
+
+# --- submitting actions ------------------------------------------------------------------------
+
+
+class ActionInputSerializer(serializers.Serializer):
+    expected_version = serializers.IntegerField(
+        required=False, min_value=0,
+        help_text="The version your view showed; a different current version answers 409.",
+    )
+
+
+class BidInputSerializer(ActionInputSerializer):
+    tricks = serializers.IntegerField(help_text="Tricks you promise (min_bid..13).")
+
+
+class TrumpInputSerializer(ActionInputSerializer):
+    suit = serializers.ChoiceField(choices=SUIT_CHOICES)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("suit"), str):
+            data = {**data, "suit": data["suit"].strip().upper()}
+        return super().to_internal_value(data)
+
+
+class AnnounceInputSerializer(ActionInputSerializer):
+    tricks = serializers.IntegerField(help_text="Tricks you will take, 0 meaning none.")
+
+
+class PlayInputSerializer(ActionInputSerializer):
+    card = serializers.CharField(
+        help_text="Rank then suit: `AS`, `TH`, `2C`; lowercase and `10` are accepted."
+    )
+
+    def validate_card(self, value: str) -> engine.Card:
+        try:
+            return engine.Card.parse(value)
+        except engine.CardParseError as error:
+            raise serializers.ValidationError(str(error)) from None
+
+
+# --- accounts ----------------------------------------------------------------------------------
+
+
+class GuestInputSerializer(serializers.Serializer):
+    display_name = serializers.CharField(max_length=64, required=False, allow_blank=True)
+
+
+class RegisterInputSerializer(serializers.Serializer):
+    username = serializers.RegexField(r"^[\w.@+-]{3,150}$", max_length=150)
+    password = serializers.CharField(min_length=8, max_length=128, write_only=True)
+    display_name = serializers.CharField(max_length=64, required=False, allow_blank=True)
+
+
+class LoginInputSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=128, write_only=True)
+
+
+class UserSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    display_name = serializers.CharField()
+    is_guest = serializers.BooleanField()
+    is_staff = serializers.BooleanField()
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="Send as `Authorization: Token <token>`.")
+    user = UserSerializer()
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+
+class FieldErrorSerializer(serializers.Serializer):
+    field = serializers.CharField()
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class ProblemSerializer(serializers.Serializer):
+    """RFC 9457 problem details; every error response has this shape."""
+
+    type = serializers.CharField()
+    title = serializers.CharField()
+    status = serializers.IntegerField()
+    code = serializers.CharField(help_text="Stable error code (for refused moves: the reason).")
+    detail = serializers.CharField(help_text="A sentence in the request's language.")
+    errors = FieldErrorSerializer(many=True, required=False)
+    reason = serializers.ChoiceField(choices=REASONS, required=False)
+    legal_actions = ActionSerializer(many=True, required=False)
+    legal_cards = serializers.ListField(child=card_field(), required=False)
+    current_version = serializers.IntegerField(required=False)
+    field = serializers.CharField(required=False)
+    allowed = serializers.ListField(child=serializers.JSONField(), required=False,
+                                    allow_null=True)

@@ -1,0 +1,416 @@
+"""Thin API views: parse, authorise the seat, call one service or selector, render."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from typing import Any, ClassVar
+
+from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import engine, selectors, services
+from games.api import serializers as s
+from games.api.problems import PROBLEM_CONTENT_TYPE
+from games.errors import DealNotFound, MatchNotFound, NotYourSeat
+from games.models import Match, MatchStatus, Seat
+
+# --- documentation helpers ---------------------------------------------------------------------
+
+PROBLEM = s.ProblemSerializer
+
+
+def errors(*codes: int) -> dict[int, Any]:
+    return {code: PROBLEM for code in codes}
+
+
+VERSION_EXAMPLE = OpenApiExample(
+    "Stale version", status_codes=["409"], response_only=True,
+    value={"type": "https://batak.example/problems/stale_version", "title": "Conflict",
+           "status": 409, "code": "stale_version",
+           "detail": "The match has changed since the version you sent; reload and retry.",
+           "current_version": 17},
+)
+ILLEGAL_EXAMPLE = OpenApiExample(
+    "Must follow suit", status_codes=["422"], response_only=True,
+    value={"type": "https://batak.example/problems/must_follow_suit",
+           "title": "Unprocessable Content", "status": 422, "code": "must_follow_suit",
+           "detail": "You must follow suit.", "reason": "must_follow_suit",
+           "legal_actions": [{"kind": "play", "card": "QC"}], "legal_cards": ["QC"]},
+)
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+    description="Any unique string (e.g. a UUID). Repeating a request with the same key returns "
+    "the first result instead of applying the action twice.",
+)
+
+
+# --- base classes ------------------------------------------------------------------------------
+
+
+class MatchEndpoint(APIView):
+    """Loads the match named in the URL and the caller's seat before the handler runs, so no
+    handler can forget the check. Staff may read any match; only a seated person may act."""
+
+    requires_seat: ClassVar[bool] = True
+
+    match: Match
+    seat: Seat | None
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        try:
+            self.match = Match.objects.prefetch_related("seats").get(pk=kwargs["match_id"])
+        except Match.DoesNotExist:
+            raise MatchNotFound() from None
+        self.seat = selectors.seat_of(self.match, request.user)
+        if self.seat is None and not self._may_read_without_seat(request):
+            raise NotYourSeat()
+
+    def _may_read_without_seat(self, request: Request) -> bool:
+        if request.user.is_staff and request.method in ("GET", "HEAD"):
+            return True
+        return not self.requires_seat
+
+
+def etag_response(request: Request, data: Any) -> Response:
+    """200 with a strong ETag of the body, or 304 when the client already has it."""
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+    etag = f'"{digest[:32]}"'
+    if etag in [tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")]:
+        return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+    return Response(data, headers={"ETag": etag})
+
+
+# --- matches -----------------------------------------------------------------------------------
+
+
+class MatchPagination(PageNumberPagination):
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+@extend_schema(tags=["matches"])
+class MatchListCreateView(generics.GenericAPIView):
+    pagination_class = MatchPagination
+    serializer_class = s.MatchSerializer
+
+    def get_queryset(self) -> QuerySet[Match]:
+        queryset = selectors.matches_for(self.request.user)
+        wanted = self.request.query_params.get("status")
+        return queryset.filter(status=wanted) if wanted else queryset
+
+    @extend_schema(
+        summary="List my matches",
+        description="Matches you sit at or created, newest first.",
+        parameters=[OpenApiParameter("status", str, enum=[c.value for c in MatchStatus])],
+        responses={200: s.MatchSerializer(many=True), **errors(401)},
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        data = [selectors.match_summary(match) for match in page or []]
+        return self.get_paginated_response(s.MatchSerializer(data, many=True).data)
+
+    @extend_schema(
+        summary="Create a match",
+        description=(
+            "Creates a match of `game` with table `rules` changed from the game's preset, "
+            "`deals` deals and four seats. When no seat is open the match starts at once: the "
+            "first dealer is drawn at random and the first deal is dealt."
+        ),
+        request=s.MatchCreateSerializer,
+        responses={201: s.MatchSerializer, **errors(400, 401)},
+        examples=[
+            OpenApiExample(
+                "Me against three bots", request_only=True,
+                value={"game": "auction", "deals": 4, "rules": {"min_bid": 5},
+                       "seats": [{"kind": "me"}, {"kind": "bot", "bot_level": "easy"},
+                                 {"kind": "bot", "bot_level": "medium"},
+                                 {"kind": "bot", "bot_level": "hard"}]},
+            ),
+            OpenApiExample(
+                "Invalid rule", status_codes=["400"], response_only=True,
+                value={"type": "https://batak.example/problems/invalid_rules",
+                       "title": "Bad Request", "status": 400, "code": "invalid_rules",
+                       "detail": "spades_announcements: applies only to the spades game "
+                       "(Koz Maça)", "field": "spades_announcements", "allowed": [False]},
+            ),
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        data = _valid(s.MatchCreateSerializer, request.data)
+        seats = [
+            services.SeatSpec(kind=seat["kind"], bot_level=seat.get("bot_level", ""),
+                              display_name=seat.get("display_name", ""))
+            for seat in data.get("seats") or s.default_seats()
+        ]
+        match = services.create_match(
+            user=request.user, game=data["game"], rules=data.get("rules") or {},
+            deal_count=data["deals"], seats=seats,
+        )
+        body = s.MatchSerializer(selectors.match_summary(match)).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class MatchDetailView(MatchEndpoint):
+    requires_seat = False
+
+    @extend_schema(
+        tags=["matches"], summary="Get a match",
+        description="Public facts of a match: rules, seats, status, totals, ranking.",
+        responses={200: s.MatchSerializer, **errors(401, 404)},
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        return etag_response(request, s.MatchSerializer(selectors.match_summary(self.match)).data)
+
+
+class JoinMatchView(MatchEndpoint):
+    requires_seat = False
+
+    @extend_schema(
+        tags=["matches"], summary="Join an open seat",
+        description="Takes an open seat; the match starts when the last seat is taken.",
+        request=s.JoinSerializer, responses={200: s.MatchSerializer, **errors(400, 401, 404, 409)},
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        data = _valid(s.JoinSerializer, request.data)
+        services.join_match(match_id=self.match.id, user=request.user, seat=data.get("seat"))
+        self.match.refresh_from_db()
+        return Response(s.MatchSerializer(selectors.match_summary(self.match)).data)
+
+
+class SeatViewView(MatchEndpoint):
+    @extend_schema(
+        tags=["play"], summary="My seat's view",
+        description=(
+            "Everything your seat may see: your hand, a face-up dummy, the auction, trump, "
+            "current and last trick, tricks and scores, whose turn it is, what you may do now "
+            "and why each other card is refused. Carries an ETag; send `If-None-Match` to get "
+            "304 when nothing changed. Staff may pass `seat` to see any seat."
+        ),
+        parameters=[OpenApiParameter("seat", int, description="Staff only: the seat to view.")],
+        responses={200: s.SeatViewSerializer, 304: None, **errors(401, 403, 404)},
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        seat = self.seat.index if self.seat is not None else None
+        if request.user.is_staff and "seat" in request.query_params:
+            seat = _valid(s.JoinSerializer, {"seat": request.query_params["seat"]})["seat"]
+        if seat is None:
+            raise NotYourSeat()
+        return etag_response(
+            request, s.SeatViewSerializer(selectors.seat_view(self.match, seat)).data
+        )
+
+
+# --- actions -----------------------------------------------------------------------------------
+
+
+class ActionView(MatchEndpoint):
+    """Submits one action for the caller's seat through `services.submit_action`."""
+
+    input_serializer: ClassVar[type[serializers.Serializer]]
+
+    def to_action(self, data: dict[str, Any]) -> engine.Action:
+        raise NotImplementedError
+
+    def post(self, request: Request, match_id: str) -> Response:
+        data = _valid(self.input_serializer, request.data)
+        assert self.seat is not None
+        key = request.headers.get("Idempotency-Key")
+        idempotency = None
+        if key:
+            idempotency = services.Idempotency.for_request(
+                request.user.pk, key, request.method or "POST", request.path, request.data
+            )
+        result = services.submit_action(
+            match_id=self.match.id,
+            seat=self.seat.index,
+            action=self.to_action(data),
+            user=request.user,
+            expected_version=data.get("expected_version"),
+            idempotency=idempotency,
+        )
+        headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
+        return Response(s.SeatViewSerializer(result.view).data, headers=headers)
+
+
+def action_schema(summary: str, description: str, request: Any, example: dict[str, Any]) -> Any:
+    return extend_schema(
+        tags=["play"], summary=summary, description=description, request=request,
+        parameters=[IDEMPOTENCY_HEADER],
+        responses={200: s.SeatViewSerializer, **errors(400, 401, 403, 404, 409, 422)},
+        examples=[OpenApiExample(summary, value=example, request_only=True), VERSION_EXAMPLE,
+                  ILLEGAL_EXAMPLE],
+    )
+
+
+class BidView(ActionView):
+    input_serializer = s.BidInputSerializer
+
+    def to_action(self, data: dict[str, Any]) -> engine.Action:
+        return engine.Bid(data["tricks"])
+
+    @action_schema("Bid", "Bid a number of tricks in the auction.", s.BidInputSerializer,
+                   {"tricks": 5, "expected_version": 3})
+    def post(self, request: Request, match_id: str) -> Response:
+        return super().post(request, match_id)
+
+
+class PassView(ActionView):
+    input_serializer = s.ActionInputSerializer
+
+    def to_action(self, data: dict[str, Any]) -> engine.Action:
+        return engine.Pass()
+
+    @action_schema("Pass", "Pass in the auction; you may not bid again in this deal.",
+                   s.ActionInputSerializer, {"expected_version": 3})
+    def post(self, request: Request, match_id: str) -> Response:
+        return super().post(request, match_id)
+
+
+class TrumpView(ActionView):
+    input_serializer = s.TrumpInputSerializer
+
+    def to_action(self, data: dict[str, Any]) -> engine.Action:
+        return engine.ChooseTrump(engine.Suit.parse(data["suit"]))
+
+    @action_schema("Name trumps", "The declarer names the trump suit.", s.TrumpInputSerializer,
+                   {"suit": "H", "expected_version": 7})
+    def post(self, request: Request, match_id: str) -> Response:
+        return super().post(request, match_id)
+
+
+class AnnounceView(ActionView):
+    input_serializer = s.AnnounceInputSerializer
+
+    def to_action(self, data: dict[str, Any]) -> engine.Action:
+        return engine.Announce(data["tricks"])
+
+    @action_schema("Announce", "Koz Maça with announcements: the tricks you will take.",
+                   s.AnnounceInputSerializer, {"tricks": 3, "expected_version": 0})
+    def post(self, request: Request, match_id: str) -> Response:
+        return super().post(request, match_id)
+
+
+class PlayView(ActionView):
+    input_serializer = s.PlayInputSerializer
+
+    def to_action(self, data: dict[str, Any]) -> engine.Action:
+        return engine.Play(data["card"])
+
+    @action_schema("Play a card", "Play a card (the declarer also plays a face-up dummy's).",
+                   s.PlayInputSerializer, {"card": "QC", "expected_version": 12})
+    def post(self, request: Request, match_id: str) -> Response:
+        return super().post(request, match_id)
+
+
+class RedealView(ActionView):
+    input_serializer = s.ActionInputSerializer
+
+    def to_action(self, data: dict[str, Any]) -> engine.Action:
+        return engine.RequestRedeal()
+
+    @action_schema(
+        "Ask for a redeal",
+        "With `weak_hand_redeal`, a hand with no card above a ten may ask for a new deal before "
+        "its own first call or card.", s.ActionInputSerializer, {"expected_version": 0},
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        return super().post(request, match_id)
+
+
+# --- history and events ------------------------------------------------------------------------
+
+
+class DealListView(MatchEndpoint):
+    requires_seat = False
+
+    @extend_schema(
+        tags=["history"], summary="Ended deals",
+        description="Every ended deal with its revealed deck, salt, hands, log and tricks.",
+        responses={200: s.DealRecordSerializer(many=True), **errors(401, 403, 404)},
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        records = [selectors.deal_record(self.match, deal)
+                   for deal in selectors.ended_deals(self.match)]
+        return Response(s.DealRecordSerializer(records, many=True).data)
+
+
+class DealDetailView(MatchEndpoint):
+    requires_seat = False
+
+    @extend_schema(
+        tags=["history"], summary="One ended deal",
+        description="An ended deal by its shuffle `sequence` (see the deal list).",
+        responses={200: s.DealRecordSerializer, **errors(401, 403, 404)},
+    )
+    def get(self, request: Request, match_id: str, sequence: int) -> Response:
+        deal = selectors.ended_deals(self.match).filter(sequence=sequence).first()
+        if deal is None:
+            raise DealNotFound()
+        return Response(s.DealRecordSerializer(selectors.deal_record(self.match, deal)).data)
+
+
+MAX_WAIT_SECONDS = 30
+POLL_INTERVAL_SECONDS = 0.2
+
+
+class EventsView(MatchEndpoint):
+    requires_seat = False
+
+    @extend_schema(
+        tags=["play"], summary="Event feed (long poll)",
+        description=(
+            "Actions applied after version `after`, oldest first. When there are none yet the "
+            "request waits up to `wait` seconds (default 20, at most 30) for the next one, so "
+            "a client learns of other seats' moves without polling hard. Every action is public."
+        ),
+        parameters=[
+            OpenApiParameter("after", int, description="Last version you have (default 0)."),
+            OpenApiParameter("wait", int, description="Seconds to wait for an event, 0..30."),
+        ],
+        responses={200: s.EventPageSerializer, **errors(400, 401, 403, 404)},
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        params = _valid(EventQuerySerializer, request.query_params)
+        deadline = time.monotonic() + params["wait"]
+        while True:
+            found = selectors.events(self.match, params["after"])
+            self.match.refresh_from_db(fields=["version", "status"])
+            idle = self.match.status != MatchStatus.ACTIVE
+            if found or idle or time.monotonic() >= deadline:
+                break
+            time.sleep(POLL_INTERVAL_SECONDS)
+        body = {"events": found, "version": self.match.version, "status": self.match.status}
+        return Response(s.EventPageSerializer(body).data)
+
+
+class EventQuerySerializer(serializers.Serializer):
+    after = serializers.IntegerField(min_value=0, default=0)
+    wait = serializers.IntegerField(min_value=0, max_value=MAX_WAIT_SECONDS, default=20)
+
+
+@extend_schema(tags=["rules"], summary="Table rule presets",
+               description="The default table rules of each game.",
+               responses={200: s.TableRulesSerializer(many=True), **errors(401)})
+class RulePresetsView(APIView):
+    def get(self, request: Request) -> Response:
+        presets = [engine.PRESETS[game].to_dict() for game in engine.Game]
+        return Response(s.TableRulesSerializer(presets, many=True).data)
+
+
+def _valid(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+__all__ = ["PROBLEM_CONTENT_TYPE"]

@@ -1,0 +1,108 @@
+"""The service's one error type. Every refusal a client can get is a `ServiceError` with an HTTP
+status, a stable ``code`` and a localised sentence; the API turns it into problem+json."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from games.engine import IllegalAction, Reason
+from games.engine.errors import MESSAGES
+
+
+class ServiceError(Exception):
+    status = 400
+    code = "bad_request"
+    default_detail: Any = _("The request could not be processed.")
+
+    def __init__(self, detail: str | None = None, **extra: Any) -> None:
+        self.detail = str(detail if detail is not None else self.default_detail)
+        self.extra = extra
+        super().__init__(self.detail)
+
+
+class MatchNotFound(ServiceError):
+    status = 404
+    code = "not_found"
+    default_detail = _("No such match.")
+
+
+class DealNotFound(ServiceError):
+    status = 404
+    code = "not_found"
+    default_detail = _("No such finished deal in this match.")
+
+
+class NotYourSeat(ServiceError):
+    status = 403
+    code = "not_your_seat"
+    default_detail = _("You do not have a seat at this match.")
+
+
+class SeatUnavailable(ServiceError):
+    status = 409
+    code = "seat_unavailable"
+    default_detail = _("That seat is not open.")
+
+
+class AlreadySeated(ServiceError):
+    status = 409
+    code = "already_seated"
+    default_detail = _("You already have a seat at this match.")
+
+
+class MatchNotActive(ServiceError):
+    status = 409
+    code = "match_not_active"
+    default_detail = _("The match is not in play.")
+
+
+class StaleVersion(ServiceError):
+    status = 409
+    code = "stale_version"
+    default_detail = _("The match has changed since the version you sent; reload and retry.")
+
+
+class InvalidRules(ServiceError):
+    status = 400
+    code = "invalid_rules"
+    default_detail = _("The table rules are not valid.")
+
+
+class InvalidMatch(ServiceError):
+    status = 400
+    code = "invalid_input"
+    default_detail = _("The match settings are not valid.")
+
+
+class IdempotencyKeyReused(ServiceError):
+    status = 422
+    code = "idempotency_key_reused"
+    default_detail = _("This Idempotency-Key was already used for a different request.")
+
+
+# Timing conflicts (the same request may be right at another moment) are 409; a move the rules
+# forbid in this position is 422.
+_CONFLICT_REASONS = {Reason.NOT_YOUR_TURN, Reason.WRONG_PHASE}
+
+
+class ActionRefused(ServiceError):
+    """The engine refused the action; ``code`` is the engine's reason code."""
+
+    def __init__(self, error: IllegalAction) -> None:
+        self.reason = error.reason
+        self.status = 409 if error.reason in _CONFLICT_REASONS else 422
+        self.code = error.reason.value
+        super().__init__(
+            reason_message(error.reason),
+            reason=error.reason.value,
+            legal_actions=[action.to_dict() for action in error.legal],
+            legal_cards=[str(card) for card in error.legal_cards],
+        )
+
+
+def reason_message(reason: Reason) -> str:
+    """The engine's sentence for ``reason`` in the active language."""
+    return gettext(MESSAGES[reason])

@@ -1,0 +1,301 @@
+"""Every write to matches goes through here: views, admin, bots and tests call these functions.
+
+Each action runs in one transaction that locks the match row, rebuilds the current deal from
+its log, lets the engine validate and apply the action, appends it to the log, bumps the match
+version and, once committed, hands the next turn to the computer players if it is theirs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from games import engine, selectors
+from games.engine.shuffle import deck_commitment, new_salt, secure_choice
+from games.errors import (
+    ActionRefused,
+    AlreadySeated,
+    IdempotencyKeyReused,
+    InvalidMatch,
+    InvalidRules,
+    MatchNotActive,
+    MatchNotFound,
+    NotYourSeat,
+    SeatUnavailable,
+    StaleVersion,
+)
+from games.models import (
+    Action,
+    BotLevel,
+    Deal,
+    DealStatus,
+    IdempotencyRecord,
+    Match,
+    MatchStatus,
+    Seat,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class SeatSpec:
+    """How a seat is filled when a match is created: by its creator, left open for another
+    person, or taken by a computer player of ``bot_level``."""
+
+    kind: str  # "me", "open" or "bot"
+    bot_level: str = ""
+    display_name: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Idempotency:
+    user_id: int
+    key: str
+    fingerprint: str
+
+    @classmethod
+    def for_request(cls, user_id: int, key: str, method: str, path: str, body: Any) -> Idempotency:
+        canonical = json.dumps([method, path, body], sort_keys=True, default=str)
+        return cls(user_id, key, hashlib.sha256(canonical.encode()).hexdigest())
+
+
+@dataclasses.dataclass(frozen=True)
+class ActionResult:
+    """The acting seat's view after the action; ``replayed`` when an idempotent retry returned
+    the first result."""
+
+    view: dict[str, Any]
+    replayed: bool = False
+
+
+BOT_NAMES = {BotLevel.EASY: "Easy bot", BotLevel.MEDIUM: "Medium bot", BotLevel.HARD: "Hard bot"}
+
+
+def create_match(
+    *,
+    user: AbstractBaseUser,
+    game: str,
+    rules: dict[str, Any] | None = None,
+    deal_count: int,
+    seats: Sequence[SeatSpec],
+) -> Match:
+    try:
+        table = engine.TableRules.create(game, **(rules or {}))
+    except engine.RuleError as error:
+        raise InvalidRules(str(error), field=error.field, allowed=error.allowed) from None
+    if not 1 <= deal_count <= engine.MAX_DEALS:
+        raise InvalidMatch(field="deals")
+    if len(seats) != 4 or sum(spec.kind == "me" for spec in seats) > 1:
+        raise InvalidMatch(field="seats")
+    with transaction.atomic():
+        match = Match.objects.create(
+            game=table.game.value,
+            rules=table.to_dict(),
+            deal_count=deal_count,
+            first_dealer=secure_choice(4),
+            totals=[0, 0, 0, 0],
+            created_by=user,
+        )
+        for index, spec in enumerate(seats):
+            Seat.objects.create(
+                match=match,
+                index=index,
+                user=user if spec.kind == "me" else None,
+                bot_level=spec.bot_level if spec.kind == "bot" else "",
+                display_name=spec.display_name or _default_name(spec, user),
+            )
+        _start_if_full(match)
+    return match
+
+
+def _default_name(spec: SeatSpec, user: AbstractBaseUser) -> str:
+    if spec.kind == "bot":
+        return BOT_NAMES[BotLevel(spec.bot_level)]
+    if spec.kind == "me":
+        return selectors.display_name(user)
+    return ""
+
+
+def join_match(*, match_id: uuid.UUID, user: AbstractBaseUser, seat: int | None = None) -> Seat:
+    """Take an open seat (the lowest one when ``seat`` is None)."""
+    with transaction.atomic():
+        match = _lock(match_id)
+        seats = list(match.seats.order_by("index"))
+        if any(s.user_id == user.pk for s in seats):
+            raise AlreadySeated()
+        open_seats = [s for s in seats if s.is_open and (seat is None or s.index == seat)]
+        if match.status != MatchStatus.WAITING or not open_seats:
+            raise SeatUnavailable()
+        chosen = open_seats[0]
+        chosen.user = user
+        chosen.display_name = selectors.display_name(user)
+        chosen.save(update_fields=["user", "display_name"])
+        _start_if_full(match)
+        return chosen
+
+
+def submit_action(
+    *,
+    match_id: uuid.UUID,
+    seat: int,
+    action: engine.Action,
+    user: AbstractBaseUser | None = None,
+    expected_version: int | None = None,
+    idempotency: Idempotency | None = None,
+) -> ActionResult:
+    """Apply ``action`` for ``seat``: for ``user``'s own seat, or, with no user, for a computer
+    player's seat. Raises a `ServiceError` and changes nothing when the action is refused."""
+    with transaction.atomic():
+        match = _lock(match_id)
+        if idempotency is not None:
+            record = IdempotencyRecord.objects.filter(
+                user_id=idempotency.user_id, key=idempotency.key
+            ).first()
+            if record is not None:
+                if record.fingerprint != idempotency.fingerprint:
+                    raise IdempotencyKeyReused()
+                return ActionResult(view=record.body, replayed=True)
+        seat_row = match.seats.get(index=seat)
+        if (user is None and not seat_row.is_bot) or (
+            user is not None and seat_row.user_id != user.pk
+        ):
+            raise NotYourSeat()
+        if match.status != MatchStatus.ACTIVE:
+            raise MatchNotActive()
+        if expected_version is not None and expected_version != match.version:
+            raise StaleVersion(current_version=match.version)
+        deal_row = selectors.current_deal(match)
+        deal = selectors.replay_deal(match, deal_row)
+        try:
+            deal.apply(seat, action)
+        except engine.IllegalAction as error:
+            raise ActionRefused(error) from None
+        match.version += 1
+        Action.objects.create(
+            match=match,
+            deal=deal_row,
+            sequence=len(deal.log),
+            version=match.version,
+            seat=seat,
+            kind=action.kind.value,
+            payload={k: v for k, v in action.to_dict().items() if k != "kind"},
+        )
+        _record_progress(deal_row, deal)
+        if deal.is_over:
+            _end_deal(match, deal_row, deal)
+        match.save()
+        view = selectors.seat_view(match, seat)
+        if idempotency is not None:
+            IdempotencyRecord.objects.create(
+                user_id=idempotency.user_id,
+                key=idempotency.key,
+                fingerprint=idempotency.fingerprint,
+                status_code=200,
+                body=view,
+            )
+        if user is not None:
+            # A bot's own task goes on playing the following bot turns itself.
+            _schedule_bots_on_commit(match)
+    return ActionResult(view=view)
+
+
+def abandon_match(*, match_id: uuid.UUID) -> Match:
+    """Stop a match that cannot go on; its log stays for review."""
+    with transaction.atomic():
+        match = _lock(match_id)
+        if match.status in (MatchStatus.FINISHED, MatchStatus.ABANDONED):
+            raise MatchNotActive()
+        match.status = MatchStatus.ABANDONED
+        match.finished_at = timezone.now()
+        match.version += 1
+        match.save()
+    return match
+
+
+def _lock(match_id: uuid.UUID) -> Match:
+    try:
+        return Match.objects.select_for_update().get(pk=match_id)
+    except (Match.DoesNotExist, ValueError):
+        raise MatchNotFound() from None
+
+
+def _start_if_full(match: Match) -> None:
+    if match.seats.filter(user__isnull=True, bot_level="").exists():
+        return
+    match.status = MatchStatus.ACTIVE
+    match.save(update_fields=["status", "updated_at"])
+    _deal(match, dealer=match.first_dealer, number=1)
+    _schedule_bots_on_commit(match)
+
+
+def _deal(match: Match, *, dealer: int, number: int) -> Deal:
+    rules = selectors.table_rules(match)
+    start = engine.DealStart.shuffle(rules, dealer, number)
+    assert start.deck is not None
+    deck_text = " ".join(str(engine.Card(index)) for index in start.deck)
+    salt = new_salt()
+    sequence = match.deals.count() + 1
+    return Deal.objects.create(
+        match=match,
+        sequence=sequence,
+        number=number,
+        dealer=dealer,
+        deck=deck_text.split(),
+        salt=salt,
+        commitment=deck_commitment(deck_text, salt),
+        hands=start.to_dict()["hands"],
+    )
+
+
+def _record_progress(deal_row: Deal, deal: engine.Deal) -> None:
+    """Copy what the engine now knows about the contract onto the deal row (for listings)."""
+    deal_row.declarer = deal.declarer
+    deal_row.bid = deal.bid
+    deal_row.trump = deal.trump.letter if deal.trump is not None else ""
+    deal_row.announcements = (
+        list(deal.announcements) if deal.rules.spades_announcements else None
+    )
+    deal_row.tricks = deal.tricks_won
+
+
+def _end_deal(match: Match, deal_row: Deal, deal: engine.Deal) -> None:
+    deal_row.finished_at = timezone.now()
+    if deal.phase == engine.Phase.REDEALT:
+        deal_row.status = DealStatus.REDEALT
+    else:
+        assert deal.score is not None
+        deal_row.status = DealStatus.FINISHED
+        deal_row.scores = list(deal.score.points)
+        deal_row.outcomes = [outcome.value for outcome in deal.score.outcomes]
+        match.totals = [a + b for a, b in zip(match.totals, deal.score.points, strict=True)]
+    deal_row.save()
+    finished = match.deals.filter(status=DealStatus.FINISHED).count()
+    if finished == match.deal_count:
+        match.status = MatchStatus.FINISHED
+        match.finished_at = timezone.now()
+        match.ranking = list(
+            engine.ranking(
+                match.totals, deal.tricks_won, partnership=deal.rules.is_partnership
+            )
+        )
+        return
+    dealer, number = engine.following_deal(
+        deal.rules, deal_row.dealer, deal_row.number, deal.phase == engine.Phase.REDEALT
+    )
+    _deal(match, dealer=dealer, number=number)
+
+
+def _schedule_bots_on_commit(match: Match) -> None:
+    if match.status != MatchStatus.ACTIVE or not selectors.bot_to_act(match):
+        return
+    from bots.tasks import play_bot_turns
+
+    match_id, version = match.id, match.version
+    transaction.on_commit(lambda: play_bot_turns.delay(str(match_id), version))

@@ -1,0 +1,133 @@
+import uuid
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from .conftest import API, Player, create_match, table_of_four
+
+
+class TestCreate:
+    def test_defaults_me_and_three_medium_bots(self, player) -> None:
+        match = create_match(player("Ayşe"))
+        assert match["game"] == "auction" and match["deal_count"] == 4
+        assert [s["kind"] for s in match["seats"]] == ["person", "bot", "bot", "bot"]
+        assert match["seats"][0]["display_name"] == "Ayşe"
+        assert match["status"] == "active"  # no open seat: it starts at once
+        assert match["rules"]["min_bid"] == 4
+
+    def test_rules_overrides_and_presets(self, player) -> None:
+        match = create_match(player(), game="partnership", deals=8,
+                             rules={"min_bid": 8, "partnership_dummy": True})
+        assert match["rules"]["min_bid"] == 8 and match["rules"]["partnership_dummy"]
+        assert match["rules"]["all_pass_bid"] == 7 and match["deal_count"] == 8
+
+    @pytest.mark.parametrize(
+        ("body", "field"),
+        [
+            ({"game": "auction", "rules": {"min_bid": 7}}, "min_bid"),
+            ({"game": "auction", "rules": {"spades_announcements": True}},
+             "spades_announcements"),
+            ({"game": "spades", "rules": {"all_pass": "redeal"}}, "all_pass"),
+            ({"rules": {"trumps": "H"}}, "rules.trumps"),
+            ({"deals": 0}, "deals"),
+            ({"deals": 53}, "deals"),
+            ({"game": "poker"}, "game"),
+            ({"seats": [{"kind": "me"}]}, "seats"),
+            ({"seats": [{"kind": "me"}, {"kind": "me"}, {"kind": "open"}, {"kind": "open"}]},
+             "seats"),
+            ({"seats": [{"kind": "me"}, {"kind": "bot"}, {"kind": "open"}, {"kind": "open"}]},
+             "seats[1].bot_level"),
+        ],
+    )
+    def test_invalid_settings_are_400_naming_the_field(self, player, body, field) -> None:
+        someone = player()
+        response = someone.post("/matches", body)
+        assert response.status_code == 400, response.content
+        problem = response.json()
+        named = {e["field"] for e in problem.get("errors", [])} | {problem.get("field")}
+        assert field in named, problem
+        assert someone.get("/matches").json()["count"] == 0
+
+    def test_malformed_json_is_400(self, player) -> None:
+        someone = player()
+        response = someone.client.post(f"{API}/matches", "{not json",
+                                        content_type="application/json")
+        assert response.status_code == 400 and response.json()["code"] == "malformed_request"
+
+
+class TestListAndDetail:
+    def test_lists_only_my_matches(self, player) -> None:
+        me, other = player(), player()
+        mine = create_match(me)
+        create_match(other)
+        listing = me.get("/matches").json()
+        assert listing["count"] == 1 and listing["results"][0]["id"] == mine["id"]
+        assert me.get("/matches?status=finished").json()["count"] == 0
+
+    def test_unknown_match_is_404(self, player) -> None:
+        response = player().get(f"/matches/{uuid.uuid4()}")
+        assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+    def test_unknown_url_is_a_404_problem(self, player) -> None:
+        response = player().get("/nothing-here")
+        assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+    def test_presets(self, player) -> None:
+        presets = player().get("/rules/presets").json()
+        assert [p["game"] for p in presets] == ["auction", "partnership", "spades"]
+
+
+class TestJoin:
+    def test_join_starts_the_match_when_full(self, player) -> None:
+        match_id, players = table_of_four(player)
+        match = players[0].get(f"/matches/{match_id}").json()
+        assert match["status"] == "active"
+        assert [s["display_name"] for s in match["seats"]] == ["P0", "P1", "P2", "P3"]
+
+    def test_join_errors(self, player) -> None:
+        owner, guest, late = player(), player(), player()
+        match = create_match(owner, seats=[{"kind": "me"}, {"kind": "open"},
+                                           {"kind": "bot", "bot_level": "easy"},
+                                           {"kind": "open"}])
+        path = f"/matches/{match['id']}/join"
+        assert owner.post(path).json()["code"] == "already_seated"
+        assert guest.post(path, {"seat": 2}).json()["code"] == "seat_unavailable"
+        assert guest.post(path, {"seat": 9}).status_code == 400
+        assert guest.post(path, {"seat": 1}).status_code == 200
+        assert late.post(path, {"seat": 3}).status_code == 200
+        assert player().post(path).status_code == 409
+
+
+class TestSeatView:
+    def test_only_seated_players_see_a_view(self, player) -> None:
+        match_id, players = table_of_four(player)
+        stranger = player()
+        response = stranger.get(f"/matches/{match_id}/view")
+        assert response.status_code == 403 and response.json()["code"] == "not_your_seat"
+
+    def test_staff_may_view_any_seat(self, player) -> None:
+        match_id, players = table_of_four(player)
+        staff = get_user_model().objects.create_user("referee", is_staff=True)
+        client = APIClient()
+        client.force_authenticate(staff)
+        staff_player = Player(client, staff.pk, "referee")
+        view = staff_player.get(f"/matches/{match_id}/view?seat=2").json()
+        assert view["seat"] == 2 and len(view["deal"]["hand"]) == 13
+        assert staff_player.post(f"/matches/{match_id}/pass").status_code == 403
+
+    def test_etag_and_304(self, player) -> None:
+        match_id, players = table_of_four(player)
+        first = players[1].get(f"/matches/{match_id}/view")
+        etag = first["ETag"]
+        again = players[1].get(f"/matches/{match_id}/view", HTTP_IF_NONE_MATCH=etag)
+        assert again.status_code == 304 and again["ETag"] == etag
+        other_seat = players[2].get(f"/matches/{match_id}/view")
+        assert other_seat["ETag"] != etag
+
+    def test_view_shows_own_hand_and_the_commitment(self, player) -> None:
+        match_id, players = table_of_four(player)
+        hands = [set(p.view(match_id)["deal"]["hand"]) for p in players]
+        assert all(len(h) == 13 for h in hands) and len(set().union(*hands)) == 52
+        commitments = {p.view(match_id)["deal"]["commitment"] for p in players}
+        assert len(commitments) == 1 and len(commitments.pop()) == 64
