@@ -1,8 +1,8 @@
 """API v1 routes."""
 
-from django.urls import URLPattern, URLResolver, path
+from django.urls import URLPattern, URLResolver, path, re_path
 
-from games.api import accounts, views
+from games.api import accounts, problems, views
 
 app_name = "games"
 
@@ -29,4 +29,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
         views.DealDetailView.as_view(),
         name="deal",
     ),
+    # Unknown API paths answer with a problem document even when DEBUG shows HTML pages.
+    re_path(r"", problems.not_found),
 ]

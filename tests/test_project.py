@@ -38,3 +38,10 @@ def test_swagger_ui_is_served_without_a_cdn(client: Client) -> None:
 
     assert response.status_code == 200
     assert not re.findall(r"https?://", response.content.decode())
+
+
+def test_redoc_is_served_without_a_cdn(client: Client) -> None:
+    response = client.get("/api/redoc/")
+
+    assert response.status_code == 200
+    assert not re.findall(r"https?://", response.content.decode())

@@ -41,7 +41,7 @@ VERSION_EXAMPLE = OpenApiExample(
 ILLEGAL_EXAMPLE = OpenApiExample(
     "Must follow suit", status_codes=["422"], response_only=True,
     value={"type": "https://batak.example/problems/must_follow_suit",
-           "title": "Unprocessable Content", "status": 422, "code": "must_follow_suit",
+           "title": "Unprocessable Entity", "status": 422, "code": "must_follow_suit",
            "detail": "You must follow suit.", "reason": "must_follow_suit",
            "legal_actions": [{"kind": "play", "card": "QC"}], "legal_cards": ["QC"]},
 )
@@ -57,7 +57,9 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 
 class MatchEndpoint(APIView):
     """Loads the match named in the URL and the caller's seat before the handler runs, so no
-    handler can forget the check. Staff may read any match; only a seated person may act."""
+    handler can forget the check. Only a seated person may act; its seated people, its creator
+    and staff may read it; endpoints with ``requires_seat = False`` are open to anyone signed in
+    (a match's public facts, joining)."""
 
     requires_seat: ClassVar[bool] = True
 
@@ -75,9 +77,10 @@ class MatchEndpoint(APIView):
             raise NotYourSeat()
 
     def _may_read_without_seat(self, request: Request) -> bool:
-        if request.user.is_staff and request.method in ("GET", "HEAD"):
+        if not self.requires_seat:
             return True
-        return not self.requires_seat
+        reading = request.method in ("GET", "HEAD")
+        return reading and (request.user.is_staff or self.match.created_by_id == request.user.pk)
 
 
 def etag_response(request: Request, data: Any) -> Response:
@@ -331,7 +334,6 @@ class RedealView(ActionView):
 
 
 class DealListView(MatchEndpoint):
-    requires_seat = False
 
     @extend_schema(
         tags=["history"], summary="Ended deals",
@@ -345,7 +347,6 @@ class DealListView(MatchEndpoint):
 
 
 class DealDetailView(MatchEndpoint):
-    requires_seat = False
 
     @extend_schema(
         tags=["history"], summary="One ended deal",
@@ -364,7 +365,6 @@ POLL_INTERVAL_SECONDS = 0.2
 
 
 class EventsView(MatchEndpoint):
-    requires_seat = False
 
     @extend_schema(
         tags=["play"], summary="Event feed (long poll)",

@@ -1,0 +1,246 @@
+"""Submitting moves: success, every kind of refusal, retries, languages."""
+
+import hashlib
+import random
+import threading
+import uuid
+
+import pytest
+from django.db import connection
+
+from games.models import Action
+
+from .conftest import play_random_turn, submit, table_of_four
+
+
+def to_act(players, match_id):
+    view = players[0].view(match_id)
+    return view["deal"]["to_act"], view
+
+
+class TestAuctionOverHttp:
+    def test_bid_pass_and_trump(self, player) -> None:
+        match_id, players = table_of_four(player)
+        seat, view = to_act(players, match_id)
+        response = players[seat].post(f"/matches/{match_id}/bid",
+                                      {"tricks": 5, "expected_version": view["version"]})
+        assert response.status_code == 200
+        body = response.json()
+        assert body["version"] == view["version"] + 1 and body["seat"] == seat
+        assert body["deal"]["auction"] == [{"seat": seat, "bid": 5}]
+        for _ in range(3):
+            nxt, _ = to_act(players, match_id)
+            assert players[nxt].post(f"/matches/{match_id}/pass").status_code == 200
+        declarer_view = players[seat].view(match_id)
+        assert declarer_view["deal"]["phase"] == "trump"
+        assert [a["suit"] for a in declarer_view["deal"]["legal_actions"]] == list("SHDC")
+        response = players[seat].post(f"/matches/{match_id}/trump", {"suit": "h"})
+        assert response.status_code == 200 and response.json()["deal"]["trump"] == "H"
+        assert response.json()["deal"]["phase"] == "play"
+
+    def test_bid_refusals(self, player) -> None:
+        match_id, players = table_of_four(player)
+        seat, view = to_act(players, match_id)
+        path = f"/matches/{match_id}/bid"
+        low = players[seat].post(path, {"tricks": 3})
+        assert low.status_code == 422
+        problem = low.json()
+        assert problem["code"] == problem["reason"] == "bid_too_low"
+        assert {"kind": "bid", "tricks": 4} in problem["legal_actions"]
+        assert players[seat].post(path, {"tricks": 14}).json()["reason"] == "bid_too_high"
+        other = (seat + 1) % 4
+        turn = players[other].post(path, {"tricks": 5})
+        assert turn.status_code == 409 and turn.json()["code"] == "not_your_turn"
+        assert players[seat].post(f"/matches/{match_id}/play",
+                                  {"card": "AS"}).json()["code"] == "wrong_phase"
+        malformed = players[seat].post(path, {"tricks": "five"})
+        assert malformed.status_code == 400
+        assert malformed.json()["errors"][0]["field"] == "tricks"
+        assert players[seat].post(path, {}).status_code == 400
+        assert players[0].view(match_id)["version"] == view["version"]
+        assert Action.objects.count() == 0
+
+    def test_already_passed(self, player) -> None:
+        match_id, players = table_of_four(player)
+        seat, _ = to_act(players, match_id)
+        players[seat].post(f"/matches/{match_id}/pass")
+        response = players[seat].post(f"/matches/{match_id}/bid", {"tricks": 6})
+        assert response.status_code == 422 and response.json()["code"] == "already_passed"
+
+
+class TestVersionsAndRetries:
+    def test_stale_expected_version_is_409(self, player) -> None:
+        match_id, players = table_of_four(player)
+        seat, view = to_act(players, match_id)
+        response = players[seat].post(f"/matches/{match_id}/pass",
+                                      {"expected_version": view["version"] + 5})
+        assert response.status_code == 409
+        assert response.json()["code"] == "stale_version"
+        assert response.json()["current_version"] == view["version"]
+
+    def test_idempotent_retry_returns_the_first_result(self, player) -> None:
+        match_id, players = table_of_four(player)
+        seat, view = to_act(players, match_id)
+        key = str(uuid.uuid4())
+        path = f"/matches/{match_id}/bid"
+        first = players[seat].post(path, {"tricks": 6}, HTTP_IDEMPOTENCY_KEY=key)
+        again = players[seat].post(path, {"tricks": 6}, HTTP_IDEMPOTENCY_KEY=key)
+        assert first.status_code == again.status_code == 200
+        assert again.json() == first.json()
+        assert again["Idempotent-Replayed"] == "true"
+        assert Action.objects.count() == 1
+        reused = players[seat].post(path, {"tricks": 7}, HTTP_IDEMPOTENCY_KEY=key)
+        assert reused.status_code == 422 and reused.json()["code"] == "idempotency_key_reused"
+
+    def test_refused_request_is_not_remembered(self, player) -> None:
+        match_id, players = table_of_four(player)
+        seat, _ = to_act(players, match_id)
+        path = f"/matches/{match_id}/bid"
+        key = "retry-me"
+        assert players[seat].post(path, {"tricks": 2}, HTTP_IDEMPOTENCY_KEY=key).status_code == 422
+        assert players[seat].post(path, {"tricks": 2}, HTTP_IDEMPOTENCY_KEY=key).status_code == 422
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_duplicate_submissions_apply_once() -> None:
+    from .conftest import new_player
+
+    players = [new_player(f"P{i}") for i in range(4)]
+    from .conftest import create_match
+
+    match = create_match(players[0], deals=1,
+                         seats=[{"kind": "me"}] + [{"kind": "open"}] * 3)
+    for index in (1, 2, 3):
+        players[index].post(f"/matches/{match['id']}/join", {"seat": index})
+    seat, view = to_act(players, match["id"])
+    results: list[int] = []
+
+    def send() -> None:
+        try:
+            response = players[seat].post(f"/matches/{match['id']}/bid", {"tricks": 5})
+            results.append(response.status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=send) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results).count(200) == 1, results
+    assert set(results) <= {200, 409}
+    assert Action.objects.filter(match_id=match["id"]).count() == 1
+
+
+class TestPlayRefusals:
+    def test_refused_card_is_422_with_reason_and_legal_cards(self, player) -> None:
+        rng = random.Random(11)
+        match_id, players = table_of_four(player)
+        for _ in range(300):
+            view = players[0].view(match_id)
+            if view["deal"] is None:
+                pytest.fail("no refused card found in a whole deal")
+            seat = view["deal"]["to_act"]
+            mine = players[seat].view(match_id)
+            if mine["deal"]["refusals"]:
+                refusal = mine["deal"]["refusals"][0]
+                response = players[seat].post(f"/matches/{match_id}/play",
+                                              {"card": refusal["card"].lower()})
+                assert response.status_code == 422
+                problem = response.json()
+                assert problem["reason"] == refusal["reason"] == problem["code"]
+                assert problem["legal_cards"] == mine["deal"]["legal_cards"]
+                assert problem["detail"] == refusal["message"]
+                assert players[seat].view(match_id)["version"] == mine["version"]
+                return
+            play_random_turn(players, match_id, rng)
+        pytest.fail("no refused card found")
+
+    def test_card_errors(self, player) -> None:
+        rng = random.Random(3)
+        match_id, players = table_of_four(player)
+        while players[0].view(match_id)["deal"]["phase"] != "play":
+            play_random_turn(players, match_id, rng)
+        seat, view = to_act(players, match_id)
+        others = set(players[(seat + 1) % 4].view(match_id)["deal"]["hand"])
+        path = f"/matches/{match_id}/play"
+        not_mine = players[seat].post(path, {"card": sorted(others)[0]})
+        assert not_mine.status_code == 422 and not_mine.json()["code"] == "card_not_in_hand"
+        garbage = players[seat].post(path, {"card": "ZZ"})
+        assert garbage.status_code == 400 and garbage.json()["errors"][0]["field"] == "card"
+        assert players[seat].post(path, {"card": "10h"}).status_code in (200, 422)
+
+
+@pytest.mark.parametrize(
+    ("language", "sentence"),
+    [
+        ("tr", "Sıra sizde değil."),
+        ("en", "It is not your turn."),
+        ("fr", "Ce n'est pas ton tour."),
+        ("pt", "Não é a sua vez."),
+        ("ru", "Сейчас не ваш ход."),
+        ("es", "No es tu turno."),
+    ],
+)
+def test_messages_follow_accept_language(player, language, sentence) -> None:
+    match_id, players = table_of_four(player)
+    seat, _ = to_act(players, match_id)
+    response = players[(seat + 1) % 4].post(f"/matches/{match_id}/pass",
+                                            HTTP_ACCEPT_LANGUAGE=language)
+    assert response.json()["detail"] == sentence
+    assert response["Content-Language"] == language
+
+
+def test_commitment_matches_the_revealed_deck(player) -> None:
+    rng = random.Random(5)
+    match_id, players = table_of_four(player, deals=1)
+    commitment = players[0].view(match_id)["deal"]["commitment"]
+    while players[0].view(match_id)["status"] == "active":
+        play_random_turn(players, match_id, rng)
+    record = players[0].get(f"/matches/{match_id}/deals").json()[-1]
+    text = " ".join(record["deck"]) + ":" + record["salt"]
+    assert hashlib.sha256(text.encode()).hexdigest() == record["commitment"] == commitment
+    hands = [set(hand) for hand in record["hands"]]
+    assert set(record["deck"]) == set().union(*hands) and len(record["deck"]) == 52
+    detail = players[2].get(f"/matches/{match_id}/deals/{record['sequence']}")
+    assert detail.status_code == 200 and detail.json() == record
+    assert players[2].get(f"/matches/{match_id}/deals/99").status_code == 404
+
+
+def test_unknown_match_action_is_404(player) -> None:
+    response = player().post(f"/matches/{uuid.uuid4()}/pass")
+    assert response.status_code == 404
+
+
+def test_not_seated_action_is_403(player) -> None:
+    match_id, _ = table_of_four(player)
+    response = player().post(f"/matches/{match_id}/bid", {"tricks": 5})
+    assert response.status_code == 403 and response.json()["code"] == "not_your_seat"
+
+
+def test_submit_helper_round_trips(player) -> None:
+    match_id, players = table_of_four(player)
+    seat, view = to_act(players, match_id)
+    response = submit(players[seat], match_id, {"kind": "pass"})
+    assert response.status_code == 200
+
+
+def test_history_and_events_are_for_the_table_only(player) -> None:
+    match_id, _ = table_of_four(player)
+    stranger = player()
+    for path in ("events?wait=0", "deals", "deals/1"):
+        response = stranger.get(f"/matches/{match_id}/{path}")
+        assert response.status_code == 403, path
+    assert stranger.get(f"/matches/{match_id}").status_code == 200
+
+
+def test_announce_and_redeal_endpoints(player) -> None:
+    match_id, players = table_of_four(player, game="spades", spades_announcements=True)
+    seat, view = to_act(players, match_id)
+    assert view["deal"]["phase"] == "announcements"
+    wrong = players[seat].post(f"/matches/{match_id}/announce", {"tricks": 14})
+    assert wrong.status_code == 422 and wrong.json()["code"] == "announcement_out_of_range"
+    response = players[seat].post(f"/matches/{match_id}/announce", {"tricks": 3})
+    assert response.status_code == 200 and response.json()["deal"]["announcements"][seat] == 3
+    refused = players[seat].post(f"/matches/{match_id}/redeal")
+    assert refused.status_code == 422 and refused.json()["code"] == "redeal_not_allowed"
