@@ -17,8 +17,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors
+from games.api import examples
 from games.api import serializers as s
-from games.api.views import errors
+from games.api.views import errors, example
 from games.errors import ServiceError
 
 GUEST_PREFIX = "guest-"
@@ -59,7 +60,9 @@ class GuestView(APIView):
         tags=["accounts"], summary="Play as a guest",
         description="Creates a guest account and returns its token in one call.",
         request=s.GuestInputSerializer, responses={201: s.TokenSerializer, **errors(400)},
-        examples=[OpenApiExample("Guest", value={"display_name": "Ayşe"}, request_only=True)],
+        examples=[OpenApiExample("Guest", value={"display_name": "Ayşe"}, request_only=True),
+                  OpenApiExample("Token", value=examples.TOKEN, response_only=True,
+                                 status_codes=["201"])],
     )
     def post(self, request: Request) -> Response:
         serializer = s.GuestInputSerializer(data=request.data)
@@ -125,6 +128,7 @@ class MeView(APIView):
     @extend_schema(
         tags=["accounts"], summary="Who am I",
         responses={200: s.UserSerializer, **errors(401)},
+        examples=[example("A guest", examples.USER)],
     )
     def get(self, request: Request) -> Response:
         return Response(s.UserSerializer(user_body(request.user)).data)

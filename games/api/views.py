@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import engine, selectors, services
+from games.api import examples
 from games.api import serializers as s
 from games.api.problems import PROBLEM_CONTENT_TYPE
 from games.errors import DealNotFound, MatchNotFound, NotYourSeat
@@ -29,6 +30,10 @@ PROBLEM = s.ProblemSerializer
 
 def errors(*codes: int) -> dict[int, Any]:
     return {code: PROBLEM for code in codes}
+
+
+def example(name: str, value: Any) -> OpenApiExample:
+    return OpenApiExample(name, value=value, response_only=True, status_codes=["200"])
 
 
 VERSION_EXAMPLE = OpenApiExample(
@@ -116,6 +121,7 @@ class MatchListCreateView(generics.GenericAPIView):
         description="Matches you sit at or created, newest first.",
         parameters=[OpenApiParameter("status", str, enum=[c.value for c in MatchStatus])],
         responses={200: s.MatchSerializer(many=True), **errors(401)},
+        examples=[example("A match", examples.MATCH)],
     )
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.get_queryset())
@@ -170,6 +176,7 @@ class MatchDetailView(MatchEndpoint):
         tags=["matches"], summary="Get a match",
         description="Public facts of a match: rules, seats, status, totals, ranking.",
         responses={200: s.MatchSerializer, **errors(401, 404)},
+        examples=[example("A match", examples.MATCH)],
     )
     def get(self, request: Request, match_id: str) -> Response:
         return etag_response(request, s.MatchSerializer(selectors.match_summary(self.match)).data)
@@ -182,6 +189,8 @@ class JoinMatchView(MatchEndpoint):
         tags=["matches"], summary="Join an open seat",
         description="Takes an open seat; the match starts when the last seat is taken.",
         request=s.JoinSerializer, responses={200: s.MatchSerializer, **errors(400, 401, 404, 409)},
+        examples=[OpenApiExample("Take seat 2", value={"seat": 2}, request_only=True),
+                  example("The match", examples.MATCH)],
     )
     def post(self, request: Request, match_id: str) -> Response:
         data = _valid(s.JoinSerializer, request.data)
@@ -201,6 +210,7 @@ class SeatViewView(MatchEndpoint):
         ),
         parameters=[OpenApiParameter("seat", int, description="Staff only: the seat to view.")],
         responses={200: s.SeatViewSerializer, 304: None, **errors(401, 403, 404)},
+        examples=[example("Seat 0 to play", examples.SEAT_VIEW)],
     )
     def get(self, request: Request, match_id: str) -> Response:
         seat = self.seat.index if self.seat is not None else None
@@ -339,6 +349,7 @@ class DealListView(MatchEndpoint):
         tags=["history"], summary="Ended deals",
         description="Every ended deal with its revealed deck, salt, hands, log and tricks.",
         responses={200: s.DealRecordSerializer(many=True), **errors(401, 403, 404)},
+        examples=[example("An ended deal", examples.DEAL_RECORD)],
     )
     def get(self, request: Request, match_id: str) -> Response:
         records = [selectors.deal_record(self.match, deal)
@@ -352,6 +363,7 @@ class DealDetailView(MatchEndpoint):
         tags=["history"], summary="One ended deal",
         description="An ended deal by its shuffle `sequence` (see the deal list).",
         responses={200: s.DealRecordSerializer, **errors(401, 403, 404)},
+        examples=[example("An ended deal", examples.DEAL_RECORD)],
     )
     def get(self, request: Request, match_id: str, sequence: int) -> Response:
         deal = selectors.ended_deals(self.match).filter(sequence=sequence).first()
@@ -378,6 +390,7 @@ class EventsView(MatchEndpoint):
             OpenApiParameter("wait", int, description="Seconds to wait for an event, 0..30."),
         ],
         responses={200: s.EventPageSerializer, **errors(400, 401, 403, 404)},
+        examples=[example("Two moves", examples.EVENT_PAGE)],
     )
     def get(self, request: Request, match_id: str) -> Response:
         params = _valid(EventQuerySerializer, request.query_params)
@@ -400,7 +413,9 @@ class EventQuerySerializer(serializers.Serializer):
 
 @extend_schema(tags=["rules"], summary="Table rule presets",
                description="The default table rules of each game.",
-               responses={200: s.TableRulesSerializer(many=True), **errors(401)})
+               responses={200: s.TableRulesSerializer(many=True), **errors(401)},
+               examples=[example("The auction game",
+                                 engine.PRESETS[engine.Game.AUCTION].to_dict())])
 class RulePresetsView(APIView):
     def get(self, request: Request) -> Response:
         presets = [engine.PRESETS[game].to_dict() for game in engine.Game]

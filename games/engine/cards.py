@@ -166,11 +166,20 @@ def indices_of(mask: int) -> tuple[int, ...]:
     )
 
 
+_DISPLAY_INDICES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(indices[::-1] for indices in suit_table) for suit_table in SUIT_INDICES
+)
+
+
 def cards_of(mask: int) -> list[Card]:
     """The cards of ``mask`` in display order: suits S H D C, high rank first."""
-    cards = [ALL_CARDS[index] for index in indices_of(mask)]
-    cards.sort(key=lambda card: (card.suit, -card.rank))
-    return cards
+    order = (
+        _DISPLAY_INDICES[0][mask & SUIT_BITS]
+        + _DISPLAY_INDICES[1][mask >> 13 & SUIT_BITS]
+        + _DISPLAY_INDICES[2][mask >> 26 & SUIT_BITS]
+        + _DISPLAY_INDICES[3][mask >> 39 & SUIT_BITS]
+    )
+    return [ALL_CARDS[index] for index in order]
 
 
 def mask_of(cards: Iterable[Card]) -> int:

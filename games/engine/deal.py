@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .actions import Action, ActionKind, Announce, Bid, ChooseTrump, Pass, Play, RequestRedeal
-from .cards import ALL_CARDS, Card, Rank, Suit, cards_of, indices_of, mask_of
+from .cards import ALL_CARDS, Card, Rank, Suit, cards_of, mask_of
 from .errors import IllegalAction, Reason
 from .play import PlayState, next_seat_table
 from .rules import AllPass, TableRules
@@ -222,7 +222,7 @@ class Deal:
         """Cards the seat to move may play (empty outside the play phase)."""
         if self.phase != Phase.PLAY or self.play is None:
             return []
-        return [ALL_CARDS[index] for index in indices_of(self.play.legal_mask())]
+        return cards_of(self.play.legal_mask())
 
     def refusals(self) -> dict[Card, Reason]:
         """Why each card in the hand of the seat to move may not be played now."""
@@ -230,10 +230,7 @@ class Deal:
             return {}
         hand = self.play.hands[self.play.turn]
         legal = self.play.legal_mask()
-        return {
-            ALL_CARDS[index]: self._refusal_reason(ALL_CARDS[index])
-            for index in indices_of(hand & ~legal)
-        }
+        return {card: self._refusal_reason(card) for card in cards_of(hand & ~legal)}
 
     def _turn_actions(self) -> list[Action]:
         match self.phase:

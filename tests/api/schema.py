@@ -35,5 +35,22 @@ def _components() -> dict[str, Any]:
 
 
 def assert_matches(body: Any, component: str) -> None:
-    schema = {"$ref": f"#/components/schemas/{component}", "components": _components()}
-    jsonschema.Draft202012Validator(schema).validate(body)
+    assert_matches_schema(body, {"$ref": f"#/components/schemas/{component}"})
+
+
+def assert_matches_schema(body: Any, schema: dict[str, Any]) -> None:
+    jsonschema.Draft202012Validator({**_closed(schema), "components": _components()}).validate(body)
+
+
+def documented_examples() -> list[tuple[str, dict[str, Any], Any]]:
+    """(operation, schema, example value) for every example in the committed document."""
+    found = []
+    for path, operations in _document()["paths"].items():
+        for method, operation in operations.items():
+            bodies = [operation.get("requestBody", {}), *operation["responses"].values()]
+            for body in bodies:
+                for media in body.get("content", {}).values():
+                    for name, example in media.get("examples", {}).items():
+                        found.append((f"{method} {path} {name}", media["schema"],
+                                      example["value"]))
+    return found

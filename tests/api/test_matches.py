@@ -5,6 +5,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from .conftest import API, Player, create_match, table_of_four
+from .schema import assert_matches_schema, documented_examples
 
 
 class TestCreate:
@@ -131,3 +132,9 @@ class TestSeatView:
         assert all(len(h) == 13 for h in hands) and len(set().union(*hands)) == 52
         commitments = {p.view(match_id)["deal"]["commitment"] for p in players}
         assert len(commitments) == 1 and len(commitments.pop()) == 64
+
+
+@pytest.mark.parametrize(("operation", "schema", "value"), documented_examples(),
+                         ids=lambda item: item if isinstance(item, str) else "")
+def test_documented_examples_match_the_schema(operation, schema, value) -> None:
+    assert_matches_schema(value, schema)
