@@ -1,16 +1,325 @@
 """Computer players. A player decides from its seat's `Observation` only: the type carries the
-seat's own hand, a face-up dummy and the public history, never another hand or the deck."""
+seat's own hand, a face-up dummy and the public history, never another hand or the deck.
+
+- Random: a uniformly random legal move (the arena's floor).
+- Easy: sensible-looking but forgetful: wins a trick when it is cheap, otherwise plays low;
+  bids only with a clearly strong hand.
+- Medium: counts sure tricks and trump length to bid, names its strongest suit, remembers every
+  card played (so it knows its masters), never overtakes a winning partner, wins cheaply.
+- Hard: samples the unseen cards consistently with everything the play has revealed and plays
+  out each candidate move in every sampled world (perfect-information Monte Carlo with greedy
+  play-outs), within a time budget, for bidding, trumps, announcements and play.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import statistics
+import time
+from collections.abc import Callable
 
-from games.engine import Action, ActionKind, Observation
+from games.engine import (
+    Action,
+    ActionKind,
+    Announce,
+    Bid,
+    ChooseTrump,
+    Game,
+    Observation,
+    Pass,
+    Phase,
+    Play,
+    RequestRedeal,
+    Suit,
+    score_deal,
+)
+from games.engine.cards import ALL_CARDS, FULL_DECK, indices_of
+from games.engine.play import PlayState, next_seat_table
+
+from .evaluation import best_trump, quick_tricks, sample_others, simulated_tricks
+from .knowledge import infer, mask
+from .policy import greedy_card, highest, lowest, rollout, winning_cards
+from .sampling import WorldSampler
 
 
-def choose_action(observation: Observation, level: str, rng: random.Random) -> Action:
+@dataclasses.dataclass(frozen=True)
+class Style:
+    """How a player leans, within its level: characters of the story mode differ by these.
+
+    ``boldness`` adds tricks to the player's own estimate when bidding (negative is timid);
+    ``margin`` is the safety the estimate must exceed a bid by.
+    """
+
+    boldness: float = 0.0
+    margin: float = 0.5
+
+
+def choose_action(
+    observation: Observation, level: str, rng: random.Random, style: Style | None = None
+) -> Action:
     """The move of a computer player of ``level`` for the seat ``observation`` belongs to."""
-    # Every level plays a uniformly random legal move until the levels are built; a redeal
-    # request is never made.
-    moves = [a for a in observation.legal_actions if a.kind != ActionKind.REDEAL]
-    return rng.choice(moves)
+    return PLAYERS[level](observation, rng, style or DEFAULT_STYLES.get(level, Style()))
+
+
+# --- shared helpers ------------------------------------------------------------------------------
+
+
+def _moves(observation: Observation) -> list[Action]:
+    return [a for a in observation.legal_actions if a.kind != ActionKind.REDEAL]
+
+
+def _position(observation: Observation, hands: list[int]) -> PlayState:
+    """The play position of ``observation`` with the given hands (a sampled world, or only the
+    cards the seat knows)."""
+    trick = observation.current_trick
+    assert trick is not None and observation.trump is not None
+    return PlayState.resume(
+        hands,
+        int(observation.trump),
+        observation.rules,
+        trick_leader=trick.leader,
+        trick=[card.index for _, card in trick.plays],
+        broken=observation.trump_broken,
+        tricks_won=observation.tricks_won,
+    )
+
+
+def _known_position(observation: Observation) -> tuple[PlayState, int]:
+    """The position with only the seat's own (and a dummy's) cards, and the cards others may
+    hold: enough for the legal cards and a greedy choice."""
+    knowledge = infer(observation)
+    hands = [0, 0, 0, 0]
+    for seat, cards in knowledge.known.items():
+        hands[seat] = cards
+    return _position(observation, hands), knowledge.unseen
+
+
+def _greedy_play(observation: Observation, forgetful: bool) -> Action:
+    state, unseen = _known_position(observation)
+    if forgetful:
+        # Counts no cards: anything not in its own hand might still be out.
+        unseen = FULL_DECK & ~state.hands[state.turn]
+    partnership = observation.rules.game == Game.PARTNERSHIP
+    return Play(ALL_CARDS[greedy_card(state, unseen, partnership)])
+
+
+def _auction_call(observation: Observation, estimate: float, style: Style) -> Action:
+    """Bid the minimum raise when ``estimate`` (tricks this seat, or team, expects as
+    declarer) clears it by the style's margin; otherwise pass."""
+    rules = observation.rules
+    required = max(rules.min_bid, (observation.high_bid or 0) + 1)
+    partner_leads = (
+        rules.game == Game.PARTNERSHIP
+        and observation.auction
+        and _high_bidder(observation) == (observation.seat + 2) % 4
+    )
+    margin = style.margin + (1.5 if partner_leads else 0.0)
+    if required <= 13 and estimate + style.boldness - margin >= required:
+        return Bid(required)
+    return Pass()
+
+
+def _high_bidder(observation: Observation) -> int | None:
+    bids = [(seat, bid) for seat, bid in observation.auction if bid is not None]
+    return bids[-1][0] if bids else None
+
+
+def _team_estimate(observation: Observation, own: float) -> float:
+    """In the partnership game a bid binds the team: add what the partner should bring."""
+    if observation.rules.game != Game.PARTNERSHIP:
+        return own
+    partner = (observation.seat + 2) % 4
+    partner_bids = [bid for seat, bid in observation.auction if seat == partner and bid]
+    support = 3.0
+    if partner_bids:
+        support = max(support, partner_bids[-1] - 3.0)
+    return own + support
+
+
+# --- the levels --------------------------------------------------------------------------------
+
+
+def random_player(observation: Observation, rng: random.Random, style: Style) -> Action:
+    return rng.choice(_moves(observation))
+
+
+def easy_player(observation: Observation, rng: random.Random, style: Style) -> Action:
+    return _rule_based(observation, rng, style, forgetful=True)
+
+
+def medium_player(observation: Observation, rng: random.Random, style: Style) -> Action:
+    return _rule_based(observation, rng, style, forgetful=False)
+
+
+def _rule_based(
+    observation: Observation, rng: random.Random, style: Style, forgetful: bool
+) -> Action:
+    if RequestRedeal() in observation.legal_actions:
+        return RequestRedeal()
+    hand = mask(observation.hand)
+    match observation.phase:
+        case Phase.AUCTION:
+            _, tricks = best_trump(hand)
+            return _auction_call(observation, _team_estimate(observation, tricks), style)
+        case Phase.TRUMP:
+            suit, _ = best_trump(hand)
+            return ChooseTrump(Suit(suit))
+        case Phase.ANNOUNCEMENTS:
+            expected = quick_tricks(hand, int(Suit.SPADES)) + style.boldness
+            return Announce(max(0, min(13, round(expected - (1 if forgetful else 0.5)))))
+        case Phase.PLAY:
+            if forgetful:
+                return _easy_card(observation, rng)
+            return _greedy_play(observation, forgetful=False)
+    return rng.choice(_moves(observation))
+
+
+def _easy_card(observation: Observation, rng: random.Random) -> Action:
+    """A beginner's card: goes for every trick it can win with its highest winner, throws its
+    lowest card when it cannot, and leads a high card of any side suit."""
+    state, _ = _known_position(observation)
+    legal = state.legal_mask()
+    trump = state.trump
+    if not state.trick:
+        side = legal & ~state.trump_mask or legal
+        suits = [suit for suit in range(4) if side >> (13 * suit) & 0x1FFF]
+        suit_cards = side & (0x1FFF << (13 * rng.choice(suits)))
+        return Play(ALL_CARDS[max(indices_of(suit_cards))])
+    wins = winning_cards(state, legal)
+    return Play(ALL_CARDS[highest(wins, trump) if wins else lowest(legal, trump)])
+
+
+# --- Hard ----------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class HardSettings:
+    worlds: int = 40
+    budget_seconds: float = 0.2
+
+
+HARD = HardSettings()
+
+
+def hard_player(observation: Observation, rng: random.Random, style: Style) -> Action:
+    if RequestRedeal() in observation.legal_actions:
+        return RequestRedeal()
+    match observation.phase:
+        case Phase.AUCTION:
+            return _hard_call(observation, rng, style)
+        case Phase.TRUMP:
+            return _hard_trump(observation, rng)
+        case Phase.ANNOUNCEMENTS:
+            return _hard_announcement(observation, rng, style)
+        case Phase.PLAY:
+            return _hard_card(observation, rng)
+    return rng.choice(_moves(observation))
+
+
+def _own_score(observation: Observation, tricks: list[int], declarer: int | None,
+               bid: int | None, announcements: list[int | None] | None) -> int:
+    rules = observation.rules
+    return score_deal(
+        rules, tricks, declarer=declarer, bid=bid, announcements=announcements
+    ).points[observation.seat]
+
+
+def _hard_call(observation: Observation, rng: random.Random, style: Style) -> Action:
+    """Bid the minimum raise when declaring is worth more than defending, both judged by
+    play-outs of the same random layouts: as declarer with the best trump, or as a defender
+    against the strongest other hand declaring its best suit."""
+    rules = observation.rules
+    seat = observation.seat
+    required = max(rules.min_bid, (observation.high_bid or 0) + 1)
+    partnership = rules.game == Game.PARTNERSHIP
+    partner = (seat + 2) % 4
+    if required > 13 or (partnership and _high_bidder(observation) == partner):
+        return Pass()
+    hand = mask(observation.hand)
+    declaring: dict[int, list[int]] = {suit: [] for suit in range(4)}
+    defending: list[int] = []
+    for _ in range(24):
+        hands = sample_others(hand, rng, seat)
+        for suit in range(4):
+            tricks = rollout(PlayState(hands, suit, seat, rules), partnership)
+            declaring[suit].append(tricks[seat] + (tricks[partner] if partnership else 0))
+        rivals = [s for s in range(4) if s != seat and not (partnership and s == partner)]
+        rival = max(rivals, key=lambda s: best_trump(hands[s])[1])
+        suit, _ = best_trump(hands[rival])
+        tricks = rollout(PlayState(hands, suit, rival, rules), partnership)
+        defending.append(tricks[seat] + (tricks[partner] if partnership else 0))
+    best = max(declaring, key=lambda suit: statistics.fmean(declaring[suit]))
+    declarer_value = statistics.fmean(
+        t * 10 if t >= required else -required * 10 for t in declaring[best]
+    )
+    zero_penalty = -rules.min_bid * 10
+    pass_value = statistics.fmean(t * 10 if t else zero_penalty for t in defending)
+    if declarer_value + style.boldness * 10 > pass_value:
+        return Bid(required)
+    return Pass()
+
+
+def _hard_trump(observation: Observation, rng: random.Random) -> Action:
+    hand = mask(observation.hand)
+    simulated = simulated_tricks(hand, observation.seat, observation.rules,
+                                 leader=observation.seat, worlds=32, rng=rng)
+    bid = observation.bid or 0
+
+    def value(suit: int) -> float:
+        return statistics.fmean(t * 10 if t >= bid else -bid * 10 for t in simulated[suit])
+
+    return ChooseTrump(Suit(max(simulated, key=value)))
+
+
+def _hard_announcement(observation: Observation, rng: random.Random, style: Style) -> Action:
+    rules = observation.rules
+    leader = next_seat_table(rules.direction == "clockwise")[observation.dealer]
+    hand = mask(observation.hand)
+    tricks = simulated_tricks(hand, observation.seat, rules, leader=leader, worlds=32,
+                              rng=rng, trumps=(int(Suit.SPADES),))[int(Suit.SPADES)]
+    limit = rules.spades_overtrick_limit
+
+    def value(number: int) -> float:
+        def line(taken: int) -> int:
+            if number == 0:
+                return 50 if taken == 0 else -50
+            made = taken >= number and (limit is None or taken - number < limit)
+            return number * 10 if made else -number * 10
+
+        return statistics.fmean(line(t) for t in tricks)
+
+    return Announce(max(range(14), key=value))
+
+
+def _hard_card(observation: Observation, rng: random.Random) -> Action:
+    moves = [a for a in _moves(observation) if a.kind == ActionKind.PLAY]
+    if len(moves) == 1:
+        return moves[0]
+    deadline = time.perf_counter() + HARD.budget_seconds
+    sampler = WorldSampler(infer(observation))
+    partnership = observation.rules.game == Game.PARTNERSHIP
+    announcements = (list(observation.announcements)
+                     if observation.rules.spades_announcements else None)
+    totals = dict.fromkeys(moves, 0.0)
+    for world_number in range(HARD.worlds):
+        if world_number >= 8 and time.perf_counter() > deadline:
+            break
+        start = _position(observation, sampler.sample(rng))
+        for move in moves:
+            state = start.copy()
+            state.play(move.card.index)  # type: ignore[union-attr]
+            tricks = rollout(state, partnership)
+            totals[move] += _own_score(observation, tricks, observation.declarer,
+                                       observation.bid, announcements)
+    return max(moves, key=lambda move: totals[move])
+
+
+PLAYERS: dict[str, Callable[[Observation, random.Random, Style], Action]] = {
+    "random": random_player,
+    "easy": easy_player,
+    "medium": medium_player,
+    "hard": hard_player,
+}
+
+DEFAULT_STYLES = {"easy": Style(boldness=-0.5, margin=1.0), "medium": Style(), "hard": Style()}

@@ -215,3 +215,21 @@ def events(match: Match, after: int, limit: int = 200) -> list[dict[str, Any]]:
         }
         for row in rows
     ]
+
+
+def bid_estimate(match: Match, seat: int) -> dict[str, Any]:
+    """Expected tricks of the seat's hand for each trump, before play starts."""
+    from bots.evaluation import bid_estimate as estimate
+
+    deal = replay_deal(match, current_deal(match))
+    if deal.phase not in (engine.Phase.AUCTION, engine.Phase.TRUMP, engine.Phase.ANNOUNCEMENTS):
+        raise engine.IllegalAction(engine.Reason.WRONG_PHASE)
+    rules = deal.rules
+    leader = seat if rules.has_auction else deal.next_seat[deal.dealer]
+    estimates = estimate(deal.hand_mask(seat), rules, seat, leader)
+    return {
+        "hand": [str(card) for card in deal.hand(seat)],
+        "estimates": [{"trump": suit, "tricks": tricks} for suit, tricks in estimates.items()],
+        "best_trump": max(estimates, key=lambda suit: estimates[suit]),
+        "team": rules.is_partnership,
+    }

@@ -16,6 +16,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("matches/<uuid:match_id>", views.MatchDetailView.as_view(), name="match"),
     path("matches/<uuid:match_id>/join", views.JoinMatchView.as_view(), name="join"),
     path("matches/<uuid:match_id>/view", views.SeatViewView.as_view(), name="seat-view"),
+    path("matches/<uuid:match_id>/bid-estimate", views.BidEstimateView.as_view(),
+         name="bid-estimate"),
     path("matches/<uuid:match_id>/bid", views.BidView.as_view(), name="bid"),
     path("matches/<uuid:match_id>/pass", views.PassView.as_view(), name="pass"),
     path("matches/<uuid:match_id>/trump", views.TrumpView.as_view(), name="trump"),

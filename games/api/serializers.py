@@ -305,6 +305,18 @@ class EventPageSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=MatchStatus.choices)
 
 
+class TrumpEstimateSerializer(serializers.Serializer):
+    trump = serializers.ChoiceField(choices=SUIT_CHOICES)
+    tricks = serializers.FloatField(help_text="Expected tricks with this trump.")
+
+
+class BidEstimateSerializer(serializers.Serializer):
+    hand = serializers.ListField(child=card_field())
+    estimates = TrumpEstimateSerializer(many=True)
+    best_trump = serializers.ChoiceField(choices=SUIT_CHOICES)
+    team = serializers.BooleanField(help_text="True when the figures count the partner's tricks.")
+
+
 # --- submitting actions ------------------------------------------------------------------------
 
 

@@ -20,7 +20,7 @@ from games import engine, selectors, services
 from games.api import examples
 from games.api import serializers as s
 from games.api.problems import PROBLEM_CONTENT_TYPE
-from games.errors import DealNotFound, MatchNotFound, NotYourSeat
+from games.errors import ActionRefused, DealNotFound, MatchNotActive, MatchNotFound, NotYourSeat
 from games.models import Match, MatchStatus, Seat
 
 # --- documentation helpers ---------------------------------------------------------------------
@@ -221,6 +221,34 @@ class SeatViewView(MatchEndpoint):
         return etag_response(
             request, s.SeatViewSerializer(selectors.seat_view(self.match, seat)).data
         )
+
+
+class BidEstimateView(MatchEndpoint):
+    @extend_schema(
+        tags=["play"], summary="Bid estimate",
+        description=(
+            "How many tricks your hand should take with each trump (your team's, in the "
+            "partnership game), from play-outs of random layouts of the other cards with you "
+            "leading (in Koz Maça: spades, from the first leader). Only before play starts."
+        ),
+        responses={200: s.BidEstimateSerializer, **errors(401, 403, 404, 409)},
+        examples=[example("Hearts look best", {
+            "hand": ["AS", "JS", "TS", "KH", "QH", "9H", "7H", "4H", "AD", "5D", "8C", "3C",
+                     "2C"],
+            "estimates": [{"trump": "S", "tricks": 4.1}, {"trump": "H", "tricks": 5.6},
+                          {"trump": "D", "tricks": 3.2}, {"trump": "C", "tricks": 3.0}],
+            "best_trump": "H", "team": False})],
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        if self.seat is None:
+            raise NotYourSeat()
+        if self.match.status != MatchStatus.ACTIVE:
+            raise MatchNotActive()
+        try:
+            data = selectors.bid_estimate(self.match, self.seat.index)
+        except engine.IllegalAction as error:
+            raise ActionRefused(error) from None
+        return Response(s.BidEstimateSerializer(data).data)
 
 
 # --- actions -----------------------------------------------------------------------------------

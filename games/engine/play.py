@@ -88,9 +88,49 @@ class PlayState:
         self._must_overtrump = rules.must_overtrump
         self._trump_when_cannot_overtrump = rules.must_trump_when_cannot_overtrump
 
+    @classmethod
+    def resume(
+        cls,
+        hands: list[int] | tuple[int, ...],
+        trump: int,
+        rules: TableRules,
+        *,
+        trick_leader: int,
+        trick: list[int] | tuple[int, ...] = (),
+        broken: bool = False,
+        tricks_won: list[int] | tuple[int, ...] = (0, 0, 0, 0),
+    ) -> PlayState:
+        """A position in the middle of a deal: ``hands`` are the cards still held, ``trick`` the
+        cards already played to the current trick (from ``trick_leader`` on). Used to look ahead
+        from a seat's view of the game; `completed` holds only the tricks played from here."""
+        held = list(hands)
+        seat = trick_leader
+        next_seat = next_seat_table(rules.direction == "clockwise")
+        for card in trick:
+            held[seat] |= 1 << card
+            seat = next_seat[seat]
+        state = cls(held, trump, trick_leader, rules)
+        state.broken = broken
+        for card in trick:
+            state.play(card)
+        state.tricks_won = list(tricks_won)
+        return state
+
+    def copy(self) -> PlayState:
+        """An independent copy for looking ahead (the rules are shared, the position is not)."""
+        clone = object.__new__(PlayState)
+        for name in PlayState.__slots__:
+            setattr(clone, name, getattr(self, name))
+        clone.hands = list(self.hands)
+        clone.trick = list(self.trick)
+        clone.completed = list(self.completed)
+        clone.tricks_won = list(self.tricks_won)
+        return clone
+
     @property
     def finished(self) -> bool:
-        return len(self.completed) == 13
+        hands = self.hands
+        return not self.trick and not (hands[0] | hands[1] | hands[2] | hands[3])
 
     @property
     def trumped(self) -> bool:

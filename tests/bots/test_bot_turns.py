@@ -1,0 +1,80 @@
+"""Computer players at the table: their turns run as Celery tasks (in-process here), through
+the service layer, exactly once."""
+
+import random
+
+import pytest
+
+from bots import players
+from bots.tasks import play_bot_turns
+from games.models import Action, Match
+from tests.api.conftest import submit
+
+
+@pytest.fixture(autouse=True)
+def quick_hard(monkeypatch):
+    monkeypatch.setattr(players, "HARD", players.HardSettings(worlds=6, budget_seconds=0.05))
+
+
+def person_against_bots(player, game: str, levels: list[str], **rules):
+    someone = player("Solo")
+    seats = [{"kind": "me"}] + [{"kind": "bot", "bot_level": level} for level in levels]
+    response = someone.post("/matches", {"game": game, "deals": 1, "seats": seats,
+                                         "rules": rules})
+    assert response.status_code == 201, response.content
+    return someone, response.json()["id"]
+
+
+def play_to_the_end(someone, match_id: str, rng: random.Random) -> dict:
+    for _ in range(80):
+        view = someone.view(match_id)
+        if view["status"] != "active":
+            return view
+        assert view["deal"]["to_act"] == 0, "computer players move by themselves"
+        legal = [a for a in view["deal"]["legal_actions"] if a["kind"] != "redeal"]
+        assert submit(someone, match_id, rng.choice(legal)).status_code == 200
+    raise AssertionError("the match did not finish")
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("game", "rules"),
+    [("auction", {}), ("partnership", {"partnership_dummy": True}),
+     ("spades", {"spades_announcements": True})],
+)
+def test_a_person_plays_a_whole_match_against_bots(player, game, rules) -> None:
+    someone, match_id = person_against_bots(player, game, ["easy", "medium", "hard"], **rules)
+    play_to_the_end(someone, match_id, random.Random(4))
+    feed = someone.get(f"/matches/{match_id}/events?after=0&wait=0").json()
+    assert feed["status"] == "finished"
+    assert [e["version"] for e in feed["events"]] == list(range(1, feed["version"] + 1))
+    assert {e["seat"] for e in feed["events"]} == {0, 1, 2, 3}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_duplicate_and_late_tasks_do_nothing(player) -> None:
+    someone, match_id = person_against_bots(player, "auction", ["medium"] * 3)
+    match = Match.objects.get(pk=match_id)
+    moves = Action.objects.filter(match=match).count()
+    assert moves == match.version
+    # A duplicate of a task that already ran, and a late one for an old version.
+    assert play_bot_turns(match_id, match.version) == 0
+    assert play_bot_turns(match_id, max(0, match.version - 1)) == 0
+    assert Action.objects.filter(match=match).count() == moves
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bid_estimate_for_my_hand(player) -> None:
+    someone = player()
+    seats = [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}]
+    match_id = someone.post("/matches", {"deals": 1, "seats": seats}).json()["id"]
+    for index in (1, 2, 3):
+        player().post(f"/matches/{match_id}/join", {"seat": index})
+    response = someone.get(f"/matches/{match_id}/bid-estimate")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["hand"] == someone.view(match_id)["deal"]["hand"]
+    assert [e["trump"] for e in body["estimates"]] == list("SHDC")
+    assert all(0 <= e["tricks"] <= 13 for e in body["estimates"])
+    assert someone.get(f"/matches/{match_id}/bid-estimate").json() == body  # stable
+    assert player().get(f"/matches/{match_id}/bid-estimate").status_code == 403
