@@ -217,6 +217,21 @@ def events(match: Match, after: int, limit: int = 200) -> list[dict[str, Any]]:
     ]
 
 
+def match_export(match: Match) -> dict[str, Any]:
+    """A match in the API's documented formats: its summary (`Match`) plus ``deals``, the record
+    (`DealRecord`) of every ended deal. Staff export it from the admin for review elsewhere."""
+    # The API's serializers shape the output, so the export can never drift from the documented
+    # format; imported here because reads sit below the API everywhere else.
+    from games.api.serializers import DealRecordSerializer, MatchSerializer
+
+    return {
+        **MatchSerializer(match_summary(match)).data,
+        "deals": [
+            DealRecordSerializer(deal_record(match, deal)).data for deal in ended_deals(match)
+        ],
+    }
+
+
 def bid_estimate(match: Match, seat: int) -> dict[str, Any]:
     """Expected tricks of the seat's hand for each trump, before play starts."""
     from bots.evaluation import bid_estimate as estimate
