@@ -37,6 +37,7 @@ from games.engine import (
 from games.engine.cards import ALL_CARDS, FULL_DECK, indices_of
 from games.engine.play import PlayState, next_seat_table
 
+from .beliefs import auction_weight, played_by_seat
 from .evaluation import best_trump, quick_tricks, sample_others, simulated_tricks
 from .knowledge import infer, mask
 from .policy import greedy_card, highest, lowest, rollout, winning_cards
@@ -297,7 +298,9 @@ def _hard_card(observation: Observation, rng: random.Random) -> Action:
     if len(moves) == 1:
         return moves[0]
     deadline = time.perf_counter() + HARD.budget_seconds
-    sampler = WorldSampler(infer(observation))
+    knowledge = infer(observation)
+    sampler = WorldSampler(knowledge)
+    played = played_by_seat(observation)
     partnership = observation.rules.game == Game.PARTNERSHIP
     announcements = (list(observation.announcements)
                      if observation.rules.spades_announcements else None)
@@ -305,13 +308,15 @@ def _hard_card(observation: Observation, rng: random.Random) -> Action:
     for world_number in range(HARD.worlds):
         if world_number >= 8 and time.perf_counter() > deadline:
             break
-        start = _position(observation, sampler.sample(rng))
+        world = sampler.sample(rng)
+        weight = auction_weight(observation, world, knowledge.hidden, played)
+        start = _position(observation, world)
         for move in moves:
             state = start.copy()
             state.play(move.card.index)  # type: ignore[union-attr]
             tricks = rollout(state, partnership)
-            totals[move] += _own_score(observation, tricks, observation.declarer,
-                                       observation.bid, announcements)
+            totals[move] += weight * _own_score(observation, tricks, observation.declarer,
+                                                observation.bid, announcements)
     return max(moves, key=lambda move: totals[move])
 
 

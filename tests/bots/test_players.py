@@ -8,10 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bots import players
-from bots.knowledge import infer
+from bots.beliefs import auction_weight, played_by_seat
+from bots.knowledge import infer, mask
 from bots.sampling import WorldSampler
-from games.engine import Deal, DealStart, Game, Phase, TableRules
+from games.engine import Bid, Deal, DealStart, Game, Phase, TableRules
 from games.engine.cards import ALL_CARDS
+from tests.engine.helpers import make_deal
 
 LEVELS = ["random", "easy", "medium", "hard"]
 
@@ -161,3 +163,21 @@ def test_styles_change_bidding() -> None:
         bold_bids += players.choose_action(view, "medium", rng, bold).kind == "bid"
         timid_bids += players.choose_action(view, "medium", rng, timid).kind == "bid"
     assert bold_bids > timid_bids * 2
+
+
+def test_auction_makes_strong_bidders_plausible() -> None:
+    """A world giving a seat that bid 8 a strong hand weighs more than one giving it rubbish."""
+    strong = "AS KS QS JS TS 9S AH KH AD KD AC KC QC"
+    weak = "2S 3S 4S 5H 6H 7H 2D 3D 4D 5D 2C 3C 4C"
+    deal = make_deal({1: strong, 2: weak}, dealer=0)
+    deal.apply(1, Bid(8))
+    view = deal.observation(0)
+    hidden = infer(view).hidden
+    played = played_by_seat(view)
+    real = [deal.hand_mask(s) for s in range(4)]
+    swapped = list(real)
+    swapped[1], swapped[2] = real[2], real[1]
+    assert mask(view.hand) == real[0]
+    assert auction_weight(view, real, hidden, played) > 10 * auction_weight(
+        view, swapped, hidden, played
+    )
