@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "games.apps.GamesConfig",
     "bots.apps.BotsConfig",
+    "tour.apps.TourConfig",
 ]
 
 MIDDLEWARE = [
@@ -184,6 +185,7 @@ SPECTACULAR_SETTINGS = {
         {"name": "play", "description": "A seat's view, submitting moves, the event feed."},
         {"name": "history", "description": "Ended deals, with their revealed decks."},
         {"name": "rules", "description": "Table rules."},
+        {"name": "tour", "description": "Tour of Tables, the story mode."},
     ],
 }
 

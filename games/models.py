@@ -75,6 +75,9 @@ class Seat(models.Model):
     )
     bot_level = models.CharField(max_length=8, choices=BotLevel.choices, blank=True)
     display_name = models.CharField(max_length=64, blank=True)
+    # A story-mode character (a slug of `tour.content`) at a computer seat: the bot then plays
+    # with that character's style rather than its level's default one.
+    character = models.CharField(max_length=32, blank=True)
 
     class Meta:
         ordering = ("match", "index")

@@ -1,6 +1,6 @@
 """API v1 routes."""
 
-from django.urls import URLPattern, URLResolver, path, re_path
+from django.urls import URLPattern, URLResolver, include, path, re_path
 
 from games.api import accounts, problems, views
 
@@ -31,6 +31,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
         views.DealDetailView.as_view(),
         name="deal",
     ),
+    path("tour/", include("tour.urls")),
     # Unknown API paths answer with a problem document even when DEBUG shows HTML pages.
     re_path(r"", problems.not_found),
 ]

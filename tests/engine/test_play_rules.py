@@ -232,9 +232,9 @@ class TestOvertrump:
         assert "KH" in legal(deal) and not legal(deal) & {"7H", "2D"}
 
     def test_must_trump_off_discard_when_no_trump_in_trick(self) -> None:
-        deal = make_deal(self.HANDS, voids={**self.VOIDS, 2: "CH"}, must_trump=False)
-        play(to_play(deal, 1, "H"), "9C")  # Carla has neither clubs nor hearts
-        play(deal, legal(deal).pop())
+        deal = make_deal({1: "9C", 2: "AD", 3: "7H KH 2D"}, voids={2: "CH", 3: "C"},
+                         must_trump=False)
+        play(to_play(deal, 1, "H"), "9C", "AD")  # Carla has neither clubs nor hearts
         assert {"7H", "KH", "2D"} <= legal(deal)
 
 

@@ -1,0 +1,95 @@
+"""Writes of the tour: starting a table's match and counting finished matches into progress.
+
+A finished match is counted when it is next read (the tour, a table, the match's result, or a
+new start), not when its last card falls: the game's services know nothing of the tour. Each
+match is counted exactly once, however often and however concurrently it is read: its
+`TourMatch` row is locked and its ``recorded`` flag set in the same transaction as the progress.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from games import services as games_services
+from games.models import Match, MatchStatus, Seat
+from tour import content, selectors
+from tour.errors import TableLocked, TableNotFound
+from tour.models import TableProgress, TourMatch
+
+
+def start_table(*, user: AbstractBaseUser, slug: str) -> Match:
+    """A new match at an open table: ``user`` in seat 0, the table's characters in the others."""
+    table = content.table(slug)
+    if table is None:
+        raise TableNotFound()
+    # The win that opens this table may have finished since the tour was last read.
+    record_results(user=user)
+    if not selectors.is_open(user, table):
+        raise TableLocked()
+    # One transaction, so the computer players (scheduled when it commits) find their
+    # characters on their seats from their first move.
+    with transaction.atomic():
+        match = games_services.create_match(
+            user=user,
+            game=table.game.value,
+            rules=table.rules,
+            deal_count=content.DEALS,
+            seats=[
+                games_services.SeatSpec(kind="me"),
+                *(
+                    games_services.SeatSpec(
+                        kind="bot", bot_level=character.level.value, display_name=character.name
+                    )
+                    for character in table.characters
+                ),
+            ],
+        )
+        seats = list(match.seats.filter(index__gt=content.PERSON_SEAT).order_by("index"))
+        for seat, character in zip(seats, table.characters, strict=True):
+            seat.character = character.slug
+        Seat.objects.bulk_update(seats, ["character"])
+        TourMatch.objects.create(user=user, table=table.slug, match=match)
+    return match
+
+
+def record_results(*, user: AbstractBaseUser, match_id: uuid.UUID | None = None) -> None:
+    """Count every finished tour match of ``user`` not counted yet, or only the one of
+    ``match_id``. Matches still in play cost one query and take no lock, so a client may
+    poll freely."""
+    pending = TourMatch.objects.filter(
+        user=user, recorded=False, match__status=MatchStatus.FINISHED
+    )
+    if match_id is not None:
+        pending = pending.filter(match_id=match_id)
+    for tour_match_id in list(pending.values_list("pk", flat=True)):
+        _record(tour_match_id)
+
+
+def _record(tour_match_id: int) -> None:
+    """Count one finished tour match into its player's progress at its table, unless another
+    reader has just done so."""
+    with transaction.atomic():
+        tour_match = TourMatch.objects.select_for_update().get(pk=tour_match_id)
+        if tour_match.recorded:
+            return
+        match = Match.objects.get(pk=tour_match.match_id)
+        # The engine's ranking already shares a place between tied seats (RULES.md: more
+        # tricks in the last deal, then a shared place), so a shared first place counts as won.
+        place = match.ranking[content.PERSON_SEAT]
+        total = match.totals[content.PERSON_SEAT]
+        progress, _ = TableProgress.objects.select_for_update().get_or_create(
+            user_id=tour_match.user_id,
+            table=tour_match.table,
+            defaults={"best_place": place, "best_total": total},
+        )
+        progress.played += 1
+        if place == 1:
+            progress.won += 1
+        progress.best_place = min(progress.best_place, place)
+        progress.best_total = max(progress.best_total, total)
+        progress.save()
+        tour_match.recorded = True
+        tour_match.save(update_fields=["recorded"])
