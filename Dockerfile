@@ -1,18 +1,31 @@
-FROM python:3.11-slim AS builder
+# syntax=docker/dockerfile:1
+# The Batak service: gunicorn by default; the same image runs the Celery worker and beat (see
+# compose.yaml). Every RUN step is a command of scripts/image-steps, which CI also runs outside
+# Docker (`bash scripts/image-steps check`), since no Docker engine runs there.
+
+# Dependencies are installed into a virtualenv in their own stage, so the runtime image carries
+# no pip cache or build leftovers, and this layer is rebuilt only when pyproject.toml changes.
+FROM python:3.11-slim AS deps
 WORKDIR /src
-COPY . .
-# The project itself runs from /app in the runtime image (so BASE_DIR is the checkout);
-# only its dependencies are installed as wheels.
-RUN pip wheel --no-cache-dir --wheel-dir /wheels . && rm /wheels/batak_service-*.whl
+COPY pyproject.toml ./
+COPY scripts/image-steps scripts/
+RUN bash scripts/image-steps deps /opt/venv
 
 FROM python:3.11-slim
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_DEBUG=false
-RUN useradd --create-home --uid 10001 batak
-COPY --from=builder /wheels /wheels
-RUN pip install --no-cache-dir --no-index /wheels/*.whl && rm -rf /wheels
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    DJANGO_DEBUG=false \
+    PORT=8000
+RUN useradd --system --no-create-home --uid 10001 batak
+COPY --from=deps /opt/venv /opt/venv
+# The project runs from its source folder, which is BASE_DIR (locale/, openapi/, templates).
 WORKDIR /app
 COPY . .
+RUN bash scripts/image-steps static
 USER batak
 EXPOSE 8000
-HEALTHCHECK CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=3)"]
-CMD ["gunicorn", "batak_api.wsgi", "--bind", "0.0.0.0:8000"]
+# Liveness of the web process; compose.yaml gives the worker and beat checks of their own.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
+    CMD ["bash", "scripts/image-steps", "healthcheck"]
+CMD ["gunicorn", "-c", "python:batak_api.gunicorn_conf"]

@@ -1,11 +1,35 @@
-"""Celery application; start a worker with `celery -A batak_api worker`."""
+"""Celery application.
 
+Start a worker with `celery -A batak_api worker` and, once per deployment, the scheduler that
+runs the bot sweeper with `celery -A batak_api beat`.
+"""
+
+import logging.config
 import os
+from typing import Any
 
-from celery import Celery
+from celery import Celery, Task
+from celery.signals import setup_logging, task_prerun
+
+from batak_api.logs import replace_log_context
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "batak_api.settings")
 
 app = Celery("batak_api")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@setup_logging.connect
+def _configure_logging(**kwargs: Any) -> None:
+    # Without this Celery installs its own plain-text root handler; workers log like the web
+    # processes instead, JSON lines included.
+    from django.conf import settings
+
+    logging.config.dictConfig(settings.LOGGING)
+
+
+@task_prerun.connect
+def _bind_task_to_logs(task_id: str, task: Task, **kwargs: Any) -> None:
+    # A pool process runs one task after another, so each task starts with a clean context.
+    replace_log_context(task_id=task_id, task=task.name)

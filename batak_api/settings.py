@@ -1,7 +1,9 @@
 """Settings of the Batak service.
 
 Everything comes from environment variables; the defaults run the service on a laptop with
-SQLite and in-process Celery, so deployments only override what differs.
+SQLite and in-process Celery, so deployments only override what differs. With `DJANGO_DEBUG`
+false the settings are the production ones (`manage.py check --deploy` passes): the service then
+expects to sit behind a TLS-terminating proxy that sets `X-Forwarded-Proto` and `X-Forwarded-For`.
 """
 
 import os
@@ -24,6 +26,10 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+def env_float(name: str, default: float) -> float:
+    return float(os.environ.get(name) or default)
+
+
 # Core
 
 INSECURE_DEV_SECRET_KEY = "django-insecure-batak-local-development-only"
@@ -33,6 +39,19 @@ if not DEBUG and SECRET_KEY == INSECURE_DEV_SECRET_KEY:
     # The dev key is public, so a non-debug deployment without its own key could forge sessions.
     raise ImproperlyConfigured("Set DJANGO_SECRET_KEY when DJANGO_DEBUG is false.")
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", "")
+
+if not DEBUG:
+    # TLS ends at the proxy in front of the service; it tells us the original scheme.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+    # Probes call the container over plain HTTP and must get their answer, not a redirect.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+    SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_SECURE_HSTS_SECONDS", "31536000"))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", default=True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -51,6 +70,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so its request log line and X-Request-ID cover every other middleware's answer.
+    "batak_api.logs.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -60,6 +81,11 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+if not DEBUG:
+    # Serves collectstatic's files (see STORAGES); in debug the development server does.
+    MIDDLEWARE.insert(MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
+                      "whitenoise.middleware.WhiteNoiseMiddleware")
 
 ROOT_URLCONF = "batak_api.urls"
 WSGI_APPLICATION = "batak_api.wsgi.application"
@@ -89,6 +115,11 @@ DATABASES = {
         conn_health_checks=True,
     ),
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Fail a request (and /readyz) in seconds rather than hang on an unreachable database.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
+    # Test runs side by side (people, CI) get a test database each, as with SQLite below.
+    DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite has no row locks: taking the write lock when a transaction begins makes
     # `select_for_update` transactions queue up instead of failing with "database is locked".
@@ -127,7 +158,33 @@ USE_TZ = True
 # Static files
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT") or BASE_DIR / "staticfiles")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Production serves `collectstatic`'s compressed, content-hashed copies (WhiteNoise, with
+    # far-future cache headers); debug serves the app folders directly, no collectstatic needed.
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+
+# Cache: API throttling counters, the bot sweeper's notes
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            # Redis down must not take the API down with it: see batak_api/cache.py.
+            "BACKEND": "batak_api.cache.FailOpenRedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "batak",
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        },
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # REST API
 
@@ -141,6 +198,19 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "games.api.problems.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    # Per client IP for sign-up and log-in, per account for everything else. Debug runs (the
+    # development server, the test suite) leave them off unless set; a rate of None is no limit.
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("THROTTLE_ANON_RATE") or (None if DEBUG else "30/minute"),
+        "user": os.environ.get("THROTTLE_USER_RATE") or (None if DEBUG else "600/minute"),
+    },
+    # The client address is the last one the proxy (see SECURE_PROXY_SSL_HEADER) appended to
+    # X-Forwarded-For; with no proxy (0) it is the peer address.
+    "NUM_PROXIES": int(os.environ.get("DJANGO_NUM_PROXIES") or (0 if DEBUG else 1)),
 }
 
 SPECTACULAR_SETTINGS = {
@@ -191,10 +261,10 @@ SPECTACULAR_SETTINGS = {
 
 # Celery
 
-REDIS_URL = os.environ.get("REDIS_URL", "")
 # Without Redis there is no worker to pick tasks up, so they run inline where they are scheduled
-# and their exceptions surface in the caller.
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+# and their exceptions surface in the caller. (Celery still opens an in-memory broker connection;
+# naming its host keeps kombu from warning about it.)
+CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 # A task lost with its worker is redelivered rather than dropped, so tasks must be idempotent.
@@ -206,18 +276,60 @@ CELERY_TASK_TIME_LIMIT = 30
 CELERY_TASK_SOFT_TIME_LIMIT = 20
 # A worker started before Redis is reachable keeps retrying instead of exiting.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Several deployments (or test runs) can share one Redis by using queues of their own.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
+# Handing a bot its turn happens inside a person's request: with Redis unreachable, give up in
+# about a second (the sweeper re-sends the turn) instead of holding the request.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 0.5}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
+CELERY_TASK_IGNORE_RESULT = True
+# The beat schedule is one short interval, so it needs no file that survives restarts.
+CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
+# A match whose computer player has been to act this long without moving has lost its task
+# (Redis was down when it was sent, its worker died): the sweeper, run by beat every
+# BOT_SWEEP_INTERVAL_SECONDS, sends it again. Tasks are idempotent, so a sweep racing a slow
+# task costs one no-op.
+BOT_STALE_AFTER_SECONDS = env_float("BOT_STALE_AFTER_SECONDS", 15)
+BOT_SWEEP_INTERVAL_SECONDS = env_float("BOT_SWEEP_INTERVAL_SECONDS", 5)
+CELERY_BEAT_SCHEDULE = {
+    "sweep-bot-turns": {
+        "task": "bots.tasks.sweep_bot_turns",
+        "schedule": BOT_SWEEP_INTERVAL_SECONDS,
+        # A sweep still queued when the next is due is dropped, so a backlog does not grow.
+        "options": {"expires": BOT_SWEEP_INTERVAL_SECONDS},
+    },
+}
 
 # Logging
 
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
+# JSON lines for log collectors in production; a readable line while developing.
+LOG_FORMAT = os.environ.get("LOG_FORMAT") or ("console" if DEBUG else "json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"context": {"()": "batak_api.logs.ContextFilter"}},
     "formatters": {
         "console": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {"()": "batak_api.logs.JsonFormatter"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "console"},
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["context"],
+        },
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        # Django's own handlers would print its records a second time, past the root's format.
+        "django": {"handlers": [], "level": LOG_LEVEL, "propagate": True},
+        # Every request already has its line from RequestLogMiddleware; keep only server errors.
+        "django.request": {"handlers": [], "level": "ERROR", "propagate": True},
+    },
 }

@@ -1,16 +1,61 @@
 """Root URL configuration."""
 
+import logging
+
+import redis
+from django.conf import settings
 from django.contrib import admin
+from django.db import DatabaseError, connection
 from django.http import HttpRequest, JsonResponse
 from django.urls import include, path
 from django.views.decorators.http import require_GET
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from games.api.problems import PROBLEM_CONTENT_TYPE, problem
+
+logger = logging.getLogger(__name__)
+
+# Probes are plain Django views: they carry no credentials, and they stay out of the API schema.
+
 
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
-    # A plain Django view: probes carry no credentials, and it stays out of the API schema.
+    """The process is up and answering (liveness)."""
     return JsonResponse({"status": "ok"})
+
+
+@require_GET
+def readyz(request: HttpRequest) -> JsonResponse:
+    """The database and the broker answer, so requests can be served and bots scheduled
+    (readiness); 503 with the failing checks otherwise."""
+    checks = {"database": _database_check(), "broker": _broker_check()}
+    if all(result in ("ok", "in-process") for result in checks.values()):
+        return JsonResponse({"status": "ok", "checks": checks})
+    logger.warning("not ready", extra={"checks": checks})
+    body = problem(503, "not_ready", "A service this one needs is unreachable.", checks=checks)
+    return JsonResponse(body, status=503, content_type=PROBLEM_CONTENT_TYPE)
+
+
+def _database_check() -> str:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except DatabaseError:
+        return "unreachable"
+    return "ok"
+
+
+def _broker_check() -> str:
+    if not settings.REDIS_URL:
+        return "in-process"
+    try:
+        with redis.Redis.from_url(
+            settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1
+        ) as client:
+            client.ping()
+    except redis.RedisError:
+        return "unreachable"
+    return "ok"
 
 
 urlpatterns = [
@@ -20,6 +65,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
 ]
 
 handler404 = "games.api.problems.not_found"

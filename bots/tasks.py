@@ -7,11 +7,13 @@ import time
 import uuid
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 
+from batak_api.logs import log_context
 from bots.players import choose_action
-from games import selectors, services
-from games.errors import MatchNotActive, StaleVersion
-from games.models import Match, MatchStatus
+from games import engine, services, sweeper
+from games.models import Seat
+from tour.content import style_for
 
 # One task plays consecutive bot moves for this long, then hands on to a fresh task, so a
 # table of computer players never holds a worker (or, in-process, the stack) for long.
@@ -19,34 +21,49 @@ TASK_BUDGET_SECONDS = 5.0
 _rng = random.SystemRandom()
 
 
-@shared_task(acks_late=True, max_retries=3, default_retry_delay=1)
+def _choose(observation: engine.Observation, seat: Seat) -> engine.Action:
+    # A story-mode character plays its own style; other computer seats their level's default.
+    return choose_action(observation, seat.bot_level, _rng, style_for(seat.character))
+
+
+@shared_task(
+    # Redelivered when its worker dies mid-move (acks_late + reject_on_worker_lost): safe, since
+    # every move is checked against the version the task was sent for.
+    acks_late=True,
+    # A database that drops out for a moment (restart, failover) is retried a few times; after
+    # that the sweeper sends the turn again.
+    autoretry_for=(OperationalError, InterfaceError),
+    max_retries=3,
+    retry_backoff=1,
+    retry_backoff_max=8,
+    # Well above TASK_BUDGET_SECONDS plus one slow move; a stuck task is stopped, its open
+    # transaction rolls back and the sweeper sends the turn again.
+    soft_time_limit=20,
+    time_limit=30,
+)
 def play_bot_turns(match_id: str, version: int) -> int:
     """Play the computer players' moves from ``version`` on; returns how many were played.
 
     A task for an older version, or one whose move someone else already made, does nothing:
-    every move is submitted with ``expected_version``, so a duplicate or late task can never
+    every move is made for the version the task holds, so a duplicate or late task can never
     move twice.
     """
     deadline = time.monotonic() + TASK_BUDGET_SECONDS
     played = 0
-    while True:
-        match = Match.objects.filter(pk=match_id).first()
-        if match is None or match.status != MatchStatus.ACTIVE or match.version != version:
-            return played
-        seat = selectors.bot_to_act(match)
-        if seat is None:
-            return played
-        if time.monotonic() > deadline:
-            play_bot_turns.delay(match_id, version)
-            return played
-        level = match.seats.get(index=seat).bot_level
-        observation = selectors.replay_deal(match, selectors.current_deal(match)).observation(seat)
-        action = choose_action(observation, level, _rng)
-        try:
-            services.submit_action(
-                match_id=uuid.UUID(match_id), seat=seat, action=action, expected_version=version
+    with log_context(match_id=match_id):
+        while time.monotonic() <= deadline:
+            new_version = services.play_bot_turn(
+                match_id=uuid.UUID(match_id), version=version, choose=_choose
             )
-        except (StaleVersion, MatchNotActive):
-            return played
-        version += 1
-        played += 1
+            if new_version is None:
+                return played
+            version = new_version
+            played += 1
+    play_bot_turns.delay(match_id, version)
+    return played
+
+
+@shared_task
+def sweep_bot_turns() -> int:
+    """Send stuck computer-player turns to a worker again (run by beat); returns how many."""
+    return sweeper.resend_stuck_bot_turns()

@@ -7,12 +7,15 @@ it from the engine's per-seat `Observation`.
 
 from __future__ import annotations
 
+import copy
+import json
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
 from django.db.models import Q, QuerySet
 
-from games import engine
+from games import engine, notify
 from games.errors import reason_message
 from games.models import Action, Deal, DealStatus, Match, Seat
 
@@ -47,17 +50,40 @@ def current_deal(match: Match) -> Deal:
     return deal
 
 
+# Parsed starts of deals: every action replays its deal's start, and parsing its 104 cards
+# again each time costs more than the replay. Keyed by everything the parse reads, so the cache
+# can only ever return what parsing the stored row would (an edited row is parsed afresh);
+# `DealStart` is immutable, so one instance serves every thread. Bounded by starting afresh.
+_STARTS: dict[tuple[Any, ...], engine.DealStart] = {}
+_STARTS_MAX = 4096
+
+
 def deal_start(match: Match, deal: Deal) -> engine.DealStart:
-    hands = [[engine.Card.parse(text) for text in hand] for hand in deal.hands]
-    start = engine.DealStart.from_cards(table_rules(match), deal.dealer, hands, deal.number)
-    deck = tuple(engine.Card.parse(text).index for text in deal.deck)
-    return engine.DealStart(start.rules, start.dealer, start.hands, start.number, deck)
+    key = (
+        json.dumps(match.rules, sort_keys=True),
+        deal.dealer,
+        deal.number,
+        json.dumps(deal.hands),
+        json.dumps(deal.deck),
+    )
+    start = _STARTS.get(key)
+    if start is None:
+        hands = [[engine.Card.parse(text) for text in hand] for hand in deal.hands]
+        parsed = engine.DealStart.from_cards(table_rules(match), deal.dealer, hands, deal.number)
+        deck = tuple(engine.Card.parse(text).index for text in deal.deck)
+        start = engine.DealStart(parsed.rules, parsed.dealer, parsed.hands, parsed.number, deck)
+        if len(_STARTS) >= _STARTS_MAX:
+            _STARTS.clear()
+        _STARTS[key] = start
+    return start
 
 
 def deal_log(deal: Deal) -> list[tuple[int, engine.Action]]:
+    # Plain values: every request replays a log, and model instances would cost more than the
+    # replay itself.
+    rows = deal.actions.order_by("sequence").values_list("seat", "kind", "payload")
     return [
-        (row.seat, engine.action_from_dict({"kind": row.kind, **row.payload}))
-        for row in deal.actions.order_by("sequence")
+        (seat, engine.action_from_dict({"kind": kind, **payload})) for seat, kind, payload in rows
     ]
 
 
@@ -65,13 +91,22 @@ def replay_deal(match: Match, deal: Deal) -> engine.Deal:
     return engine.Deal.replay(deal_start(match, deal), deal_log(deal))
 
 
-def bot_to_act(match: Match) -> int | None:
-    """The seat index of the computer player whose move it is, if any."""
-    deal = replay_deal(match, current_deal(match))
+def latest_deals(match: Match) -> list[Deal]:
+    """The current deal and the one before it, newest first: what a seat view shows."""
+    return list(match.deals.order_by("-sequence")[:2])
+
+
+def bot_seat(match: Match, deal: engine.Deal) -> int | None:
+    """The seat of the computer player to act in ``deal``, if any (seats prefetched or not)."""
     if deal.to_act is None:
         return None
-    seat = match.seats.get(index=deal.to_act)
+    seat = next(seat for seat in match.seats.all() if seat.index == deal.to_act)
     return seat.index if seat.is_bot else None
+
+
+def bot_to_act(match: Match) -> int | None:
+    """The seat index of the computer player whose move it is, if any."""
+    return bot_seat(match, replay_deal(match, current_deal(match)))
 
 
 def seats_summary(match: Match) -> list[dict[str, Any]]:
@@ -108,8 +143,44 @@ def _trick(trick: engine.Trick | None) -> dict[str, Any] | None:
     return None if trick is None else trick.to_dict()
 
 
-def seat_view(match: Match, seat: int) -> dict[str, Any]:
-    """Everything ``seat`` may see of the match now, and nothing more."""
+# What an action can change on a match row.
+MATCH_STATE = ["status", "version", "totals", "ranking", "finished_at", "updated_at"]
+VIEW_READ_ATTEMPTS = 3
+
+
+def seat_view(
+    match: Match,
+    seat: int,
+    *,
+    deals: list[Deal] | None = None,
+    current: engine.Deal | None = None,
+) -> dict[str, Any]:
+    """Everything ``seat`` may see of the match now, and nothing more.
+
+    The service layer passes what it has just loaded and replayed under the match lock: the
+    `latest_deals` and the current deal's engine state (None once the match is over), so an
+    action replays its deal once.
+    """
+    if deals is not None:
+        return _seat_view(match, seat, deals, current)
+    # Without the lock, a move committed between reading the match and reading its log would
+    # pair one version's number with the next one's cards, and the seat would be refused when
+    # it sends that version back. Versions only grow, so an unchanged version afterwards proves
+    # that nothing was committed in between; otherwise read again, at last under the lock.
+    for _ in range(VIEW_READ_ATTEMPTS):
+        version = match.version
+        view = _seat_view(match, seat, latest_deals(match), None)
+        if Match.objects.filter(pk=match.pk, version=version).exists():
+            return view
+        match.refresh_from_db(fields=MATCH_STATE)
+    with transaction.atomic():
+        match.refresh_from_db(fields=MATCH_STATE, from_queryset=Match.objects.select_for_update())
+        return _seat_view(match, seat, latest_deals(match), None)
+
+
+def _seat_view(
+    match: Match, seat: int, deals: list[Deal], current: engine.Deal | None
+) -> dict[str, Any]:
     view: dict[str, Any] = {
         "match_id": str(match.id),
         "game": match.game,
@@ -124,15 +195,16 @@ def seat_view(match: Match, seat: int) -> dict[str, Any]:
         "deal": None,
         "previous_deal": None,
     }
-    deals = list(match.deals.order_by("-sequence")[:2])
     if not deals:
         return view
-    current = deals[0]
+    current_row = deals[0]
     previous = next((d for d in deals if d.status in ENDED), None)
     if previous is not None:
         view["previous_deal"] = ended_deal_summary(match, previous)
-    if current.status == DealStatus.IN_PROGRESS:
-        view["deal"] = deal_view(replay_deal(match, current).observation(seat), current)
+    if current_row.status == DealStatus.IN_PROGRESS:
+        if current is None:
+            current = replay_deal(match, current_row)
+        view["deal"] = deal_view(current.observation(seat), current_row)
     return view
 
 
@@ -151,10 +223,32 @@ def deal_view(observation: engine.Observation, deal: Deal) -> dict[str, Any]:
     return view
 
 
+# Last tricks of ended deals. An ended deal never changes, and every seat view shows the
+# previous deal's last trick: without this each view would replay two deals. The key holds the
+# deal's commitment and end time besides its id, so an id used again (SQLite reuses the ids of
+# rolled-back rows) or an ending that was rolled back can never be served. Bounded by starting
+# afresh when full; a miss costs one replay.
+_LAST_TRICKS: dict[tuple[Any, ...], dict[str, Any] | None] = {}
+_LAST_TRICKS_MAX = 4096
+
+
+def _last_trick(match: Match, deal: Deal) -> dict[str, Any] | None:
+    key = (deal.pk, deal.commitment, deal.finished_at)
+    try:
+        trick = _LAST_TRICKS[key]
+    except KeyError:
+        tricks = replay_deal(match, deal).completed_tricks()
+        trick = _trick(tricks[-1] if tricks else None)
+        if len(_LAST_TRICKS) >= _LAST_TRICKS_MAX:
+            _LAST_TRICKS.clear()
+        _LAST_TRICKS[key] = trick
+    # A copy, so no caller can change what the next request is shown.
+    return copy.deepcopy(trick)
+
+
 def ended_deal_summary(match: Match, deal: Deal) -> dict[str, Any]:
     """The public result of an ended deal, with its last trick."""
-    engine_deal = replay_deal(match, deal)
-    tricks = engine_deal.completed_tricks()
+    assert deal.status in ENDED, "only an ended deal's last trick is final"
     return {
         "number": deal.number,
         "sequence": deal.sequence,
@@ -165,7 +259,7 @@ def ended_deal_summary(match: Match, deal: Deal) -> dict[str, Any]:
         "tricks_won": deal.tricks,
         "scores": deal.scores,
         "outcomes": deal.outcomes,
-        "last_trick": _trick(tricks[-1] if tricks else None),
+        "last_trick": _last_trick(match, deal),
     }
 
 
@@ -194,6 +288,16 @@ def deal_record(match: Match, deal: Deal) -> dict[str, Any]:
         "started_at": deal.started_at.isoformat(),
         "finished_at": deal.finished_at.isoformat() if deal.finished_at else None,
     }
+
+
+def wait_for_move(match: Match, after: int, timeout: float) -> None:
+    """Return when ``match`` may have moved past version ``after``, or after ``timeout``
+    seconds at most (see games/notify.py); the caller reads the match again either way."""
+
+    def moved() -> bool:
+        return Match.objects.filter(pk=match.pk, version__gt=after).exists()
+
+    notify.wait(match.pk, moved, timeout)
 
 
 def events(match: Match, after: int, limit: int = 200) -> list[dict[str, Any]]:

@@ -10,15 +10,18 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import prefetch_related_objects
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerUnavailable
 
-from games import engine, selectors
+from games import engine, notify, selectors
 from games.engine.shuffle import deck_commitment, new_salt, secure_choice
 from games.errors import (
     ActionRefused,
@@ -76,6 +79,8 @@ class ActionResult:
 
 
 BOT_NAMES = {BotLevel.EASY: "Easy bot", BotLevel.MEDIUM: "Medium bot", BotLevel.HARD: "Hard bot"}
+
+logger = logging.getLogger(__name__)
 
 
 def create_match(
@@ -153,7 +158,7 @@ def submit_action(
     """Apply ``action`` for ``seat``: for ``user``'s own seat, or, with no user, for a computer
     player's seat. Raises a `ServiceError` and changes nothing when the action is refused."""
     with transaction.atomic():
-        match = _lock(match_id)
+        match = _lock_active(match_id)
         if idempotency is not None:
             record = IdempotencyRecord.objects.filter(
                 user_id=idempotency.user_id, key=idempotency.key
@@ -162,7 +167,7 @@ def submit_action(
                 if record.fingerprint != idempotency.fingerprint:
                     raise IdempotencyKeyReused()
                 return ActionResult(view=record.body, replayed=True)
-        seat_row = match.seats.get(index=seat)
+        seat_row = _seat(match, seat)
         if (user is None and not seat_row.is_bot) or (
             user is not None and seat_row.user_id != user.pk
         ):
@@ -171,27 +176,9 @@ def submit_action(
             raise MatchNotActive()
         if expected_version is not None and expected_version != match.version:
             raise StaleVersion(current_version=match.version)
-        deal_row = selectors.current_deal(match)
-        deal = selectors.replay_deal(match, deal_row)
-        try:
-            deal.apply(seat, action)
-        except engine.IllegalAction as error:
-            raise ActionRefused(error) from None
-        match.version += 1
-        Action.objects.create(
-            match=match,
-            deal=deal_row,
-            sequence=len(deal.log),
-            version=match.version,
-            seat=seat,
-            kind=action.kind.value,
-            payload={k: v for k, v in action.to_dict().items() if k != "kind"},
-        )
-        _record_progress(deal_row, deal)
-        if deal.is_over:
-            _end_deal(match, deal_row, deal)
-        match.save()
-        view = selectors.seat_view(match, seat)
+        deals = selectors.latest_deals(match)
+        deals, current = _apply(match, deals, selectors.replay_deal(match, deals[0]), seat, action)
+        view = selectors.seat_view(match, seat, deals=deals, current=current)
         if idempotency is not None:
             IdempotencyRecord.objects.create(
                 user_id=idempotency.user_id,
@@ -202,8 +189,39 @@ def submit_action(
             )
         if user is not None:
             # A bot's own task goes on playing the following bot turns itself.
-            _schedule_bots_on_commit(match)
+            _schedule_bots_on_commit(match, current)
     return ActionResult(view=view)
+
+
+def play_bot_turn(
+    *,
+    match_id: uuid.UUID,
+    version: int,
+    choose: Callable[[engine.Observation, Seat], engine.Action],
+) -> int | None:
+    """Let the computer player whose turn it is at ``version`` move; returns the new version.
+
+    ``choose(observation, seat)`` decides from the seat's observation (the seat row tells what
+    the player plays as). It runs under the match lock, so it decides on exactly the state its
+    move applies to (the deal is replayed once) and no one else can act meanwhile: it is a
+    bot's turn anyway. Returns None, changing nothing, when the match is not at ``version`` or
+    no bot is to act: a duplicate or late task can never move twice.
+    """
+    with transaction.atomic():
+        try:
+            match = _lock_active(match_id)
+        except MatchNotFound:
+            return None
+        if match.status != MatchStatus.ACTIVE or match.version != version:
+            return None
+        deals = selectors.latest_deals(match)
+        deal = selectors.replay_deal(match, deals[0])
+        seat = selectors.bot_seat(match, deal)
+        if seat is None:
+            return None
+        action = choose(deal.observation(seat), _seat(match, seat))
+        _apply(match, deals, deal, seat, action)
+    return match.version
 
 
 def abandon_match(*, match_id: uuid.UUID) -> Match:
@@ -216,6 +234,7 @@ def abandon_match(*, match_id: uuid.UUID) -> Match:
         match.finished_at = timezone.now()
         match.version += 1
         match.save()
+        _announce_on_commit(match)
     return match
 
 
@@ -226,13 +245,58 @@ def _lock(match_id: uuid.UUID) -> Match:
         raise MatchNotFound() from None
 
 
+def _lock_active(match_id: uuid.UUID) -> Match:
+    """`_lock`, with the seats loaded: they never change once a match is active, so one query
+    serves every later look-up of the action."""
+    match = _lock(match_id)
+    prefetch_related_objects([match], "seats")
+    return match
+
+
+def _seat(match: Match, index: int) -> Seat:
+    return next(seat for seat in match.seats.all() if seat.index == index)
+
+
+def _apply(
+    match: Match, deals: list[Deal], deal: engine.Deal, seat: int, action: engine.Action
+) -> tuple[list[Deal], engine.Deal | None]:
+    """Apply ``action`` to ``deal`` (the replayed ``deals[0]``) and record it. Returns the
+    latest deals and the current deal's engine state afterwards: a fresh deal when this action
+    ended one, None when it ended the match."""
+    deal_row = deals[0]
+    try:
+        deal.apply(seat, action)
+    except engine.IllegalAction as error:
+        raise ActionRefused(error) from None
+    match.version += 1
+    Action.objects.create(
+        match=match,
+        deal=deal_row,
+        sequence=len(deal.log),
+        version=match.version,
+        seat=seat,
+        kind=action.kind.value,
+        payload={k: v for k, v in action.to_dict().items() if k != "kind"},
+    )
+    _record_progress(deal_row, deal)
+    current: engine.Deal | None = deal
+    if deal.is_over:
+        next_row = _end_deal(match, deal_row, deal)
+        deals = [deal_row] if next_row is None else [next_row, deal_row]
+        current = None if next_row is None else engine.Deal(selectors.deal_start(match, next_row))
+    # Only what an action changes: the rest of the row (the rules among it) stays as written.
+    match.save(update_fields=selectors.MATCH_STATE)
+    _announce_on_commit(match)
+    return deals, current
+
+
 def _start_if_full(match: Match) -> None:
     if match.seats.filter(user__isnull=True, bot_level="").exists():
         return
     match.status = MatchStatus.ACTIVE
     match.save(update_fields=["status", "updated_at"])
-    _deal(match, dealer=match.first_dealer, number=1)
-    _schedule_bots_on_commit(match)
+    deal_row = _deal(match, dealer=match.first_dealer, number=1)
+    _schedule_bots_on_commit(match, engine.Deal(selectors.deal_start(match, deal_row)))
 
 
 def _deal(match: Match, *, dealer: int, number: int) -> Deal:
@@ -255,17 +319,26 @@ def _deal(match: Match, *, dealer: int, number: int) -> Deal:
 
 
 def _record_progress(deal_row: Deal, deal: engine.Deal) -> None:
-    """Copy what the engine now knows about the contract onto the deal row (for listings)."""
-    deal_row.declarer = deal.declarer
-    deal_row.bid = deal.bid
-    deal_row.trump = deal.trump.letter if deal.trump is not None else ""
-    deal_row.announcements = (
-        list(deal.announcements) if deal.rules.spades_announcements else None
-    )
-    deal_row.tricks = deal.tricks_won
+    """Copy what the engine now knows about the contract and tricks onto the deal row (for
+    listings and review), writing only when something changed: most cards change nothing."""
+    progress = {
+        "declarer": deal.declarer,
+        "bid": deal.bid,
+        "trump": deal.trump.letter if deal.trump is not None else "",
+        "announcements": (
+            list(deal.announcements) if deal.rules.spades_announcements else None
+        ),
+        "tricks": deal.tricks_won,
+    }
+    changed = [name for name, value in progress.items() if getattr(deal_row, name) != value]
+    for name in changed:
+        setattr(deal_row, name, progress[name])
+    if changed and not deal.is_over:  # an ended deal is saved whole by `_end_deal`
+        deal_row.save(update_fields=changed)
 
 
-def _end_deal(match: Match, deal_row: Deal, deal: engine.Deal) -> None:
+def _end_deal(match: Match, deal_row: Deal, deal: engine.Deal) -> Deal | None:
+    """Record the end of a deal and deal the next one; None when that was the match's last."""
     deal_row.finished_at = timezone.now()
     if deal.phase == engine.Phase.REDEALT:
         deal_row.status = DealStatus.REDEALT
@@ -285,17 +358,39 @@ def _end_deal(match: Match, deal_row: Deal, deal: engine.Deal) -> None:
                 match.totals, deal.tricks_won, partnership=deal.rules.is_partnership
             )
         )
-        return
+        return None
     dealer, number = engine.following_deal(
         deal.rules, deal_row.dealer, deal_row.number, deal.phase == engine.Phase.REDEALT
     )
-    _deal(match, dealer=dealer, number=number)
+    return _deal(match, dealer=dealer, number=number)
 
 
-def _schedule_bots_on_commit(match: Match) -> None:
-    if match.status != MatchStatus.ACTIVE or not selectors.bot_to_act(match):
+def _announce_on_commit(match: Match) -> None:
+    # Wakes the event feed's long polls of this match (games/notify.py).
+    match_id, version = match.id, match.version
+    transaction.on_commit(lambda: notify.announce(match_id, version))
+
+
+def _schedule_bots_on_commit(match: Match, current: engine.Deal | None) -> None:
+    """Once the transaction commits, send a task to play the computer players' turns that
+    follow, if a computer player is to act in ``current`` (the current deal's engine state)."""
+    if match.status != MatchStatus.ACTIVE or current is None:
         return
+    if selectors.bot_seat(match, current) is None:
+        return
+    match_id, version = str(match.id), match.version
+    transaction.on_commit(lambda: _send_bot_turns(match_id, version))
+
+
+def _send_bot_turns(match_id: str, version: int) -> None:
     from bots.tasks import play_bot_turns
 
-    match_id, version = match.id, match.version
-    transaction.on_commit(lambda: play_bot_turns.delay(str(match_id), version))
+    try:
+        play_bot_turns.delay(match_id, version)
+    except BrokerUnavailable:
+        # The move is committed: failing the request now would report an applied move as an
+        # error. The sweeper (games/sweeper.py) sends the turn again once the broker is back.
+        logger.warning(
+            "bot turn not queued: broker unavailable",
+            extra={"match_id": match_id, "version": version},
+        )

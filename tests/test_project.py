@@ -1,11 +1,27 @@
-"""Project wiring: settings, health probe, API schema and docs."""
+"""Project wiring: settings, probes, throttling, logs, API schema and docs."""
 
+import io
+import json
+import logging
+import os
 import re
+import secrets
+import socket
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from django.conf import settings
+from django.core.cache import cache
 from django.core.management import call_command
+from django.db import OperationalError, connection
 from django.test import Client
+from rest_framework.throttling import SimpleRateThrottle
+
+from batak_api.cache import FailOpenRedisCache
+from batak_api.logs import ContextFilter, JsonFormatter, log_context
 
 SCHEMA_PATH = Path(settings.BASE_DIR) / "openapi" / "schema.yaml"
 STALE_SCHEMA = (
@@ -45,3 +61,152 @@ def test_redoc_is_served_without_a_cdn(client: Client) -> None:
 
     assert response.status_code == 200
     assert not re.findall(r"https?://", response.content.decode())
+
+
+# --- probes ------------------------------------------------------------------------------------
+
+
+def test_readyz_answers_when_database_and_broker_do(client: Client, db: None) -> None:
+    response = client.get("/readyz")
+
+    assert response.status_code == 200
+    # The test settings have no Redis: tasks run in-process, so there is no broker to reach.
+    assert response.json() == {"status": "ok", "checks": {"database": "ok", "broker": "in-process"}}
+
+
+def test_readyz_is_503_naming_what_is_unreachable(
+    client: Client, db: None, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.REDIS_URL = f"redis://127.0.0.1:{_closed_port()}/0"
+
+    def no_database() -> None:
+        raise OperationalError("connection refused")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(connection, "cursor", no_database)
+        response = client.get("/readyz")
+
+    assert response.status_code == 503
+    assert response["Content-Type"] == "application/problem+json"
+    body = response.json()
+    assert body["code"] == "not_ready"
+    assert body["checks"] == {"database": "unreachable", "broker": "unreachable"}
+
+
+# --- production settings -----------------------------------------------------------------------
+
+
+def _manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    # Settings are read once per process, so the production ones need a process of their own.
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=settings.BASE_DIR,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_production_settings_pass_check_deploy() -> None:
+    result = _manage(
+        "check", "--deploy", "--fail-level", "WARNING",
+        DJANGO_DEBUG="false", DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
+    )
+
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_production_settings_refuse_the_development_key() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SECRET_KEY"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=settings.BASE_DIR,
+        env={**env, "DJANGO_DEBUG": "false"}, capture_output=True, text=True, timeout=120,
+    )
+
+    assert result.returncode != 0
+    assert "Set DJANGO_SECRET_KEY" in result.stderr
+
+
+# --- throttling --------------------------------------------------------------------------------
+
+
+def test_sign_ups_beyond_the_rate_are_refused_with_a_problem(
+    client: Client, db: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The rates are read when DRF is imported; the debug settings of the tests leave them off.
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"anon": "2/minute", "user": None})
+    cache.clear()
+
+    statuses = [
+        client.post("/api/v1/auth/guest", {}, content_type="application/json").status_code
+        for _ in range(3)
+    ]
+    refused = client.post("/api/v1/auth/guest", {}, content_type="application/json")
+
+    assert statuses == [201, 201, 429]
+    assert refused["Content-Type"] == "application/problem+json"
+    assert refused.json()["code"] == "throttled"
+    assert int(refused["Retry-After"]) > 0
+
+
+def test_the_cache_fails_open_when_redis_is_unreachable() -> None:
+    unreachable = FailOpenRedisCache(f"redis://127.0.0.1:{_closed_port()}/0", {})
+
+    unreachable.set("throttle", [1.0], 60)
+    assert unreachable.get("throttle", []) == []
+    assert unreachable.get_many(["a", "b"]) == {}
+    assert unreachable.add("note", 1, 60) is False
+
+
+# --- logs --------------------------------------------------------------------------------------
+
+
+def test_json_logs_are_one_line_with_extras_and_context() -> None:
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    handler.addFilter(ContextFilter())
+    logger = logging.getLogger("tests.json")
+    logger.addHandler(handler)
+    try:
+        with log_context(request_id="r-1", match_id="m-1"):
+            try:
+                raise ValueError("two\nlines")
+            except ValueError:
+                logger.exception("move %s refused", "QC", extra={"version": 7})
+    finally:
+        logger.removeHandler(handler)
+
+    [line] = stream.getvalue().splitlines()
+    record = json.loads(line)
+    assert record["message"] == "move QC refused"
+    assert record["level"] == "ERROR"
+    assert (record["request_id"], record["match_id"], record["version"]) == ("r-1", "m-1", 7)
+    assert "ValueError: two\nlines" in record["exc_info"]
+
+
+def test_each_request_is_logged_with_its_id_and_match(
+    client: Client, db: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    match_id = "8b0e4b52-8d0c-4f3c-9d38-0f1f2b7f1a10"
+    caplog.handler.addFilter(ContextFilter())
+    with caplog.at_level(logging.INFO, logger="batak_api.request"):
+        response = client.get(f"/api/v1/matches/{match_id}/view", HTTP_X_REQUEST_ID="abc-123")
+
+    assert response["X-Request-ID"] == "abc-123"
+    [record] = [r for r in caplog.records if r.name == "batak_api.request"]
+    assert (record.status, record.request_id, record.match_id) == (401, "abc-123", match_id)
+    assert record.path == f"/api/v1/matches/{match_id}/view"
+
+
+def test_a_request_id_that_is_no_token_is_replaced(client: Client) -> None:
+    response = client.get("/healthz", HTTP_X_REQUEST_ID="forged\nline")
+
+    assert re.fullmatch(r"[0-9a-f]{32}", response["X-Request-ID"])
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

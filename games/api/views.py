@@ -401,7 +401,6 @@ class DealDetailView(MatchEndpoint):
 
 
 MAX_WAIT_SECONDS = 30
-POLL_INTERVAL_SECONDS = 0.2
 
 
 class EventsView(MatchEndpoint):
@@ -429,7 +428,7 @@ class EventsView(MatchEndpoint):
             idle = self.match.status != MatchStatus.ACTIVE
             if found or idle or time.monotonic() >= deadline:
                 break
-            time.sleep(POLL_INTERVAL_SECONDS)
+            selectors.wait_for_move(self.match, params["after"], deadline - time.monotonic())
         body = {"events": found, "version": self.match.version, "status": self.match.status}
         return Response(s.EventPageSerializer(body).data)
 

@@ -244,3 +244,17 @@ def test_announce_and_redeal_endpoints(player) -> None:
     assert response.status_code == 200 and response.json()["deal"]["announcements"][seat] == 3
     refused = players[seat].post(f"/matches/{match_id}/redeal")
     assert refused.status_code == 422 and refused.json()["code"] == "redeal_not_allowed"
+
+
+def test_deal_row_follows_the_contract_during_play(player) -> None:
+    from games.models import Deal as DealRow
+
+    match_id, players = table_of_four(player)
+    seat, _ = to_act(players, match_id)
+    players[seat].post(f"/matches/{match_id}/bid", {"tricks": 5})
+    for _ in range(3):
+        nxt, _ = to_act(players, match_id)
+        players[nxt].post(f"/matches/{match_id}/pass")
+    players[seat].post(f"/matches/{match_id}/trump", {"suit": "D"})
+    row = DealRow.objects.get(match_id=match_id)
+    assert (row.declarer, row.bid, row.trump, row.tricks) == (seat, 5, "D", [0, 0, 0, 0])

@@ -49,11 +49,6 @@ def test_a_whole_table_against_its_characters(table) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.xfail(
-    strict=True,
-    reason="bots/tasks.py does not yet pass `tour.content.style_for(seat.character)` to "
-    "`choose_action`; remove this mark once it does",
-)
 def test_characters_play_in_their_own_style(monkeypatch) -> None:
     seen: dict[int, set] = {1: set(), 2: set(), 3: set()}
 

@@ -1,0 +1,68 @@
+"""Django's Redis cache, made to fail open.
+
+The cache holds only what can be lost: API throttling counters and the bot sweeper's notes. When
+Redis is unreachable, serving a person's move unthrottled is better than refusing it with a 500,
+so here a Redis error reads as a miss and a write is dropped. After an error Redis is left alone
+for a moment, so an outage costs each request nothing rather than a connect timeout per call.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
+
+RETRY_AFTER_SECONDS = 1.0
+
+
+class FailOpenRedisCacheClient(RedisCacheClient):
+    _down_until = 0.0
+
+    def _guard(self, method: str, fallback: Any, *args: Any) -> Any:
+        if time.monotonic() < self._down_until:
+            return fallback
+        try:
+            return getattr(super(), method)(*args)
+        except RedisError as error:
+            # One warning per pause: an outage would otherwise log a line per request.
+            logger.warning("cache unavailable, going on without it: %s", error)
+            self._down_until = time.monotonic() + RETRY_AFTER_SECONDS
+            return fallback
+
+    def get(self, key: Any, default: Any) -> Any:
+        return self._guard("get", default, key, default)
+
+    def get_many(self, keys: Any) -> dict[Any, Any]:
+        return self._guard("get_many", {}, keys)
+
+    def has_key(self, key: Any) -> bool:
+        return self._guard("has_key", False, key)
+
+    def add(self, key: Any, value: Any, timeout: Any) -> bool:
+        return self._guard("add", False, key, value, timeout)
+
+    def set(self, key: Any, value: Any, timeout: Any) -> None:
+        self._guard("set", None, key, value, timeout)
+
+    def set_many(self, data: Any, timeout: Any) -> None:
+        self._guard("set_many", None, data, timeout)
+
+    def touch(self, key: Any, timeout: Any) -> bool:
+        return self._guard("touch", False, key, timeout)
+
+    def delete(self, key: Any) -> bool:
+        return self._guard("delete", False, key)
+
+    def delete_many(self, keys: Any) -> None:
+        self._guard("delete_many", None, keys)
+
+
+class FailOpenRedisCache(RedisCache):
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = FailOpenRedisCacheClient

@@ -1,0 +1,502 @@
+"""Load benchmark of the scaled-out form on this machine.
+
+    python -m bots.loadbench [--clients 50] [--seconds 20] [--level medium] [--json FILE]
+
+Starts a scratch PostgreSQL database, a Redis of its own, gunicorn (the image's configuration)
+and a Celery worker and beat, all on loopback, then runs three phases of ``--seconds`` each,
+with ``--clients`` simulated clients as threads of this process:
+
+touch  each client posts to a trivial authenticated endpoint that does one database write:
+       the framework's own cost per request, the baseline.
+moves  each client plays all four seats of matches between people, so that every request is a
+       move (the client follows each deal with the engine to know each seat's legal moves): the
+       move endpoint's throughput, reported as a share of the baseline's.
+bots   each client plays matches against three computer players of ``--level``, following the
+       event feed as an app does: move latency, bot turnaround (the person's move answered →
+       the person's next turn seen), actions per second (the bots' included).
+
+Finally every match played is checked against an engine replay (no accepted move lost or
+applied twice), the scratch database is dropped and every process stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import json
+import os
+import platform
+import random
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from datetime import UTC, datetime
+from http.client import HTTPException
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+
+from bots.loadbench import client
+from bots.loadbench.stack import ROOT, Stack, production_env
+
+PHASES = ("touch", "moves", "bots")
+
+
+@dataclasses.dataclass
+class Budget:
+    """A phase's bounds: a deadline and a number of requests, whichever comes first."""
+
+    deadline: float
+    requests: itertools.count[int]
+    limit: int
+
+    def take(self) -> bool:
+        return time.monotonic() < self.deadline and next(self.requests) < self.limit
+
+    def open(self) -> bool:
+        return time.monotonic() < self.deadline
+
+
+@dataclasses.dataclass
+class Tally:
+    """What one client thread saw; merged per phase."""
+
+    latencies: list[float] = dataclasses.field(default_factory=list)
+    turnarounds: list[float] = dataclasses.field(default_factory=list)
+    reads: Counter[str] = dataclasses.field(default_factory=Counter)
+    errors: Counter[str] = dataclasses.field(default_factory=Counter)
+    # (match id, version, seat, action) of every move answered with 200.
+    accepted: list[tuple[str, int, int, dict[str, Any]]] = dataclasses.field(default_factory=list)
+
+    def merge(self, other: Tally) -> None:
+        self.latencies += other.latencies
+        self.turnarounds += other.turnarounds
+        self.reads.update(other.reads)
+        self.errors.update(other.errors)
+        self.accepted += other.accepted
+
+    def answer(self, response: client.Response, expected: int = 200) -> bool:
+        self.latencies.append(response.seconds)
+        if response.status != expected:
+            code = response.body.get("code") if isinstance(response.body, dict) else ""
+            self.errors[f"{response.status} {code}".strip()] += 1
+            return False
+        return True
+
+
+# --- the clients -------------------------------------------------------------------------------
+
+
+def touch_client(web: str, token: str, budget: Budget, rng: random.Random) -> Tally:
+    tally = Tally()
+    api = client.Api(web, token)
+    while budget.take():
+        tally.answer(api.post("/loadbench/touch"))
+    api.close()
+    return tally
+
+
+def moves_client(web: str, tokens: list[str], budget: Budget, rng: random.Random) -> Tally:
+    tally = Tally()
+    apis = [client.Api(web, token) for token in tokens]
+    while budget.open():
+        match_id = client.expect(apis[0].post(f"{client.API}/matches", {
+            "game": "auction", "deals": 4, "seats": [{"kind": "me"}] + [{"kind": "open"}] * 3,
+        }), 201, "create match")["id"]
+        for seat, api in enumerate(apis[1:], start=1):
+            client.expect(api.post(f"{client.API}/matches/{match_id}/join", {"seat": seat}),
+                          200, "join")
+        while budget.open() and (tracked := _follow_deal(apis, match_id)) is not None:
+            if not _play_deal(apis, match_id, *tracked, budget, rng, tally):
+                break  # refused: the next match starts from a known state
+    return tally
+
+
+def _play_deal(
+    apis: list[client.Api],
+    match_id: str,
+    deal: Any,
+    version: int,
+    budget: Budget,
+    rng: random.Random,
+    tally: Tally,
+) -> bool:
+    """Play random legal moves for whichever seat is to act until the deal is over; False when
+    the budget ran out or a move was refused."""
+    from games import engine
+
+    while not deal.is_over:
+        if not budget.take():
+            return False
+        seat = deal.to_act
+        action = rng.choice(
+            [a for a in deal.legal_actions(seat) if a.kind != engine.ActionKind.REDEAL]
+        )
+        response = client.act(apis[seat], match_id, action.to_dict(), expected_version=version)
+        if not tally.answer(response):
+            return False
+        deal.apply(seat, action)
+        version = response.body["version"]
+        tally.accepted.append((match_id, version, seat, action.to_dict()))
+    return True
+
+
+def _follow_deal(apis: list[client.Api], match_id: str) -> tuple[Any, int] | None:
+    """The engine state of the match's current deal, built from the four seats' hands, and the
+    match version; None when the match is over."""
+    from games import engine
+
+    views = [client.view(api, match_id) for api in apis]
+    if views[0]["deal"] is None:
+        return None
+    deal = views[0]["deal"]
+    start = engine.DealStart.from_cards(
+        engine.TableRules.from_dict(views[0]["rules"]),
+        deal["dealer"],
+        [[engine.Card.parse(card) for card in view["deal"]["hand"]] for view in views],
+        deal["number"],
+    )
+    return engine.Deal(start), views[0]["version"]
+
+
+def bots_client(
+    web: str, token: str, budget: Budget, rng: random.Random, level: str, think: float
+) -> Tally:
+    tally = Tally()
+    api = client.Api(web, token)
+    # People neither arrive nor think in step: without this, clients started together would
+    # keep sending their moves in bursts.
+    time.sleep(rng.uniform(0, think))
+    while budget.open():
+        match_id = client.match_against_bots(api, levels=[level] * 3, deals=4)
+        view = client.view(api, match_id)
+        answered: tuple[float, int] | None = None  # when the person's last move was answered
+        while view["status"] == "active" and budget.open():
+            if not client.my_turn(view):
+                client.events(api, match_id, after=view["version"], wait=10)
+                view = client.view(api, match_id)
+                tally.reads.update(("events", "view"))
+                continue
+            if answered is not None and view["version"] > answered[1]:
+                tally.turnarounds.append(time.perf_counter() - answered[0])
+            time.sleep(rng.uniform(0.5, 1.5) * think)
+            if not budget.take():
+                break
+            action = client.random_action(view, rng)
+            response = client.act(api, match_id, action, expected_version=view["version"])
+            if not tally.answer(response):
+                view = client.view(api, match_id)
+                answered = None
+                continue
+            tally.accepted.append((match_id, response.body["version"], 0, action))
+            answered = (time.perf_counter(), response.body["version"])
+            view = response.body
+    api.close()
+    return tally
+
+
+def run_phase(
+    name: str, count: int, seconds: float, limit: int, make: Callable[[int, Budget], Tally]
+) -> tuple[Tally, float]:
+    budget = Budget(time.monotonic() + seconds, itertools.count(), limit)
+    results: list[Tally] = [Tally() for _ in range(count)]
+
+    def run(index: int) -> None:
+        try:
+            results[index] = make(index, budget)
+        except (OSError, HTTPException, client.ApiError) as error:
+            results[index].errors[f"client stopped: {type(error).__name__}: {error}"[:160]] += 1
+
+    threads = [threading.Thread(target=run, args=(i,), name=f"{name}-{i}") for i in range(count)]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - started
+    total = Tally()
+    for result in results:
+        total.merge(result)
+    return total, elapsed
+
+
+# --- measuring ---------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], share: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """User and system CPU time of each of these processes still alive."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    times = {}
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        times[pid] = (int(fields[11]) + int(fields[12])) / ticks
+    return times
+
+
+def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:
+    # Only processes alive at both ends: a database backend that came and went (other clients
+    # of the server) would otherwise count as negative time.
+    return sum(after[pid] - before[pid] for pid in after.keys() & before.keys())
+
+
+def busy_cores() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine so far, from /proc/stat."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (sum(fields) - idle) / ticks, sum(fields) / ticks
+
+
+def process_groups(stack: Stack) -> dict[str, list[int]]:
+    """The pids of each part, by process session (each was started in one of its own), and of
+    this process (the clients)."""
+    sessions = {process.pid: name for name, process in stack.processes.items()}
+    groups: dict[str, list[int]] = {name: [] for name in stack.processes}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        session = int(stat.rsplit(")", 1)[1].split()[3])
+        if session in sessions:
+            groups[sessions[session]].append(int(entry.name))
+    groups["clients"] = [os.getpid()]
+    return groups
+
+
+def server_turnarounds(since: datetime) -> list[float]:
+    """From the log: a person's move committed → the last of the bots' moves that followed it
+    committed (the turn back with the person), for every person's move answered by bots."""
+    from games.models import Action, Seat
+
+    bots = set(Seat.objects.exclude(bot_level="").values_list("match_id", "index"))
+    rows = Action.objects.filter(created_at__gte=since).order_by("match_id", "version")
+    turnarounds = []
+    moved: datetime | None = None
+    last_bot: datetime | None = None
+    current = None
+    for match_id, seat, created in rows.values_list("match_id", "seat", "created_at"):
+        if match_id != current:
+            current, moved, last_bot = match_id, None, None
+        if (match_id, seat) in bots:
+            last_bot = created
+            continue
+        if moved is not None and last_bot is not None:
+            turnarounds.append((last_bot - moved).total_seconds())
+        moved, last_bot = created, None
+    return turnarounds
+
+
+def machine() -> dict[str, Any]:
+    model = next(
+        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+         if line.startswith("model name")), platform.processor(),
+    )
+    return {
+        "cpu": model,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+        "kernel": platform.release(),
+    }
+
+
+# --- the run -----------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bots.loadbench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=20, help="length of each phase")
+    parser.add_argument("--max-requests", type=int, default=100_000, help="per phase")
+    parser.add_argument("--level", default="medium", help="level of the computer players")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="mean seconds a person thinks before each move in the bots phase "
+                        "(each wait drawn between half and one and a half times this)")
+    parser.add_argument("--phases", default=",".join(PHASES))
+    parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument("--web-threads", type=int, default=32)
+    parser.add_argument("--celery-concurrency", type=int, default=2)
+    parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/postgres",
+                        help="a PostgreSQL server (and database to connect to) where a scratch "
+                        "database may be created and dropped")
+    parser.add_argument("--json", type=Path, help="also write the results to this file")
+    parser.add_argument("--logs", type=Path,
+                        help="keep the processes' logs (JSON lines) in this folder")
+    args = parser.parse_args(argv)
+    phases = [phase for phase in args.phases.split(",") if phase]
+    unknown = set(phases) - set(PHASES)
+    if unknown:
+        parser.error(f"unknown phases: {', '.join(sorted(unknown))}")
+
+    scratch = f"batak_loadbench_{os.getpid()}_{secrets.token_hex(3)}"
+    admin_url = args.database_url
+    url = urlunsplit(urlsplit(admin_url)._replace(path=f"/{scratch}"))
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{scratch}"')
+    logs = args.logs or Path(tempfile.mkdtemp(prefix="batak-loadbench-"))
+    stack = Stack(production_env(url, "", LOG_LEVEL="INFO",
+                                 # Every client signs up from 127.0.0.1 within seconds.
+                                 THROTTLE_ANON_RATE="100000/minute",
+                                 THROTTLE_USER_RATE="100000/minute"), logs)
+    try:
+        stack.env["REDIS_URL"] = stack.start_redis()
+        _setup_django(stack.env)
+        subprocess.run([sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
+                       cwd=ROOT, env=stack.env, check=True)
+        web = stack.start_web(workers=args.web_workers, threads=args.web_threads,
+                              DJANGO_SETTINGS_MODULE="bots.loadbench.settings")
+        stack.start_worker(concurrency=args.celery_concurrency)
+        stack.start_beat()
+        report = _run(args, phases, stack, web)
+        report["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+        report["database"] = _server_versions(stack.env)
+    finally:
+        stack.stop_all()
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{scratch}" WITH (FORCE)')
+        if args.logs is None:
+            shutil.rmtree(logs, ignore_errors=True)
+    print(json.dumps(report, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    failed = report["errors"] or report["lost_or_duplicated"]
+    return 1 if failed else 0
+
+
+def _setup_django(env: dict[str, str]) -> None:
+    # This process reads the scratch database to check the logs at the end.
+    for name in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "DJANGO_DEBUG",
+                 "DJANGO_SECRET_KEY", "CELERY_QUEUE"):
+        os.environ[name] = env[name]
+    import django
+
+    django.setup()
+
+
+def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) -> dict[str, Any]:
+    from bots.loadbench import audit
+    from games.models import Action
+
+    report: dict[str, Any] = {
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "settings": {key: getattr(args, key) for key in
+                     ("clients", "seconds", "level", "think", "web_workers", "web_threads",
+                      "celery_concurrency")},
+        "phases": {},
+    }
+    rng = random.Random(2026)
+    seats = 4 if "moves" in phases else 1
+    tokens = [[client.guest(web).token or "" for _ in range(seats)] for _ in range(args.clients)]
+    accepted: list[tuple[str, int, int, dict[str, Any]]] = []
+    errors = 0
+    for phase in phases:
+        groups = process_groups(stack)
+        before = {name: cpu_seconds(pids) for name, pids in groups.items()}
+        machine_before = busy_cores()
+        started_at = datetime.now(UTC)
+        seeds = [rng.randrange(2**32) for _ in range(args.clients)]
+
+        def make(i: int, budget: Budget, phase: str = phase, seeds: list[int] = seeds) -> Tally:
+            rng = random.Random(seeds[i])
+            if phase == "touch":
+                return touch_client(web, tokens[i][0], budget, rng)
+            if phase == "moves":
+                return moves_client(web, tokens[i], budget, rng)
+            return bots_client(web, tokens[i][0], budget, rng, args.level, args.think)
+
+        tally, elapsed = run_phase(phase, args.clients, args.seconds, args.max_requests, make)
+        if phase == "bots":
+            time.sleep(2)  # the bots' turns still queued when the clients stopped
+        after = {name: cpu_seconds(pids) for name, pids in groups.items()}
+        machine_after = busy_cores()
+        result = {
+            "seconds": round(elapsed, 1),
+            "requests": len(tally.latencies),
+            "requests_per_second": round(len(tally.latencies) / elapsed, 1),
+            "latency_ms": {
+                f"p{q}": round(percentile(tally.latencies, q / 100) * 1000, 1)
+                for q in (50, 95, 99)
+            },
+            "errors": dict(tally.errors),
+            # Cores' worth of CPU each part used: what the machine's time went to.
+            "cpu_share": {
+                name: round(cpu_used(before[name], after[name]) / elapsed, 2) for name in after
+            },
+            # Busy share of all cores, whoever used them (PostgreSQL, other programs included).
+            "machine_busy": round(
+                (machine_after[0] - machine_before[0]) / (machine_after[1] - machine_before[1]), 2
+            ),
+        }
+        if phase == "bots":
+            actions = Action.objects.filter(created_at__gte=started_at).count()
+            result["actions"] = actions
+            result["actions_per_second"] = round(actions / elapsed, 1)
+            result["reads"] = dict(tally.reads)
+            # As the person sees it: their move answered → their next turn seen (event feed,
+            # then their seat's view).
+            result["bot_turnaround_ms"] = {
+                f"p{q}": round(percentile(tally.turnarounds, q / 100) * 1000, 1)
+                for q in (50, 95, 99)
+            }
+            # As the log shows it: the worker's part alone.
+            served = server_turnarounds(started_at)
+            result["bot_turnaround_in_log_ms"] = {
+                f"p{q}": round(percentile(served, q / 100) * 1000, 1) for q in (50, 95, 99)
+            }
+        report["phases"][phase] = result
+        accepted += tally.accepted
+        errors += sum(tally.errors.values())
+    if "touch" in report["phases"] and "moves" in report["phases"]:
+        report["moves_to_touch_throughput"] = round(
+            report["phases"]["moves"]["requests_per_second"]
+            / report["phases"]["touch"]["requests_per_second"], 2
+        )
+    problems = []
+    by_match: dict[str, list[tuple[int, int, dict[str, Any]]]] = {}
+    for match_id, version, seat, action in accepted:
+        by_match.setdefault(match_id, []).append((version, seat, action))
+    for match_id, moves in by_match.items():
+        problems += [f"{match_id}: {problem}" for problem in audit.log_problems(match_id, moves)]
+    report["matches_checked"] = len(by_match)
+    report["accepted_moves_checked"] = len(accepted)
+    report["lost_or_duplicated"] = problems
+    report["errors"] = errors
+    return report
+
+
+def _server_versions(env: dict[str, str]) -> dict[str, str]:
+    import redis
+
+    with psycopg.connect(env["DATABASE_URL"]) as connection:
+        row = connection.execute("SHOW server_version").fetchone()
+    with redis.Redis.from_url(env["REDIS_URL"]) as server:
+        info = server.info("server")
+    return {"postgresql": row[0] if row else "?", "redis": str(info.get("redis_version"))}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

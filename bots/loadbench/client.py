@@ -1,0 +1,157 @@
+"""A person at the table, over HTTP: the load benchmark's simulated clients and the integration
+tests play through this, exactly as an app would (guest token, views, moves, the event feed)."""
+
+from __future__ import annotations
+
+import dataclasses
+import http.client
+import json
+import random
+import time
+import urllib.parse
+from collections.abc import Sequence
+from typing import Any
+
+API = "/api/v1"
+ACTION_PATHS = {
+    "bid": "bid",
+    "pass": "pass",
+    "trump": "trump",
+    "announce": "announce",
+    "play": "play",
+    "redeal": "redeal",
+}
+# gunicorn closes a keep-alive connection after 5 s idle (batak_api/gunicorn_conf.py); a request
+# sent on it just then would fail, so an older connection is replaced before use.
+KEEPALIVE_SECONDS = 4.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Response:
+    status: int
+    body: Any
+    headers: dict[str, str]
+    seconds: float
+
+
+class Api:
+    """JSON over one keep-alive connection; one per thread."""
+
+    def __init__(self, base_url: str, token: str | None = None, timeout: float = 45.0) -> None:
+        parts = urllib.parse.urlsplit(base_url)
+        self.host = parts.hostname or "127.0.0.1"
+        self.port = parts.port or 80
+        self.token = token
+        self.timeout = timeout
+        self._connection: http.client.HTTPConnection | None = None
+        self._used = 0.0
+
+    def request(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> Response:
+        sent = dict(headers or {})
+        if self.token:
+            sent["Authorization"] = f"Token {self.token}"
+        payload = None
+        if body is not None:
+            payload = json.dumps(body).encode()
+            sent["Content-Type"] = "application/json"
+        # Only reads are retried on a broken connection: a move must never be sent twice
+        # behind the caller's back.
+        attempts = 2 if method == "GET" else 1
+        for attempt in range(attempts):
+            connection = self._connect()
+            started = time.perf_counter()
+            try:
+                connection.request(method, path, payload, sent)
+                reply = connection.getresponse()
+                raw = reply.read()
+            except (http.client.HTTPException, OSError):
+                self.close()
+                if attempt + 1 == attempts:
+                    raise
+                continue
+            seconds = time.perf_counter() - started
+            self._used = time.monotonic()
+            if reply.getheader("Connection", "").lower() == "close":
+                self.close()
+            data = json.loads(raw) if raw else None
+            return Response(reply.status, data, dict(reply.getheaders()), seconds)
+        raise AssertionError("unreachable")
+
+    def get(self, path: str, **kwargs: Any) -> Response:
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path: str, body: Any = None, **kwargs: Any) -> Response:
+        return self.request("POST", path, {} if body is None else body, **kwargs)
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def _connect(self) -> http.client.HTTPConnection:
+        if self._connection is not None and time.monotonic() - self._used > KEEPALIVE_SECONDS:
+            self.close()
+        if self._connection is None:
+            self._connection = http.client.HTTPConnection(self.host, self.port, self.timeout)
+        return self._connection
+
+
+class ApiError(AssertionError):
+    def __init__(self, what: str, response: Response) -> None:
+        super().__init__(f"{what}: {response.status} {response.body}")
+        self.response = response
+
+
+def expect(response: Response, status: int, what: str) -> Any:
+    if response.status != status:
+        raise ApiError(what, response)
+    return response.body
+
+
+def guest(base_url: str, name: str = "") -> Api:
+    """A new guest account, signed in."""
+    api = Api(base_url)
+    body = expect(api.post(f"{API}/auth/guest", {"display_name": name}), 201, "guest sign-up")
+    api.token = body["token"]
+    return api
+
+
+def match_against_bots(
+    api: Api, *, levels: Sequence[str] = ("medium",) * 3, deals: int = 1, game: str = "auction"
+) -> str:
+    """A started match: the caller at seat 0, computer players of ``levels`` at seats 1..3."""
+    seats = [{"kind": "me"}] + [{"kind": "bot", "bot_level": level} for level in levels]
+    body = {"game": game, "deals": deals, "seats": seats}
+    return expect(api.post(f"{API}/matches", body), 201, "create match")["id"]
+
+
+def view(api: Api, match_id: str) -> dict[str, Any]:
+    return expect(api.get(f"{API}/matches/{match_id}/view"), 200, "seat view")
+
+
+def act(api: Api, match_id: str, action: dict[str, Any], **extra: Any) -> Response:
+    """Submit ``action`` (as listed in ``legal_actions``); ``extra`` adds e.g. expected_version.
+    An ``idempotency_key`` extra is sent as the Idempotency-Key header."""
+    key = extra.pop("idempotency_key", None)
+    body = {name: value for name, value in action.items() if name != "kind"} | extra
+    headers = {"Idempotency-Key": key} if key else None
+    return api.post(f"{API}/matches/{match_id}/{ACTION_PATHS[action['kind']]}", body,
+                    headers=headers)
+
+
+def events(api: Api, match_id: str, after: int, wait: int) -> dict[str, Any]:
+    path = f"{API}/matches/{match_id}/events?after={after}&wait={wait}"
+    return expect(api.get(path), 200, "events")
+
+
+def my_turn(seat_view: dict[str, Any]) -> bool:
+    deal = seat_view["deal"]
+    return deal is not None and deal["to_act"] == seat_view["seat"]
+
+
+def random_action(seat_view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A random legal action of the seat (never a redeal request, which only slows a test)."""
+    legal = [a for a in seat_view["deal"]["legal_actions"] if a["kind"] != "redeal"]
+    return rng.choice(legal)

@@ -1,0 +1,76 @@
+"""Sends computer players' turns that got stuck to a worker again.
+
+A bot's turn is sent to the broker once, when the move that hands it over commits. That message
+can be lost: Redis was unreachable at that moment (the move is still accepted), Redis restarted
+empty, or the worker running the task died (its message returns only after the broker's
+visibility timeout, an hour). Beat runs `sweep_bot_turns` every BOT_SWEEP_INTERVAL_SECONDS; it
+sends a task again for every active match whose computer player has been to act for longer than
+BOT_STALE_AFTER_SECONDS. Tasks are idempotent, so a sweep racing a slow task costs a no-op.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.cache import cache
+from django.utils import timezone
+
+from games import selectors
+from games.models import Match, MatchStatus
+
+logger = logging.getLogger(__name__)
+
+# Matches waiting for a person are noted with their version, so that later sweeps skip them
+# without replaying their deal until they change: a platform has many idle tables.
+WAITING_NOTE_SECONDS = 24 * 3600
+CHUNK = 500
+
+
+def _note_key(match_id: object) -> str:
+    return f"sweeper:waiting-for-person:{match_id}"
+
+
+def stuck_bot_turns() -> list[tuple[str, int]]:
+    """(match id, version) of the active matches whose computer player has been to act for
+    longer than BOT_STALE_AFTER_SECONDS."""
+    cutoff = timezone.now() - timedelta(seconds=settings.BOT_STALE_AFTER_SECONDS)
+    candidates = Match.objects.filter(status=MatchStatus.ACTIVE, updated_at__lt=cutoff)
+    rows = list(candidates.values_list("id", "version"))
+    stuck = []
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start : start + CHUNK]
+        notes = cache.get_many([_note_key(match_id) for match_id, _ in chunk])
+        waiting = {}
+        for match_id, version in chunk:
+            if notes.get(_note_key(match_id)) == version:
+                continue
+            match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
+            # Read again: the match may have moved on since the list was taken.
+            if match is None or match.status != MatchStatus.ACTIVE or match.updated_at >= cutoff:
+                continue
+            if selectors.bot_to_act(match) is None:
+                waiting[_note_key(match_id)] = match.version
+            else:
+                stuck.append((str(match_id), match.version))
+        cache.set_many(waiting, WAITING_NOTE_SECONDS)
+    return stuck
+
+
+def resend_stuck_bot_turns() -> int:
+    """Send each stuck turn to a worker again; returns how many were sent."""
+    from bots.tasks import play_bot_turns
+
+    sent = 0
+    for match_id, version in stuck_bot_turns():
+        # Once per turn and BOT_STALE_AFTER_SECONDS, so that sweeps during a backlog of the
+        # queue do not pile copies of the same turn into it.
+        if not cache.add(f"sweeper:sent:{match_id}:{version}", 1, settings.BOT_STALE_AFTER_SECONDS):
+            continue
+        logger.warning(
+            "bot turn stuck, sending it again", extra={"match_id": match_id, "version": version}
+        )
+        play_bot_turns.delay(match_id, version)
+        sent += 1
+    return sent

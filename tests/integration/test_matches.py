@@ -1,0 +1,48 @@
+"""Matches of a person against three bots over HTTP, with the bots in a Celery worker."""
+
+from __future__ import annotations
+
+import random
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from bots.loadbench import client
+from bots.loadbench.stack import Stack
+from tests.integration.conftest import Table, assert_log_matches_replay
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
+
+
+def test_the_person_is_answered_before_the_bots_move_in_the_worker(stack: Stack, web: str) -> None:
+    api = client.guest(web, "Ayşe")
+    table = Table(api, client.match_against_bots(api, levels=["easy"] * 3), random.Random(1))
+    table.wait_for_turn()
+    stack.pause("worker")
+    try:
+        # Until a move hands the turn to a bot (winning a trick leads again).
+        while table.view["deal"]["to_act"] == 0:
+            table.move()
+        handed_over = table.view["version"]
+        time.sleep(1)
+        assert client.view(api, table.match_id)["version"] == handed_over
+    finally:
+        stack.resume("worker")
+    table.wait_for_turn()
+    assert table.view["version"] > handed_over
+
+
+def test_matches_against_bots_are_played_to_the_end(web: str) -> None:
+    tables = []
+    for number, levels in enumerate([["easy"] * 3, ["medium"] * 3, ["easy", "medium", "hard"]]):
+        api = client.guest(web, f"P{number}")
+        deals = 1 if "hard" in levels else 2
+        match_id = client.match_against_bots(api, levels=levels, deals=deals)
+        tables.append(Table(api, match_id, random.Random(number)))
+
+    with ThreadPoolExecutor(len(tables)) as pool:
+        list(pool.map(lambda table: table.play_to_the_end(), tables))
+
+    for table in tables:
+        assert_log_matches_replay(table.match_id, table.moves, table.feed)

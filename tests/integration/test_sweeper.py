@@ -1,0 +1,84 @@
+"""The sweeper that sends lost bot turns again, in-process against the PostgreSQL test database.
+
+No task runs here: `play_bot_turns.delay` only records what it was sent, and the test's
+transaction never commits, so the turns `create_match` schedules on commit are never sent,
+which is what a lost message looks like to the sweeper.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils import timezone
+
+from bots.players import choose_action
+from bots.tasks import play_bot_turns
+from games import selectors, services, sweeper
+from games.models import Match
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
+
+BOTS = [services.SeatSpec(kind="bot", bot_level="easy")] * 3
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
+    calls: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(play_bot_turns, "delay", lambda *args: calls.append(args))
+    return calls
+
+
+@pytest.fixture
+def user(django_user_model: Any) -> AbstractBaseUser:
+    return django_user_model.objects.create_user("sweeper-test")
+
+
+def idle_for_a_minute(match: Match) -> None:
+    Match.objects.filter(pk=match.pk).update(updated_at=timezone.now() - timedelta(minutes=1))
+
+
+def test_a_stuck_bot_turn_is_sent_again_once(user: AbstractBaseUser, sent: list) -> None:
+    match = services.create_match(user=user, game="auction", deal_count=1,
+                                  seats=[*BOTS, services.SeatSpec(kind="bot", bot_level="easy")])
+    idle_for_a_minute(match)
+
+    assert sweeper.resend_stuck_bot_turns() == 1
+    assert sent == [(str(match.pk), 0)]
+    # The next sweeps leave the queue alone while that copy has time to run.
+    assert sweeper.resend_stuck_bot_turns() == 0
+    assert len(sent) == 1
+
+
+def test_a_bot_turn_of_a_moving_match_is_left_alone(user: AbstractBaseUser, sent: list) -> None:
+    services.create_match(user=user, game="auction", deal_count=1,
+                          seats=[*BOTS, services.SeatSpec(kind="bot", bot_level="easy")])
+
+    assert sweeper.stuck_bot_turns() == []
+
+
+def test_a_match_waiting_for_a_person_is_replayed_once_per_version(
+    user: AbstractBaseUser, sent: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    match = services.create_match(user=user, game="auction", deal_count=1,
+                                  seats=[services.SeatSpec(kind="me"), *BOTS])
+    rng = random.Random(5)
+    version = match.version
+    while (played := services.play_bot_turn(
+        match_id=match.pk, version=version,
+        choose=lambda observation, seat: choose_action(observation, seat.bot_level, rng),
+    )) is not None:
+        version = played
+    idle_for_a_minute(match)
+
+    assert sweeper.stuck_bot_turns() == []
+
+    def must_not_replay(match: Match) -> int | None:
+        raise AssertionError("replayed a match already known to wait for a person")
+
+    monkeypatch.setattr(selectors, "bot_to_act", must_not_replay)
+    assert sweeper.stuck_bot_turns() == []
+    assert sent == []
