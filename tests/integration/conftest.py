@@ -181,3 +181,25 @@ def assert_log_matches_replay(
             for event in feed
         ]
         assert shown == logged
+
+
+def a_match_row_is_locked() -> bool:
+    """Some transaction holds a match row (`SELECT … FOR UPDATE` takes RowShareLock)."""
+    with psycopg.connect(database_url(), autocommit=True) as probe:
+        row = probe.execute(
+            "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+            " WHERE c.relname = 'games_match' AND l.mode = 'RowShareLock' AND l.granted"
+        ).fetchone()
+    return row is not None and row[0] > 0
+
+
+def pause_between_moves(stack: Stack) -> None:
+    """Stop the worker, but never inside a transaction: a worker frozen while holding a match
+    would block the person's next move, which is not the fault under test."""
+    for _ in range(100):
+        stack.pause("worker")
+        if not a_match_row_is_locked():
+            return
+        stack.resume("worker")
+        time.sleep(0.05)
+    raise AssertionError("the worker never paused outside a transaction")

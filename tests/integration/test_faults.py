@@ -24,6 +24,7 @@ from tests.integration.conftest import (
     Table,
     assert_log_matches_replay,
     database_url,
+    pause_between_moves,
     stack_env,
 )
 
@@ -66,7 +67,7 @@ def pool_processes(pid: int) -> list[int]:
 def test_a_worker_killed_in_the_middle_of_a_bots_move(stack: Stack, web: str, victim: str) -> None:
     table = new_table(web, seed=7)
     table.wait_for_turn()
-    stack.pause("worker")
+    pause_between_moves(stack)
     try:
         hand_over_to_a_bot(table)
         handed_over = table.view["version"]

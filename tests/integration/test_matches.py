@@ -10,7 +10,7 @@ import pytest
 
 from bots.loadbench import client
 from bots.loadbench.stack import Stack
-from tests.integration.conftest import Table, assert_log_matches_replay
+from tests.integration.conftest import Table, assert_log_matches_replay, pause_between_moves
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
@@ -19,7 +19,7 @@ def test_the_person_is_answered_before_the_bots_move_in_the_worker(stack: Stack,
     api = client.guest(web, "Ayşe")
     table = Table(api, client.match_against_bots(api, levels=["easy"] * 3), random.Random(1))
     table.wait_for_turn()
-    stack.pause("worker")
+    pause_between_moves(stack)
     try:
         # Until a move hands the turn to a bot (winning a trick leads again).
         while table.view["deal"]["to_act"] == 0:
