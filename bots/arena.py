@@ -22,7 +22,7 @@ from games.engine import Action, Deal, DealStart, Game, Observation, Phase, Tabl
 from games.engine.cards import ALL_CARDS
 
 from . import players
-from .policy import greedy_card
+from .policy import rollout
 
 SEES_ALL = "medium-sees-all"
 
@@ -47,17 +47,25 @@ def _decide(deal: Deal, seat: int, level: str, rng: random.Random) -> tuple[Acti
 
 
 def _sees_all_card(deal: Deal, observation: Observation) -> Action:
-    """The Medium card play, but counting the other seats' real cards: a reference only."""
-    from games.engine import Play
+    """Medium's bidding, but cards chosen by playing each one out in the real layout: a
+    cheating reference that knows every hand, never offered as a level."""
+    from games.engine import Play, score_deal
 
     state = deal.play
     assert state is not None
-    others = 0
-    for seat in range(4):
-        if seat != state.turn:
-            others |= state.hands[seat]
     partnership = deal.rules.game == Game.PARTNERSHIP
-    return Play(ALL_CARDS[greedy_card(state.copy(), others, partnership)])
+    announcements = list(deal.announcements) if deal.rules.spades_announcements else None
+
+    def outcome(card: int) -> int:
+        after = state.copy()
+        after.play(card)
+        tricks = rollout(after, partnership)
+        return score_deal(deal.rules, tricks, declarer=deal.declarer, bid=deal.bid,
+                          announcements=announcements).points[observation.seat]
+
+    cards = [action.card.index for action in observation.legal_actions  # type: ignore[union-attr]
+             if action.kind == "play"]
+    return Play(ALL_CARDS[max(cards, key=outcome)])
 
 
 def play_deal(start: DealStart, levels: list[str], seed: int,
