@@ -372,7 +372,6 @@ class RedealView(ActionView):
 
 
 class DealListView(MatchEndpoint):
-
     @extend_schema(
         tags=["history"], summary="Ended deals",
         description="Every ended deal with its revealed deck, salt, hands, log and tricks.",
@@ -386,7 +385,6 @@ class DealListView(MatchEndpoint):
 
 
 class DealDetailView(MatchEndpoint):
-
     @extend_schema(
         tags=["history"], summary="One ended deal",
         description="An ended deal by its shuffle `sequence` (see the deal list).",
@@ -404,7 +402,6 @@ MAX_WAIT_SECONDS = 30
 
 
 class EventsView(MatchEndpoint):
-
     @extend_schema(
         tags=["play"], summary="Event feed (long poll)",
         description=(

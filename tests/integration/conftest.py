@@ -183,14 +183,20 @@ def assert_log_matches_replay(
         assert shown == logged
 
 
+def count_rows(query: str) -> int:
+    """The count a ``SELECT count(*)`` gives on a connection of its own, outside any test
+    transaction."""
+    with psycopg.connect(database_url(), autocommit=True) as probe:
+        row = probe.execute(query).fetchone()
+    return row[0] if row is not None else 0
+
+
 def a_match_row_is_locked() -> bool:
     """Some transaction holds a match row (`SELECT … FOR UPDATE` takes RowShareLock)."""
-    with psycopg.connect(database_url(), autocommit=True) as probe:
-        row = probe.execute(
-            "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
-            " WHERE c.relname = 'games_match' AND l.mode = 'RowShareLock' AND l.granted"
-        ).fetchone()
-    return row is not None and row[0] > 0
+    return count_rows(
+        "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+        " WHERE c.relname = 'games_match' AND l.mode = 'RowShareLock' AND l.granted"
+    ) > 0
 
 
 def pause_between_moves(stack: Stack) -> None:

@@ -23,6 +23,7 @@ from games.models import Action
 from tests.integration.conftest import (
     Table,
     assert_log_matches_replay,
+    count_rows,
     database_url,
     pause_between_moves,
     stack_env,
@@ -51,12 +52,10 @@ def match_row_locked(match_id: str) -> Iterator[None]:
 
 
 def a_move_waits_for_the_lock() -> bool:
-    with psycopg.connect(database_url(), autocommit=True) as probe:
-        row = probe.execute(
-            "SELECT count(*) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        ).fetchone()
-    return row is not None and row[0] > 0
+    return count_rows(
+        "SELECT count(*) FROM pg_stat_activity"
+        " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+    ) > 0
 
 
 def pool_processes(pid: int) -> list[int]:
