@@ -15,6 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
+from bots import evaluation
 from games import engine, notify
 from games.errors import reason_message
 from games.models import Action, Deal, DealStatus, Match, Seat
@@ -338,14 +339,12 @@ def match_export(match: Match) -> dict[str, Any]:
 
 def bid_estimate(match: Match, seat: int) -> dict[str, Any]:
     """Expected tricks of the seat's hand for each trump, before play starts."""
-    from bots.evaluation import bid_estimate as estimate
-
     deal = replay_deal(match, current_deal(match))
     if deal.phase not in (engine.Phase.AUCTION, engine.Phase.TRUMP, engine.Phase.ANNOUNCEMENTS):
         raise engine.IllegalAction(engine.Reason.WRONG_PHASE)
     rules = deal.rules
     leader = seat if rules.has_auction else deal.next_seat[deal.dealer]
-    estimates = estimate(deal.hand_mask(seat), rules, seat, leader)
+    estimates = evaluation.bid_estimate(deal.hand_mask(seat), rules, seat, leader)
     return {
         "hand": [str(card) for card in deal.hand(seat)],
         "estimates": [{"trump": suit, "tricks": tricks} for suit, tricks in estimates.items()],

@@ -19,7 +19,6 @@ from rest_framework.views import APIView
 from games import engine, selectors, services
 from games.api import examples
 from games.api import serializers as s
-from games.api.problems import PROBLEM_CONTENT_TYPE
 from games.errors import ActionRefused, DealNotFound, MatchNotActive, MatchNotFound, NotYourSeat
 from games.models import Match, MatchStatus, Seat
 
@@ -438,8 +437,7 @@ class EventQuerySerializer(serializers.Serializer):
 @extend_schema(tags=["rules"], summary="Table rule presets",
                description="The default table rules of each game.",
                responses={200: s.TableRulesSerializer(many=True), **errors(401)},
-               examples=[example("The auction game",
-                                 engine.PRESETS[engine.Game.AUCTION].to_dict())])
+               examples=[example("The auction game", examples.RULES)])
 class RulePresetsView(APIView):
     def get(self, request: Request) -> Response:
         presets = [engine.PRESETS[game].to_dict() for game in engine.Game]
@@ -451,5 +449,3 @@ def _valid(serializer_class: type[serializers.Serializer], data: Any) -> dict[st
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
 
-
-__all__ = ["PROBLEM_CONTENT_TYPE"]
