@@ -97,3 +97,15 @@ def rollout(state: PlayState, partnership: bool) -> list[int]:
         others = (hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]
         state.play(greedy_card(state, others, partnership))
     return state.tricks_won
+
+
+def play_out(state: PlayState, partnership: bool, until_tricks: int) -> None:
+    """Play greedily until no more than ``until_tricks`` tricks are left (the current one
+    counts as left while any card of it is still to play)."""
+    hands = state.hands
+    held = sum(hand.bit_count() for hand in hands)
+    while held + len(state.trick) > 4 * until_tricks:
+        seat = state.turn
+        others = (hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]
+        state.play(greedy_card(state, others, partnership))
+        held -= 1
