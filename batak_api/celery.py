@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from celery import Celery, Task
-from celery.signals import setup_logging, task_prerun
+from celery.signals import setup_logging, task_prerun, worker_init
 
 from batak_api.logs import replace_log_context
 
@@ -33,3 +33,12 @@ def _configure_logging(**kwargs: Any) -> None:
 def _bind_task_to_logs(task_id: str, task: Task, **kwargs: Any) -> None:
     # A pool process runs one task after another, so each task starts with a clean context.
     replace_log_context(task_id=task_id, task=task.name)
+
+
+@worker_init.connect
+def _compile_hard_search(**kwargs: Any) -> None:
+    # The Hard player's search compiles on first use (a few seconds). Compiling in the worker's
+    # main process, before the pool forks, spares every pool process and every first move.
+    from bots.players import warm_up
+
+    warm_up()

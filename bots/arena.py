@@ -18,11 +18,19 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 
-from games.engine import Action, Deal, DealStart, Game, Observation, Phase, TableRules
+from games.engine import (
+    Action,
+    Deal,
+    DealStart,
+    Game,
+    Observation,
+    Phase,
+    Play,
+    TableRules,
+)
 from games.engine.cards import ALL_CARDS
 
 from . import players
-from .policy import rollout
 
 SEES_ALL = "medium-sees-all"
 
@@ -47,21 +55,19 @@ def _decide(deal: Deal, seat: int, level: str, rng: random.Random) -> tuple[Acti
 
 
 def _sees_all_card(deal: Deal, observation: Observation) -> Action:
-    """Medium's bidding, but cards chosen by playing each one out in the real layout: a
-    cheating reference that knows every hand, never offered as a level."""
-    from games.engine import Play, score_deal
-
+    """Medium's bidding, but each card chosen by Hard's search run in the real layout instead of
+    sampled ones: a cheating reference that knows every hand, never offered as a level."""
     state = deal.play
     assert state is not None
     partnership = deal.rules.game == Game.PARTNERSHIP
-    announcements = list(deal.announcements) if deal.rules.spades_announcements else None
+    controlled = players.controlled_seats(observation)
+    side, values = players.scoring_side(observation)
+    solver = players.endgame_solver()
 
     def outcome(card: int) -> int:
         after = state.copy()
         after.play(card)
-        tricks = rollout(after, partnership)
-        return score_deal(deal.rules, tricks, declarer=deal.declarer, bid=deal.bid,
-                          announcements=announcements).points[observation.seat]
+        return solver.best_response(after, controlled, side, values, partnership)
 
     cards = [action.card.index for action in observation.legal_actions  # type: ignore[union-attr]
              if action.kind == "play"]

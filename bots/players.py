@@ -6,14 +6,16 @@ seat's own hand, a face-up dummy and the public history, never another hand or t
   bids only with a clearly strong hand.
 - Medium: counts sure tricks and trump length to bid, names its strongest suit, remembers every
   card played (so it knows its masters), never overtakes a winning partner, wins cheaply.
-- Hard: samples the unseen cards consistently with everything the play has revealed and plays
-  out each candidate move in every sampled world (perfect-information Monte Carlo with greedy
-  play-outs), within a time budget, for bidding, trumps, announcements and play.
+- Hard: samples the unseen cards consistently with everything the play has revealed and judges
+  each candidate card in every sampled world (perfect-information Monte Carlo): greedy play to
+  the last tricks, then an exact search of its own choices against greedy opponents
+  (`bots.solver`), within a time budget; bids, trumps and announcements from greedy play-outs.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 import statistics
 import time
@@ -32,6 +34,7 @@ from games.engine import (
     Play,
     RequestRedeal,
     Suit,
+    TableRules,
     score_deal,
 )
 from games.engine.cards import ALL_CARDS, FULL_DECK, indices_of
@@ -40,8 +43,9 @@ from games.engine.play import PlayState, next_seat_table
 from .beliefs import auction_weight, played_by_seat
 from .evaluation import best_trump, quick_tricks, sample_others, simulated_tricks
 from .knowledge import infer, mask
-from .policy import greedy_card, highest, lowest, rollout, winning_cards
+from .policy import greedy_card, highest, lowest, play_out, rollout, winning_cards
 from .sampling import WorldSampler
+from .solver import Solver
 
 
 @dataclasses.dataclass(frozen=True)
@@ -198,9 +202,25 @@ def _easy_card(observation: Observation, rng: random.Random) -> Action:
 class HardSettings:
     worlds: int = 40
     budget_seconds: float = 0.2
+    # From this many tricks before the end, each world is searched exactly instead of played
+    # out greedily (see `bots.solver`).
+    endgame_tricks: int = 9
 
 
 HARD = HardSettings()
+
+
+@functools.cache
+def endgame_solver() -> Solver:
+    # Made on first use: its position table is 12 MB, and web processes never need it.
+    return Solver()
+
+
+def warm_up() -> None:
+    """Compile Hard's search now rather than during its first card."""
+    one_card_each = [1 << (13 * seat) for seat in range(4)]
+    position = PlayState(one_card_each, 0, 0, TableRules.create(Game.SPADES))
+    endgame_solver().best_response(position, (0,), (0,), [0] * 14, False)
 
 
 def hard_player(observation: Observation, rng: random.Random, style: Style) -> Action:
@@ -293,6 +313,30 @@ def _hard_announcement(observation: Observation, rng: random.Random, style: Styl
     return Announce(max(range(14), key=value))
 
 
+def controlled_seats(observation: Observation) -> tuple[int, ...]:
+    """The seats whose cards the deciding player chooses: its own and a dummy's."""
+    seat = observation.seat
+    return (seat,) if observation.dummy is None else (seat, observation.dummy)
+
+
+def scoring_side(observation: Observation) -> tuple[tuple[int, ...], list[int]]:
+    """Whose tricks count for the deciding seat (its team's in the partnership game) and its
+    score for each number of them."""
+    seat = observation.seat
+    side = (seat, (seat + 2) % 4) if observation.rules.game == Game.PARTNERSHIP else (seat,)
+    rival = (seat + 1) % 4
+    announcements = (list(observation.announcements)
+                     if observation.rules.spades_announcements else None)
+    values = []
+    for taken in range(14):
+        tricks = [0, 0, 0, 0]
+        tricks[seat] = taken
+        tricks[rival] = 13 - taken
+        values.append(_own_score(observation, tricks, observation.declarer, observation.bid,
+                                 announcements))
+    return side, values
+
+
 def _hard_card(observation: Observation, rng: random.Random) -> Action:
     moves = [a for a in _moves(observation) if a.kind == ActionKind.PLAY]
     if len(moves) == 1:
@@ -302,8 +346,9 @@ def _hard_card(observation: Observation, rng: random.Random) -> Action:
     sampler = WorldSampler(knowledge)
     played = played_by_seat(observation)
     partnership = observation.rules.game == Game.PARTNERSHIP
-    announcements = (list(observation.announcements)
-                     if observation.rules.spades_announcements else None)
+    side, values = scoring_side(observation)
+    controlled = controlled_seats(observation)
+    solver = endgame_solver()
     totals = dict.fromkeys(moves, 0.0)
     for world_number in range(HARD.worlds):
         if world_number >= 8 and time.perf_counter() > deadline:
@@ -314,9 +359,9 @@ def _hard_card(observation: Observation, rng: random.Random) -> Action:
         for move in moves:
             state = start.copy()
             state.play(move.card.index)  # type: ignore[union-attr]
-            tricks = rollout(state, partnership)
-            totals[move] += weight * _own_score(observation, tricks, observation.declarer,
-                                                observation.bid, announcements)
+            play_out(state, partnership, HARD.endgame_tricks)
+            totals[move] += weight * solver.best_response(state, controlled, side, values,
+                                                          partnership)
     return max(moves, key=lambda move: totals[move])
 
 
