@@ -91,11 +91,7 @@ def _lead(state: PlayState, legal: int, others: int) -> int:
 
 def rollout(state: PlayState, partnership: bool) -> list[int]:
     """Play the position out with every seat greedy; returns tricks won per seat."""
-    hands = state.hands
-    while not state.finished:
-        seat = state.turn
-        others = (hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]
-        state.play(greedy_card(state, others, partnership))
+    play_out(state, partnership, 0)
     return state.tricks_won
 
 
