@@ -23,14 +23,18 @@ def _plausible(margin: float) -> float:
     return 1.0 / (1.0 + math.exp(-margin / SLOPE))
 
 
-def played_by_seat(observation: Observation) -> list[int]:
-    played = [0, 0, 0, 0]
+def plays_so_far(observation: Observation) -> list[tuple[int, int]]:
+    """Every card played in the deal so far, in order, as (seat, card index)."""
     tricks = list(observation.tricks)
     if observation.current_trick is not None:
         tricks.append(observation.current_trick)
-    for trick in tricks:
-        for seat, card in trick.plays:
-            played[seat] |= 1 << card.index
+    return [(seat, card.index) for trick in tricks for seat, card in trick.plays]
+
+
+def played_by_seat(observation: Observation) -> list[int]:
+    played = [0, 0, 0, 0]
+    for seat, card in plays_so_far(observation):
+        played[seat] |= 1 << card
     return played
 
 

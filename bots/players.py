@@ -41,6 +41,7 @@ from games.engine.cards import ALL_CARDS, FULL_DECK, indices_of
 from games.engine.play import PlayState, next_seat_table
 
 from .beliefs import auction_weight, played_by_seat
+from .card_reading import refine
 from .evaluation import best_trump, quick_tricks, sample_others, simulated_tricks
 from .knowledge import infer, mask
 from .policy import greedy_card, highest, lowest, play_out, rollout, winning_cards
@@ -206,6 +207,10 @@ class HardSettings:
     # out greedily (see `bots.solver`).
     endgame_tricks: int = 9
     bidding_layouts: int = 64
+    # Card reading (`bots.card_reading`): a layout is this much less plausible for each card
+    # another seat played in it that the greedy player would not have; swaps tried per world.
+    surprise: float = 0.1
+    reading_steps: int = 400
 
 
 HARD = HardSettings()
@@ -349,27 +354,35 @@ def _hard_card(observation: Observation, rng: random.Random) -> Action:
     if len(moves) == 1:
         return moves[0]
     deadline = time.perf_counter() + HARD.budget_seconds
-    knowledge = infer(observation)
-    sampler = WorldSampler(knowledge)
-    played = played_by_seat(observation)
     partnership = observation.rules.game == Game.PARTNERSHIP
     side, values = scoring_side(observation)
     controlled = controlled_seats(observation)
     solver = endgame_solver()
     totals = dict.fromkeys(moves, 0.0)
-    for world_number in range(HARD.worlds):
+    for world_number, (world, weight) in enumerate(plausible_worlds(observation, rng)):
         if world_number >= 8 and time.perf_counter() > deadline:
             break
-        world = sampler.sample(rng)
-        weight = auction_weight(observation, world, knowledge.hidden, played)
         start = _position(observation, world)
         for move in moves:
             state = start.copy()
             state.play(move.card.index)  # type: ignore[union-attr]
             play_out(state, partnership, HARD.endgame_tricks)
             totals[move] += weight * solver.best_response(state, controlled, side, values,
-                                                          partnership)
+                                                         partnership)
     return max(moves, key=lambda move: totals[move])
+
+
+def plausible_worlds(observation: Observation,
+                     rng: random.Random) -> list[tuple[list[int], float]]:
+    """``HARD.worlds`` layouts that respect every inference, read toward the plays so far
+    (`bots.card_reading`), each with its plausibility given the auction."""
+    knowledge = infer(observation)
+    sampler = WorldSampler(knowledge)
+    worlds = [sampler.sample(rng) for _ in range(HARD.worlds)]
+    refine(observation, knowledge, worlds, HARD.surprise, HARD.reading_steps, rng)
+    played = played_by_seat(observation)
+    return [(world, auction_weight(observation, world, knowledge.hidden, played))
+            for world in worlds]
 
 
 PLAYERS: dict[str, Callable[[Observation, random.Random, Style], Action]] = {

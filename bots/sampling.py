@@ -3,10 +3,10 @@ inference: exact sampling by counting, so no layout is favoured (greedy placemen
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 from collections.abc import Sequence
-from itertools import product
 
 from games.engine.cards import indices_of
 
@@ -34,6 +34,8 @@ class WorldSampler:
             groups.setdefault(allowed, []).append(card)
         self.groups = list(groups.items())
         self._memo: dict[tuple[int, tuple[int, ...]], int] = {}
+        self._option_memo: dict[tuple[int, tuple[int, ...]],
+                                tuple[list[tuple[int, ...]], list[int]]] = {}
         self.consistent = self._count(0, tuple(knowledge.sizes)) > 0
         if not self.consistent:
             # Cannot happen when the inferences are right; never leave a bot without a world.
@@ -62,15 +64,10 @@ class WorldSampler:
         for seat, cards in self.knowledge.known.items():
             hands[seat] = cards
         capacities = tuple(self.knowledge.sizes)
-        for group, (allowed, cards) in enumerate(self.groups):
-            splits = list(_splits(len(cards), allowed, capacities))
-            weights = [
-                _multinomial(len(cards), split)
-                * self._count(group + 1, tuple(c - s for c, s in zip(capacities, split,
-                                                                         strict=True)))
-                for split in splits
-            ]
-            split = _weighted_choice(splits, weights, rng)
+        for group, (_, cards) in enumerate(self.groups):
+            splits, cumulative = self._options(group, capacities)
+            # Weights are exact big integers; draw an integer below their sum to stay exact.
+            split = splits[bisect.bisect_right(cumulative, rng.randrange(cumulative[-1]))]
             shuffled = list(cards)
             rng.shuffle(shuffled)
             start = 0
@@ -81,15 +78,40 @@ class WorldSampler:
             capacities = tuple(c - s for c, s in zip(capacities, split, strict=True))
         return hands
 
+    def _options(self, group: int, capacities: tuple[int, ...]
+                 ) -> tuple[list[tuple[int, ...]], list[int]]:
+        """The ways to deal ``group`` with ``capacities`` left, and their running layout counts."""
+        key = (group, capacities)
+        if key not in self._option_memo:
+            allowed, cards = self.groups[group]
+            splits, cumulative, total = [], [], 0
+            for split in _splits(len(cards), allowed, capacities):
+                rest = tuple(c - s for c, s in zip(capacities, split, strict=True))
+                weight = _multinomial(len(cards), split) * self._count(group + 1, rest)
+                if weight:
+                    total += weight
+                    splits.append(split)
+                    cumulative.append(total)
+            self._option_memo[key] = splits, cumulative
+        return self._option_memo[key]
+
 
 def _splits(
     count: int, allowed: Sequence[int], capacities: Sequence[int]
 ) -> list[tuple[int, ...]]:
     """Ways to deal ``count`` cards to the ``allowed`` seats within their capacities."""
-    seats = len(capacities)
-    ranges = [range(min(count, capacities[s]) + 1) if s in allowed else range(1)
-              for s in range(seats)]
-    return [split for split in product(*ranges) if sum(split) == count]
+    if not allowed:
+        return [tuple(0 for _ in capacities)] if count == 0 else []
+    first, rest = allowed[0], allowed[1:]
+    if not rest:
+        if count > capacities[first]:
+            return []
+        return [tuple(count if s == first else 0 for s in range(len(capacities)))]
+    splits = []
+    for amount in range(min(count, capacities[first]) + 1):
+        for split in _splits(count - amount, rest, capacities):
+            splits.append(tuple(amount if s == first else part for s, part in enumerate(split)))
+    return splits
 
 
 def _multinomial(count: int, split: Sequence[int]) -> int:
@@ -97,14 +119,3 @@ def _multinomial(count: int, split: Sequence[int]) -> int:
     for part in split:
         result //= math.factorial(part)
     return result
-
-
-def _weighted_choice(options: list[tuple[int, ...]], weights: list[int],
-                     rng: random.Random) -> tuple[int, ...]:
-    # Weights are exact big integers; draw an integer below their sum to stay exact.
-    target = rng.randrange(sum(weights))
-    for option, weight in zip(options, weights, strict=True):
-        if target < weight:
-            return option
-        target -= weight
-    raise AssertionError("unreachable")

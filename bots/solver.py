@@ -50,7 +50,7 @@ _HIGHEST = np.array([max(0, value.bit_length() - 1) for value in range(1 << 13)]
 
 
 @njit
-def _legal(hand: int, n: int, led_suit: int, best_led: int, best_trump: int, trump: int,
+def legal_cards(hand: int, n: int, led_suit: int, best_led: int, best_trump: int, trump: int,
            broken: bool, flags: int, akq: int) -> int:
     """`PlayState.legal_mask` for compiled code; the two must agree (tested)."""
     trump_mask = _suit_mask(trump)
@@ -136,7 +136,7 @@ def _masters(cards: int, others: int) -> int:
 
 
 @njit
-def _greedy(hands, turn, n, led_suit, best_led, best_trump, winner, legal, trump,
+def greedy_choice(hands, turn, n, led_suit, best_led, best_trump, winner, legal, trump,
             partnership):
     """`bots.policy.greedy_card` for compiled code, every hand known; the two agree (tested)."""
     if not legal & (legal - 1):
@@ -217,13 +217,13 @@ def _respond(hands, turn, n, led_suit, best_led, best_trump, winner, broken, tri
                 and table_hands[slot, 3] == hands[3]):
             return table_value[slot]
     hand = hands[turn]
-    legal = _legal(hand, n, led_suit, best_led, best_trump, trump, broken, flags, akq)
+    legal = legal_cards(hand, n, led_suit, best_led, best_trump, trump, broken, flags, akq)
     if (controlled >> turn) & 1:
         candidates = legal
         live = hands[0] | hands[1] | hands[2] | hands[3] | trick_cards
     else:
-        candidates = np.int64(1) << _greedy(hands, turn, n, led_suit, best_led, best_trump,
-                                            winner, legal, trump, partnership)
+        candidates = np.int64(1) << greedy_choice(hands, turn, n, led_suit, best_led,
+                                                  best_trump, winner, legal, trump, partnership)
         live = np.int64(0)
     best = -(1 << 30)
     for suit in range(4):
@@ -278,7 +278,7 @@ def _respond(hands, turn, n, led_suit, best_led, best_trump, winner, broken, tri
     return best
 
 
-def _flags(state: PlayState) -> int:
+def rule_flags(state: PlayState) -> int:
     return (
         FREE_TRUMP_LEAD * state._free_trump_lead
         | AKQ_LEAD * state._akq_lead
@@ -320,7 +320,8 @@ class Solver:
             sum(state.tricks_won[s] for s in set(side)), cards_left // 4,
             sum(1 << s for s in set(controlled)),
             sum(1 << s for s in set(side)), np.array(values, dtype=np.int64), state.trump,
-            _flags(state), np.int64(honours_mask(state.trump)),
+            rule_flags(state), np.int64(honours_mask(state.trump)),
             np.array(state.next_seat, dtype=np.int64), partnership,
             self._hands, self._info, self._value, self._generation,
         ))
+

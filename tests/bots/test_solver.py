@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bots.policy import greedy_card, play_out
-from bots.solver import Solver, _greedy
+from bots.solver import Solver, greedy_choice
 from games.engine import Game, TableRules
 from games.engine.cards import indices_of
 from games.engine.play import NO_CARD, PlayState
@@ -75,7 +75,7 @@ def test_compiled_greedy_card_is_the_greedy_card(rules: TableRules, seed: int, t
     hands = state.hands
     others = (hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[state.turn]
     best_trump = state.best_trump if state.trick and state.best_trump != NO_CARD else -1
-    compiled = _greedy(np.array(hands, dtype=np.int64), state.turn, len(state.trick),
+    compiled = greedy_choice(np.array(hands, dtype=np.int64), state.turn, len(state.trick),
                        state.led_suit if state.trick else -1,
                        state.best_led if state.trick else -1, best_trump, state.trick_winner,
                        state.legal_mask(), state.trump, partnership)
