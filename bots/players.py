@@ -6,10 +6,12 @@ seat's own hand, a face-up dummy and the public history, never another hand or t
   bids only with a clearly strong hand.
 - Medium: counts sure tricks and trump length to bid, names its strongest suit, remembers every
   card played (so it knows its masters), never overtakes a winning partner, wins cheaply.
-- Hard: samples the unseen cards consistently with everything the play has revealed and judges
-  each candidate card in every sampled world (perfect-information Monte Carlo): greedy play to
-  the last tricks, then an exact search of its own choices against greedy opponents
-  (`bots.solver`), within a time budget; bids, trumps and announcements from greedy play-outs.
+- Hard: samples the unseen cards consistently with everything the play has revealed, reads
+  them toward layouts in which the others' plays were the obvious ones (`bots.card_reading`),
+  and judges each candidate card in every sampled world (perfect-information Monte Carlo):
+  greedy play to the last tricks, then an exact search of its own choices against greedy
+  opponents (`bots.solver`), within a time budget; bids, trumps and announcements from greedy
+  play-outs.
 """
 
 from __future__ import annotations
