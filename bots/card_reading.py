@@ -155,3 +155,11 @@ def refine(observation: Observation, knowledge: Knowledge, worlds: list[list[int
     for world, row in zip(worlds, array.tolist(), strict=True):
         world[:] = row
     return counts.tolist()
+
+
+def warm_up() -> None:
+    """Compile the walk now rather than during a first decision."""
+    one_card_each = np.array([[1 << (13 * seat) for seat in range(4)]], dtype=np.int64)
+    _refine(one_card_each, np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64),
+            np.array([1, 2], dtype=np.int64), np.array([1], dtype=np.int64),
+            np.array([13], dtype=np.int64), 0, 0, np.int64(0), False, 0.5, 1, 1)

@@ -42,8 +42,8 @@ from games.engine import (
 from games.engine.cards import ALL_CARDS, FULL_DECK, indices_of
 from games.engine.play import PlayState, next_seat_table
 
+from . import card_reading
 from .beliefs import auction_weight, played_by_seat
-from .card_reading import refine
 from .evaluation import best_trump, quick_tricks, sample_others, simulated_tricks
 from .knowledge import infer, mask
 from .policy import greedy_card, highest, lowest, play_out, rollout, winning_cards
@@ -225,10 +225,11 @@ def endgame_solver() -> Solver:
 
 
 def warm_up() -> None:
-    """Compile Hard's search now rather than during its first card."""
+    """Compile Hard's card reading and search now rather than during its first card."""
     one_card_each = [1 << (13 * seat) for seat in range(4)]
     position = PlayState(one_card_each, 0, 0, TableRules.create(Game.SPADES))
     endgame_solver().best_response(position, (0,), (0,), [0] * 14, False)
+    card_reading.warm_up()
 
 
 def hard_player(observation: Observation, rng: random.Random, style: Style) -> Action:
@@ -381,7 +382,7 @@ def plausible_worlds(observation: Observation,
     knowledge = infer(observation)
     sampler = WorldSampler(knowledge)
     worlds = [sampler.sample(rng) for _ in range(HARD.worlds)]
-    refine(observation, knowledge, worlds, HARD.surprise, HARD.reading_steps, rng)
+    card_reading.refine(observation, knowledge, worlds, HARD.surprise, HARD.reading_steps, rng)
     played = played_by_seat(observation)
     return [(world, auction_weight(observation, world, knowledge.hidden, played))
             for world in worlds]
