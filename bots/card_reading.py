@@ -25,7 +25,7 @@ from games.engine.play import PlayState, honours_mask
 
 from .beliefs import played_by_seat, plays_so_far
 from .knowledge import Knowledge
-from .solver import greedy_choice, legal_cards, rule_flags
+from .solver import after_card, bit_count, greedy_choice, legal_cards, rule_flags
 
 
 @njit
@@ -38,24 +38,13 @@ def _greedy_mismatches(hands, seats, cards, judged, trump, flags, akq, partnersh
     for i in range(len(seats)):
         seat, card = seats[i], cards[i]
         if (judged >> seat) & 1:
-            legal = legal_cards(hands[seat], n, led_suit, best_led, best_trump, trump, broken,
-                           flags, akq)
-            if greedy_choice(hands, seat, n, led_suit, best_led, best_trump, winner, legal, trump,
-                       partnership) != card:
+            legal = legal_cards(hands[seat], n, led_suit, best_led, best_trump, trump,
+                                broken, flags, akq)
+            if greedy_choice(hands, seat, n, led_suit, best_led, best_trump, winner, legal,
+                             trump, partnership) != card:
                 mismatches += 1
-        suit = card // 13
-        if n == 0:
-            led_suit, best_led, winner = suit, card, seat
-            best_trump = card if suit == trump else -1
-        elif suit == trump:
-            if card > best_trump:
-                best_trump, winner = card, seat
-                if suit == led_suit:
-                    best_led = card
-        elif suit == led_suit and card > best_led:
-            best_led = card
-            if best_trump < 0:
-                winner = seat
+        led_suit, best_led, best_trump, winner = after_card(n, led_suit, best_led, best_trump,
+                                                            winner, seat, card, trump)
         hands[seat] ^= np.int64(1) << card
         n += 1
         if n == 4:
@@ -72,15 +61,6 @@ def _nth_card(cards, n):
                 return card
             n -= 1
     return -1
-
-
-@njit
-def _bit_count(value):
-    count = 0
-    while value:
-        value &= value - 1
-        count += 1
-    return count
 
 
 @njit
@@ -106,7 +86,7 @@ def _refine(worlds, played, forbidden, hidden, seats, cards, trump, flags, akq, 
             if second >= first:
                 second += 1
             a, b = hidden[first], hidden[second]
-            size_a, size_b = _bit_count(hands[a]), _bit_count(hands[b])
+            size_a, size_b = bit_count(hands[a]), bit_count(hands[b])
             if size_a == 0 or size_b == 0:
                 continue
             x = _nth_card(hands[a], np.random.randint(size_a))

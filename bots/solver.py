@@ -152,7 +152,7 @@ def greedy_choice(hands, turn, n, led_suit, best_led, best_trump, winner, legal,
             longest, longest_count = -1, -1
             for suit in range(4):
                 if side & _suit_mask(suit):
-                    count = _bit_count(hands[turn] & _suit_mask(suit))
+                    count = bit_count(hands[turn] & _suit_mask(suit))
                     if count > longest_count:
                         longest, longest_count = suit, count
             return _lowest(side & _suit_mask(longest), trump)
@@ -181,7 +181,22 @@ def greedy_choice(hands, turn, n, led_suit, best_led, best_trump, winner, legal,
 
 
 @njit
-def _bit_count(value: int) -> int:
+def after_card(n, led_suit, best_led, best_trump, winner, seat, card, trump):
+    """The trick's (led suit, best card of it, best trump, winner) after ``seat`` plays
+    ``card`` as the trick's ``n``-th card (from 0); -1 stands for none."""
+    suit = card // 13
+    if n == 0:
+        return suit, card, card if suit == trump else -1, seat
+    if suit == trump:
+        if card > best_trump:
+            return led_suit, card if suit == led_suit else best_led, card, seat
+    elif suit == led_suit and card > best_led:
+        return led_suit, card, best_trump, seat if best_trump < 0 else winner
+    return led_suit, best_led, best_trump, winner
+
+
+@njit
+def bit_count(value: int) -> int:
     count = 0
     while value:
         value &= value - 1
@@ -236,23 +251,8 @@ def _respond(hands, turn, n, led_suit, best_led, best_trump, winner, broken, tri
             higher_live = live & _above(card)
             if higher_live and (higher_live & -higher_live) & legal:
                 continue  # the next live card up is ours too: the same move
-            if n == 0:
-                new_led, new_best_led = suit, card
-                new_best_trump = card if suit == trump else -1
-                new_winner = turn
-            else:
-                new_led, new_best_led, new_best_trump, new_winner = (
-                    led_suit, best_led, best_trump, winner)
-                if suit == trump:
-                    if card > best_trump:
-                        new_best_trump = card
-                        new_winner = turn
-                        if suit == led_suit:
-                            new_best_led = card
-                elif suit == led_suit and card > best_led:
-                    new_best_led = card
-                    if best_trump < 0:
-                        new_winner = turn
+            new_led, new_best_led, new_best_trump, new_winner = after_card(
+                n, led_suit, best_led, best_trump, winner, turn, card, trump)
             hands[turn] = hand ^ bit
             if n == 3:
                 value = _respond(hands, new_winner, 0, -1, -1, -1, new_winner,

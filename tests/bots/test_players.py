@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bots import players
+from bots import card_reading, players
 from bots.beliefs import auction_weight, played_by_seat
 from bots.knowledge import infer, mask
 from bots.sampling import WorldSampler
@@ -68,8 +68,9 @@ def test_every_level_finishes_deals_with_legal_moves(level, rules) -> None:
 @given(seed=st.integers(0, 2**32), steps=st.integers(5, 50),
        game=st.sampled_from(list(Game)))
 def test_sampled_worlds_respect_everything_public(seed, steps, game) -> None:
-    """Every sampled layout could really have produced the public history: the deal replays
-    legally from it, and every hidden seat gets exactly its number of cards."""
+    """Every sampled layout, and every one read toward the plays (`bots.card_reading`), could
+    really have produced the public history: the deal replays legally from it, and every
+    hidden seat gets exactly its number of cards."""
     rng = random.Random(seed)
     rules = TableRules.create(game)
     deal = advance(Deal(DealStart.shuffle(rules, seed % 4, rng=rng)), rng, steps)
@@ -83,8 +84,10 @@ def test_sampled_worlds_respect_everything_public(seed, steps, game) -> None:
         assert not cards & knowledge.forbidden[position], "an inference was wrong"
     sampler = WorldSampler(knowledge)
     assert sampler.consistent
-    for _ in range(5):
-        world = sampler.sample(rng)
+    sampled = [sampler.sample(rng) for _ in range(5)]
+    read = [list(world) for world in sampled]
+    card_reading.refine(observation, knowledge, read, 0.2, 100, rng)
+    for world in sampled + read:
         assert world[seat] == deal.hand_mask(seat)
         for position, other in enumerate(knowledge.hidden):
             assert world[other].bit_count() == knowledge.sizes[position]
