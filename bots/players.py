@@ -46,7 +46,15 @@ from . import card_reading
 from .beliefs import auction_weight, played_by_seat
 from .evaluation import best_trump, quick_tricks, sample_others, simulated_tricks
 from .knowledge import infer, mask
-from .policy import greedy_card, highest, lowest, play_out, rollout, winning_cards
+from .policy import (
+    greedy_card,
+    highest,
+    keep_value,
+    lowest,
+    play_out,
+    rollout,
+    winning_cards,
+)
 from .sampling import WorldSampler
 from .solver import Solver
 
@@ -372,7 +380,21 @@ def _hard_card(observation: Observation, rng: random.Random) -> Action:
             play_out(state, partnership, HARD.endgame_tricks)
             totals[move] += weight * solver.best_response(state, controlled, side, values,
                                                          partnership)
-    return max(moves, key=lambda move: totals[move])
+    return preferred_card(observation, totals)
+
+
+def preferred_card(observation: Observation, totals: dict[Action, float]) -> Action:
+    """The card with the best total. Cards the search cannot tell apart (equal in every world,
+    where every hand is known) are not always equal to a player who cannot see the cards: then
+    Medium's card, or else the least useful one."""
+    obvious = _greedy_play(observation, forgetful=False)
+    trump = int(observation.trump)  # type: ignore[arg-type]
+
+    def preference(move: Action) -> tuple[float, bool, int]:
+        card = move.card.index  # type: ignore[union-attr]
+        return totals[move], move == obvious, -keep_value(card, trump)
+
+    return max(totals, key=preference)
 
 
 def plausible_worlds(observation: Observation,

@@ -13,17 +13,17 @@ from games.engine.cards import SUIT_MASKS, indices_of
 from games.engine.play import ABOVE, NO_CARD, PlayState
 
 
-def _value(index: int, trump: int) -> int:
+def keep_value(index: int, trump: int) -> int:
     """Usefulness for keeping: trumps above everything, then rank."""
     return index % 13 + (13 if index // 13 == trump else 0)
 
 
 def lowest(mask: int, trump: int) -> int:
-    return min(indices_of(mask), key=lambda index: _value(index, trump))
+    return min(indices_of(mask), key=lambda index: keep_value(index, trump))
 
 
 def highest(mask: int, trump: int) -> int:
-    return max(indices_of(mask), key=lambda index: _value(index, trump))
+    return max(indices_of(mask), key=lambda index: keep_value(index, trump))
 
 
 def winning_cards(state: PlayState, legal: int) -> int:

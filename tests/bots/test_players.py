@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 from bots import card_reading, players
 from bots.beliefs import auction_weight, played_by_seat
 from bots.knowledge import infer, mask
+from bots.policy import keep_value
 from bots.sampling import WorldSampler
-from games.engine import Bid, Deal, DealStart, Game, Phase, TableRules
+from games.engine import Bid, Deal, DealStart, Game, Phase, Suit, TableRules
 from games.engine.cards import ALL_CARDS
 from tests.engine.helpers import make_deal
 
@@ -184,3 +185,22 @@ def test_auction_makes_strong_bidders_plausible() -> None:
     assert auction_weight(view, real, hidden, played) > 10 * auction_weight(
         view, swapped, hidden, played
     )
+
+
+def test_hard_breaks_ties_with_the_obvious_card() -> None:
+    """Cards Hard's search scores alike go to Medium's choice, else to the least useful card
+    (never simply the first legal card, which is the highest)."""
+    rng = random.Random(2)
+    rules = TableRules.create("spades")
+    deal = Deal(DealStart.shuffle(rules, 0, rng=rng))
+    while len(deal.legal_actions(deal.to_act)) < 3:
+        deal = advance(deal, rng, 1)
+    observation = deal.observation(deal.to_act)
+    moves = list(observation.legal_actions)
+    obvious = players.choose_action(observation, "medium", rng)
+    assert players.preferred_card(observation, dict.fromkeys(moves, 0.0)) == obvious
+    totals = dict.fromkeys(moves, 0.0)
+    totals[obvious] = -10.0
+    rest = [move for move in moves if move != obvious]
+    least_useful = min(rest, key=lambda move: keep_value(move.card.index, int(Suit.SPADES)))
+    assert players.preferred_card(observation, totals) == least_useful
