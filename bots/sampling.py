@@ -33,9 +33,8 @@ class WorldSampler:
             )
             groups.setdefault(allowed, []).append(card)
         self.groups = list(groups.items())
-        self._memo: dict[tuple[int, tuple[int, ...]], int] = {}
-        self._option_memo: dict[tuple[int, tuple[int, ...]],
-                                tuple[list[tuple[int, ...]], list[int]]] = {}
+        self._memo: dict[tuple[int, tuple[int, ...]],
+                         tuple[list[tuple[int, ...]], list[int]]] = {}
         self.consistent = self._count(0, tuple(knowledge.sizes)) > 0
         if not self.consistent:
             # Cannot happen when the inferences are right; never leave a bot without a world.
@@ -44,19 +43,10 @@ class WorldSampler:
             self._memo.clear()
 
     def _count(self, group: int, capacities: tuple[int, ...]) -> int:
-        key = (group, capacities)
-        if key in self._memo:
-            return self._memo[key]
         if group == len(self.groups):
-            total = 1 if not any(capacities) else 0
-        else:
-            allowed, cards = self.groups[group]
-            total = 0
-            for split in _splits(len(cards), allowed, capacities):
-                rest = tuple(c - s for c, s in zip(capacities, split, strict=True))
-                total += _multinomial(len(cards), split) * self._count(group + 1, rest)
-        self._memo[key] = total
-        return total
+            return 0 if any(capacities) else 1
+        _, cumulative = self._options(group, capacities)
+        return cumulative[-1] if cumulative else 0
 
     def sample(self, rng: random.Random) -> list[int]:
         """Hands (masks) for all four seats: known ones as seen, hidden ones sampled."""
@@ -80,9 +70,10 @@ class WorldSampler:
 
     def _options(self, group: int, capacities: tuple[int, ...]
                  ) -> tuple[list[tuple[int, ...]], list[int]]:
-        """The ways to deal ``group`` with ``capacities`` left, and their running layout counts."""
+        """The ways to deal ``group`` with ``capacities`` left that can be completed, and their
+        running counts of completed layouts."""
         key = (group, capacities)
-        if key not in self._option_memo:
+        if key not in self._memo:
             allowed, cards = self.groups[group]
             splits, cumulative, total = [], [], 0
             for split in _splits(len(cards), allowed, capacities):
@@ -92,9 +83,8 @@ class WorldSampler:
                     total += weight
                     splits.append(split)
                     cumulative.append(total)
-            self._option_memo[key] = splits, cumulative
-        return self._option_memo[key]
-
+            self._memo[key] = splits, cumulative
+        return self._memo[key]
 
 def _splits(
     count: int, allowed: Sequence[int], capacities: Sequence[int]

@@ -50,8 +50,8 @@ _HIGHEST = np.array([max(0, value.bit_length() - 1) for value in range(1 << 13)]
 
 
 @njit
-def legal_cards(hand: int, n: int, led_suit: int, best_led: int, best_trump: int, trump: int,
-           broken: bool, flags: int, akq: int) -> int:
+def legal_cards(hand: int, n: int, led_suit: int, best_led: int, best_trump: int,
+                trump: int, broken: bool, flags: int, akq: int) -> int:
     """`PlayState.legal_mask` for compiled code; the two must agree (tested)."""
     trump_mask = _suit_mask(trump)
     if n == 0:
@@ -137,7 +137,7 @@ def _masters(cards: int, others: int) -> int:
 
 @njit
 def greedy_choice(hands, turn, n, led_suit, best_led, best_trump, winner, legal, trump,
-            partnership):
+                  partnership):
     """`bots.policy.greedy_card` for compiled code, every hand known; the two agree (tested)."""
     if not legal & (legal - 1):
         return _highest_card(legal)
