@@ -34,6 +34,10 @@ from . import players
 
 SEES_ALL = "medium-sees-all"
 
+# Where a judged player's card-play decisions fall: lead or follow, early, middle or late.
+STAGES = tuple(f"{role} {tricks}" for role in ("lead", "follow")
+               for tricks in ("tricks 1-3", "tricks 4-8", "tricks 9-13"))
+
 
 @dataclasses.dataclass(frozen=True)
 class SetResult:
@@ -41,6 +45,11 @@ class SetResult:
     as_declarer: list[float]  # per-seat differences where the tested player declared
     as_defender: list[float]
     decision_seconds: list[float]  # the tested player's decisions
+    # Judged runs, summed over the tested player's four deals: points its cards gave up against
+    # the best card of a search that sees every hand (`seeing_values`), and what seeing every
+    # hand is worth at the same decisions to a player holding Hard's beliefs (`unseen_value`).
+    loss_by_stage: dict[str, float] = dataclasses.field(default_factory=dict)
+    unseen_value: float = 0.0
 
 
 def _decide(deal: Deal, seat: int, level: str, rng: random.Random) -> tuple[Action, float]:
@@ -54,9 +63,9 @@ def _decide(deal: Deal, seat: int, level: str, rng: random.Random) -> tuple[Acti
     return action, time.perf_counter() - started
 
 
-def _sees_all_card(deal: Deal, observation: Observation) -> Action:
-    """Medium's bidding, but each card chosen by Hard's search run in the real layout instead of
-    sampled ones: a cheating reference that knows every hand, never offered as a level."""
+def seeing_values(deal: Deal, observation: Observation) -> dict[int, int]:
+    """The seat's final score after each card it may play, every later card of its own chosen
+    by Hard's search in the real layout and the others' by the greedy player (Medium's play)."""
     state = deal.play
     assert state is not None
     partnership = deal.rules.game == Game.PARTNERSHIP
@@ -69,28 +78,74 @@ def _sees_all_card(deal: Deal, observation: Observation) -> Action:
         after.play(card)
         return solver.best_response(after, controlled, side, values, partnership)
 
-    cards = [action.card.index for action in observation.legal_actions  # type: ignore[union-attr]
-             if action.kind == "play"]
-    return Play(ALL_CARDS[max(cards, key=outcome)])
+    return {action.card.index: outcome(action.card.index)  # type: ignore[union-attr]
+            for action in observation.legal_actions if action.kind == "play"}
 
 
-def play_deal(start: DealStart, levels: list[str], seed: int,
-              timed_seat: int | None = None) -> tuple[Deal, list[float]]:
+def _sees_all_card(deal: Deal, observation: Observation) -> Action:
+    """Medium's bidding, but each card chosen by Hard's search run in the real layout instead of
+    sampled ones: a cheating reference that knows every hand, never offered as a level."""
+    values = seeing_values(deal, observation)
+    return Play(ALL_CARDS[max(values, key=values.__getitem__)])
+
+
+def unseen_value(observation: Observation, rng: random.Random) -> float:
+    """What seeing every hand would be worth, in points, to a player who holds Hard's beliefs
+    and searches as Hard does: the mean over its worlds of each world's best card's score, less
+    the best mean score of one card. A player who cannot see the cards gives up this much to the
+    seeing search at this decision, however well it plays, unless its beliefs are wrong."""
+    moves = [a for a in observation.legal_actions if a.kind == "play"]
+    rows = list(players.world_scores(observation, moves, rng))
+    weight = sum(w for w, _ in rows)
+    best_each = sum(w * max(scores.values()) for w, scores in rows) / weight
+    best_one = max(sum(w * scores[move] for w, scores in rows) for move in moves) / weight
+    return best_each - best_one
+
+
+def _stage(observation: Observation) -> str:
+    trick = 14 - len(observation.hand)
+    tricks = "tricks 1-3" if trick <= 3 else "tricks 4-8" if trick <= 8 else "tricks 9-13"
+    assert observation.current_trick is not None
+    return f"{'follow' if observation.current_trick.plays else 'lead'} {tricks}"
+
+
+@dataclasses.dataclass
+class _Record:
+    """What a deal with a tested seat keeps about that seat's decisions."""
+
+    seconds: list[float] = dataclasses.field(default_factory=list)
+    loss_by_stage: dict[str, float] = dataclasses.field(default_factory=dict)
+    unseen_value: float = 0.0
+
+
+def play_deal(start: DealStart, levels: list[str], seed: int, tested_seat: int | None = None,
+              judged: bool = False) -> tuple[Deal, _Record]:
+    """Play ``start`` out; the tested seat's decisions are timed and, when ``judged``, each of
+    its cards is scored against the seeing search's best one (the judging is not timed)."""
     deal = Deal(start)
     rng = random.Random(seed)
-    times: list[float] = []
+    judge_rng = random.Random(seed)  # the judge's own worlds leave the players' draws alone
+    record = _Record()
     while not deal.is_over:
         seat = deal.to_act
         assert seat is not None
         action, seconds = _decide(deal, seat, levels[seat], rng)
-        if seat == timed_seat:
-            times.append(seconds)
+        if seat == tested_seat:
+            record.seconds.append(seconds)
+            if judged and isinstance(action, Play):
+                observation = deal.observation(seat)
+                values = seeing_values(deal, observation)
+                stage = _stage(observation)
+                loss = max(values.values()) - values[action.card.index]
+                record.loss_by_stage[stage] = record.loss_by_stage.get(stage, 0) + loss
+                if len(values) > 1:
+                    record.unseen_value += unseen_value(observation, judge_rng)
         deal.apply(seat, action)
-    return deal, times
+    return deal, record
 
 
-def _play_set(args: tuple[TableRules, str, str, int]) -> SetResult:
-    rules, tested, field, seed = args
+def _play_set(args: tuple[TableRules, str, str, int, bool]) -> SetResult:
+    rules, tested, field, seed, judged = args
     rng = random.Random(seed)
     while True:
         start = DealStart.shuffle(rules, dealer=seed % 4, rng=rng)
@@ -99,11 +154,16 @@ def _play_set(args: tuple[TableRules, str, str, int]) -> SetResult:
             break
     assert baseline.score is not None
     differences, declaring, defending, times = [], [], [], []
+    losses: dict[str, float] = {}
+    unseen = 0.0
     for seat in range(4):
         levels = [field] * 4
         levels[seat] = tested
-        deal, seconds = play_deal(start, levels, seed + 1 + seat, timed_seat=seat)
-        times.extend(seconds)
+        deal, record = play_deal(start, levels, seed + 1 + seat, seat, judged)
+        times.extend(record.seconds)
+        for stage, loss in record.loss_by_stage.items():
+            losses[stage] = losses.get(stage, 0) + loss
+        unseen += record.unseen_value
         if deal.phase != Phase.FINISHED:
             differences.append(0.0)
             continue
@@ -111,7 +171,7 @@ def _play_set(args: tuple[TableRules, str, str, int]) -> SetResult:
         difference = deal.score.points[seat] - baseline.score.points[seat]
         differences.append(difference)
         (declaring if deal.declarer == seat else defending).append(difference)
-    return SetResult(statistics.fmean(differences), declaring, defending, times)
+    return SetResult(statistics.fmean(differences), declaring, defending, times, losses, unseen)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,6 +189,11 @@ class ArenaReport:
     decision_p50_ms: float
     decision_p95_ms: float
     seconds: float
+    # Judged runs, per deal: points the tested player's cards gave up against the seeing
+    # search's, by stage (see `STAGES`; empty otherwise), and the part of it no player holding
+    # Hard's beliefs avoids (`unseen_value`).
+    loss_by_stage: dict[str, float] = dataclasses.field(default_factory=dict)
+    unseen_value: float = 0.0
 
     def line(self) -> str:
         def part(name: str, value: float | None, count: int) -> str:
@@ -141,7 +206,16 @@ class ArenaReport:
             f"{part('defender', self.defender_mean, self.defender_count)}]  "
             f"decision p50 {self.decision_p50_ms:.2f} ms p95 {self.decision_p95_ms:.2f} ms  "
             f"({self.deal_sets} deal-sets, {self.seconds:.0f} s)"
-        )
+        ) + self._losses()
+
+    def _losses(self) -> str:
+        if not self.loss_by_stage:
+            return ""
+        parts = ", ".join(f"{stage} {self.loss_by_stage[stage]:.2f}" for stage in STAGES)
+        total = sum(self.loss_by_stage.values())
+        return (f"\n  given up against the seeing search: {total:.2f} pts/deal ({parts});"
+                f"\n  seeing every hand at the same decisions, to Hard's beliefs: "
+                f"{self.unseen_value:.2f} pts/deal")
 
 
 def run(
@@ -152,10 +226,14 @@ def run(
     *,
     seed: int = 1,
     workers: int = 1,
+    judged: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> ArenaReport:
+    """Play ``deal_sets`` deal-sets; ``judged`` also scores each card of the tested player
+    against the best card of a search that sees every hand (slow: a full search per legal card)."""
     rules = TableRules.create(game)
-    jobs = [(rules, tested, field, seed * 100_003 + index * 7) for index in range(deal_sets)]
+    jobs = [(rules, tested, field, seed * 100_003 + index * 7, judged)
+            for index in range(deal_sets)]
     started = time.perf_counter()
     results: list[SetResult] = []
     for result in _map(jobs, workers):
@@ -178,10 +256,15 @@ def run(
         decision_p50_ms=times[len(times) // 2] * 1000,
         decision_p95_ms=times[min(len(times) - 1, int(len(times) * 0.95))] * 1000,
         seconds=time.perf_counter() - started,
+        loss_by_stage={
+            stage: sum(r.loss_by_stage.get(stage, 0) for r in results) / (4 * len(results))
+            for stage in STAGES
+        } if judged else {},
+        unseen_value=sum(r.unseen_value for r in results) / (4 * len(results)),
     )
 
 
-def _map(jobs: list[tuple[TableRules, str, str, int]], workers: int) -> Iterator[SetResult]:
+def _map(jobs: list[tuple[TableRules, str, str, int, bool]], workers: int) -> Iterator[SetResult]:
     if workers <= 1:
         yield from map(_play_set, jobs)
         return

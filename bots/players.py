@@ -21,7 +21,7 @@ import functools
 import random
 import statistics
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from games.engine import (
     Action,
@@ -364,23 +364,34 @@ def _hard_card(observation: Observation, rng: random.Random) -> Action:
     moves = [a for a in _moves(observation) if a.kind == ActionKind.PLAY]
     if len(moves) == 1:
         return moves[0]
+    totals = dict.fromkeys(moves, 0.0)
     deadline = time.perf_counter() + HARD.budget_seconds
+    for weight, scores in world_scores(observation, moves, rng, deadline):
+        for move, score in scores.items():
+            totals[move] += weight * score
+    return preferred_card(observation, totals)
+
+
+def world_scores(observation: Observation, moves: list[Action], rng: random.Random,
+                 deadline: float | None = None) -> Iterator[tuple[float, dict[Action, int]]]:
+    """For each of Hard's plausible worlds, its weight and the seat's final score after each of
+    ``moves`` in it: greedy play to the last tricks, then the search of the seat's own choices
+    against greedy opponents. Past ``deadline`` it stops, though never before eight worlds."""
     partnership = observation.rules.game == Game.PARTNERSHIP
     side, values = scoring_side(observation)
     controlled = controlled_seats(observation)
     solver = endgame_solver()
-    totals = dict.fromkeys(moves, 0.0)
     for world_number, (world, weight) in enumerate(plausible_worlds(observation, rng)):
-        if world_number >= 8 and time.perf_counter() > deadline:
-            break
+        if world_number >= 8 and deadline is not None and time.perf_counter() > deadline:
+            return
         start = _position(observation, world)
+        scores = {}
         for move in moves:
             state = start.copy()
             state.play(move.card.index)  # type: ignore[union-attr]
             play_out(state, partnership, HARD.endgame_tricks)
-            totals[move] += weight * solver.best_response(state, controlled, side, values,
-                                                         partnership)
-    return preferred_card(observation, totals)
+            scores[move] = solver.best_response(state, controlled, side, values, partnership)
+        yield weight, scores
 
 
 def preferred_card(observation: Observation, totals: dict[Action, float]) -> Action:

@@ -23,6 +23,9 @@ class Command(BaseCommand):
         parser.add_argument("--deal-sets", type=int, default=600)
         parser.add_argument("--workers", type=int, default=2)
         parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--judge", action="store_true",
+                            help="Also report the points per deal the tested player's cards give "
+                                 "up against a search that sees every hand, by stage of the play.")
 
     def handle(self, *args: Any, **options: Any) -> None:
         games = options["game"] or [g.value for g in Game]
@@ -31,7 +34,7 @@ class Command(BaseCommand):
             for tested, field in pairs:
                 report = arena.run(
                     game, tested, field or "medium", options["deal_sets"],
-                    seed=options["seed"], workers=options["workers"],
+                    seed=options["seed"], workers=options["workers"], judged=options["judge"],
                     progress=arena.progress_bar,
                 )
                 self.stdout.write(report.line())
