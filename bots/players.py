@@ -385,7 +385,7 @@ def world_scores(observation: Observation, moves: list[Action], rng: random.Rand
         if world_number >= 8 and deadline is not None and time.perf_counter() > deadline:
             return
         start = _position(observation, world)
-        scores = {}
+        scores: dict[Action, int] = {}
         for move in moves:
             state = start.copy()
             state.play(move.card.index)  # type: ignore[union-attr]
