@@ -92,8 +92,8 @@ def _sees_all_card(deal: Deal, observation: Observation) -> Action:
 def unseen_value(observation: Observation, rng: random.Random) -> float:
     """What seeing every hand would be worth, in points, to a player who holds Hard's beliefs
     and searches as Hard does: the mean over its worlds of each world's best card's score, less
-    the best mean score of one card. A player who cannot see the cards gives up this much to the
-    seeing search at this decision, however well it plays, unless its beliefs are wrong."""
+    the best mean score of one card. Whatever card a player with these beliefs picks, it
+    expects to give up at least this much to the seeing search at this decision."""
     moves = [a for a in observation.legal_actions if a.kind == "play"]
     rows = list(players.world_scores(observation, moves, rng))
     weight = sum(w for w, _ in rows)
