@@ -86,6 +86,7 @@ class WorldSampler:
             self._memo[key] = splits, cumulative
         return self._memo[key]
 
+
 def _splits(
     count: int, allowed: Sequence[int], capacities: Sequence[int]
 ) -> list[tuple[int, ...]]:

@@ -324,4 +324,3 @@ class Solver:
             np.array(state.next_seat, dtype=np.int64), partnership,
             self._hands, self._info, self._value, self._generation,
         ))
-

@@ -76,9 +76,9 @@ def test_compiled_greedy_card_is_the_greedy_card(rules: TableRules, seed: int, t
     others = (hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[state.turn]
     best_trump = state.best_trump if state.trick and state.best_trump != NO_CARD else -1
     compiled = greedy_choice(np.array(hands, dtype=np.int64), state.turn, len(state.trick),
-                       state.led_suit if state.trick else -1,
-                       state.best_led if state.trick else -1, best_trump, state.trick_winner,
-                       state.legal_mask(), state.trump, partnership)
+                             state.led_suit if state.trick else -1,
+                             state.best_led if state.trick else -1, best_trump,
+                             state.trick_winner, state.legal_mask(), state.trump, partnership)
     assert compiled == greedy_card(state, others, partnership)
 
 
