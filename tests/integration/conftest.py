@@ -22,9 +22,9 @@ import redis
 from django.conf import settings
 from django.db import connection
 
-from bots.loadbench import audit, client
-from bots.loadbench.stack import Stack, production_env, redis_answers
 from games.models import Action, DealStatus, Match, MatchStatus
+from tests.integration.harness import audit, client
+from tests.integration.harness.stack import Stack, production_env, redis_answers
 
 # Short enough that a lost turn is found within seconds, as the fault tests need.
 FAST_SWEEPER = {"BOT_STALE_AFTER_SECONDS": "2", "BOT_SWEEP_INTERVAL_SECONDS": "1"}

@@ -17,8 +17,6 @@ from typing import Any
 import psycopg
 import pytest
 
-from bots.loadbench import client
-from bots.loadbench.stack import Stack, wait_until
 from games.models import Action
 from tests.integration.conftest import (
     Table,
@@ -28,6 +26,8 @@ from tests.integration.conftest import (
     pause_between_moves,
     stack_env,
 )
+from tests.integration.harness import client
+from tests.integration.harness.stack import Stack, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 

@@ -8,9 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from bots.loadbench import client
-from bots.loadbench.stack import Stack
 from tests.integration.conftest import Table, assert_log_matches_replay, pause_between_moves
+from tests.integration.harness import client
+from tests.integration.harness.stack import Stack
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 

@@ -1,6 +1,6 @@
-"""Load benchmark of the scaled-out form: `python -m bots.loadbench --help`.
+"""Load benchmark of the scaled-out form: `python -m loadtest --help`.
 
 Starts PostgreSQL-backed gunicorn, Celery worker and beat processes and a Redis of its own on
 this machine (loopback only, a scratch database), then simulated people play through the HTTP
-API. `stack` and `client` are also what the integration tests (tests/integration) run on.
+API. It runs on the integration tests' harness (tests/integration/harness).
 """

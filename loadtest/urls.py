@@ -20,7 +20,7 @@ class TouchView(APIView):
 
 
 urlpatterns: list[URLPattern | URLResolver] = [
-    path("loadbench/touch", TouchView.as_view()),
+    path("loadtest/touch", TouchView.as_view()),
     *service_urlpatterns,
 ]
 

@@ -1,6 +1,6 @@
 """Load benchmark of the scaled-out form on this machine.
 
-    python -m bots.loadbench [--clients 50] [--seconds 20] [--level medium] [--json FILE]
+    python -m loadtest [--clients 50] [--seconds 20] [--level medium] [--json FILE]
 
 Starts a scratch PostgreSQL database, a Redis of its own, gunicorn (the image's configuration)
 and a Celery worker and beat, all on loopback, then runs three phases of ``--seconds`` each,
@@ -45,8 +45,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
-from bots.loadbench import client
-from bots.loadbench.stack import ROOT, Stack, production_env
+from tests.integration.harness import client
+from tests.integration.harness.stack import ROOT, Stack, production_env
 
 PHASES = ("touch", "moves", "bots")
 
@@ -100,7 +100,7 @@ def touch_client(web: str, token: str, budget: Budget, rng: random.Random) -> Ta
     tally = Tally()
     api = client.Api(web, token)
     while budget.take():
-        tally.answer(api.post("/loadbench/touch"))
+        tally.answer(api.post("/loadtest/touch"))
     api.close()
     return tally
 
@@ -326,7 +326,7 @@ def machine() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bots.loadbench", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m loadtest", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=20, help="length of each phase")
@@ -351,12 +351,12 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown phases: {', '.join(sorted(unknown))}")
 
-    scratch = f"batak_loadbench_{os.getpid()}_{secrets.token_hex(3)}"
+    scratch = f"batak_loadtest_{os.getpid()}_{secrets.token_hex(3)}"
     admin_url = args.database_url
     url = urlunsplit(urlsplit(admin_url)._replace(path=f"/{scratch}"))
     with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{scratch}"')
-    logs = args.logs or Path(tempfile.mkdtemp(prefix="batak-loadbench-"))
+    logs = args.logs or Path(tempfile.mkdtemp(prefix="batak-loadtest-"))
     stack = Stack(production_env(url, "", LOG_LEVEL="INFO",
                                  # Every client signs up from 127.0.0.1 within seconds.
                                  THROTTLE_ANON_RATE="100000/minute",
@@ -367,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run([sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
                        cwd=ROOT, env=stack.env, check=True)
         web = stack.start_web(workers=args.web_workers, threads=args.web_threads,
-                              DJANGO_SETTINGS_MODULE="bots.loadbench.settings")
+                              DJANGO_SETTINGS_MODULE="loadtest.settings")
         stack.start_worker(concurrency=args.celery_concurrency)
         stack.start_beat()
         report = _run(args, phases, stack, web)
@@ -397,8 +397,8 @@ def _setup_django(env: dict[str, str]) -> None:
 
 
 def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) -> dict[str, Any]:
-    from bots.loadbench import audit
     from games.models import Action
+    from tests.integration.harness import audit
 
     report: dict[str, Any] = {
         "when": datetime.now(UTC).isoformat(timespec="seconds"),

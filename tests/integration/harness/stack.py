@@ -24,7 +24,7 @@ from pathlib import Path
 
 from celery import Celery
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def free_port() -> int:

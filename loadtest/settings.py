@@ -2,4 +2,4 @@
 
 from batak_api.settings import *  # noqa: F403
 
-ROOT_URLCONF = "bots.loadbench.urls"
+ROOT_URLCONF = "loadtest.urls"
