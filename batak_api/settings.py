@@ -294,6 +294,9 @@ CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 # (Redis was down when it was sent, its worker died): the sweeper, run by beat every
 # BOT_SWEEP_INTERVAL_SECONDS, sends it again. Tasks are idempotent, so a sweep racing a slow
 # task costs one no-op.
+# The module that plays the computer seats (games/computer_players.py): games itself never
+# imports the bots.
+COMPUTER_PLAYERS = "bots.interface"
 BOT_STALE_AFTER_SECONDS = env_float("BOT_STALE_AFTER_SECONDS", 15)
 BOT_SWEEP_INTERVAL_SECONDS = env_float("BOT_SWEEP_INTERVAL_SECONDS", 5)
 CELERY_BEAT_SCHEDULE = {

@@ -15,8 +15,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
-from bots import evaluation
 from games import engine, notify
+from games.computer_players import computer_players
 from games.errors import reason_message
 from games.models import Action, Deal, DealStatus, Match, Seat
 
@@ -344,7 +344,7 @@ def bid_estimate(match: Match, seat: int) -> dict[str, Any]:
         raise engine.IllegalAction(engine.Reason.WRONG_PHASE)
     rules = deal.rules
     leader = seat if rules.has_auction else deal.next_seat[deal.dealer]
-    estimates = evaluation.bid_estimate(deal.hand_mask(seat), rules, seat, leader)
+    estimates = computer_players().bid_estimate(deal.hand_mask(seat), rules, seat, leader)
     return {
         "hand": [str(card) for card in deal.hand(seat)],
         "estimates": [{"trump": suit, "tricks": tricks} for suit, tricks in estimates.items()],

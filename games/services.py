@@ -22,6 +22,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from games import engine, notify, selectors
+from games.computer_players import computer_players
 from games.engine.shuffle import deck_commitment, new_salt, secure_choice
 from games.errors import (
     ActionRefused,
@@ -383,10 +384,8 @@ def _schedule_bots_on_commit(match: Match, current: engine.Deal | None) -> None:
 
 
 def _send_bot_turns(match_id: str, version: int) -> None:
-    from bots.tasks import play_bot_turns
-
     try:
-        play_bot_turns.delay(match_id, version)
+        computer_players().send_turns(match_id, version)
     except BrokerUnavailable:
         # The move is committed: failing the request now would report an applied move as an
         # error. The sweeper (games/sweeper.py) sends the turn again once the broker is back.

@@ -18,6 +18,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from games import selectors
+from games.computer_players import computer_players
 from games.models import Match, MatchStatus
 
 logger = logging.getLogger(__name__)
@@ -60,8 +61,6 @@ def stuck_bot_turns() -> list[tuple[str, int]]:
 
 def resend_stuck_bot_turns() -> int:
     """Send each stuck turn to a worker again; returns how many were sent."""
-    from bots.tasks import play_bot_turns
-
     sent = 0
     for match_id, version in stuck_bot_turns():
         # Once per turn and BOT_STALE_AFTER_SECONDS, so that sweeps during a backlog of the
@@ -71,6 +70,6 @@ def resend_stuck_bot_turns() -> int:
         logger.warning(
             "bot turn stuck, sending it again", extra={"match_id": match_id, "version": version}
         )
-        play_bot_turns.delay(match_id, version)
+        computer_players().send_turns(match_id, version)
         sent += 1
     return sent
