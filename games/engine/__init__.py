@@ -14,10 +14,11 @@ from .actions import (
     parse_action,
 )
 from .cards import Card, CardParseError, Rank, Suit, cards_of, mask_of, parse_cards
-from .deal import Deal, DealStart, Phase, Trick
+from .deal import Deal, DealStart
 from .errors import IllegalAction, Reason
 from .match import MAX_DEALS, Match, following_deal
 from .observation import Observation
+from .public import Phase, Trick
 from .rules import (
     PRESETS,
     AllPass,

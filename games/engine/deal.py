@@ -8,34 +8,23 @@ its `DealStart` and its ordered action log, so `Deal.replay` rebuilds any state.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import random
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .actions import Action, ActionKind, Announce, Bid, ChooseTrump, Pass, Play, RequestRedeal
 from .cards import ALL_CARDS, Card, Rank, Suit, cards_of, mask_of
 from .errors import IllegalAction, Reason
+from .observation import Observation
 from .play import PlayState, next_seat_table
+from .public import Phase, Trick
 from .rules import AllPass, TableRules
 from .scoring import DealScore, partner_of, score_deal
 from .shuffle import hands_from_deck, shuffled_deck
 
-if TYPE_CHECKING:
-    from .observation import Observation
-
 MAX_TRICKS = 13
 # Jacks, queens, kings and aces: a hand with none of them may ask for a weak-hand redeal.
 HIGH_CARDS = mask_of(card for card in ALL_CARDS if card.rank > Rank.TEN)
-
-
-class Phase(enum.StrEnum):
-    AUCTION = "auction"
-    TRUMP = "trump"  # the declarer names trumps
-    ANNOUNCEMENTS = "announcements"  # Koz Maça with announcements
-    PLAY = "play"
-    FINISHED = "finished"  # 13 tricks played and scored
-    REDEALT = "redealt"  # thrown in: all passed under `all_pass=redeal`, or a weak-hand request
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -89,22 +78,6 @@ class DealStart:
             int(data.get("number", 1)),
             None if deck is None else tuple(Card.parse(text).index for text in deck),
         )
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Trick:
-    """A trick as everyone saw it: cards in play order with the seat that played each."""
-
-    leader: int
-    plays: tuple[tuple[int, Card], ...]
-    winner: int | None = None  # None while the trick is being played
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "leader": self.leader,
-            "cards": [{"seat": seat, "card": str(card)} for seat, card in self.plays],
-            "winner": self.winner,
-        }
 
 
 class Deal:
@@ -380,9 +353,35 @@ class Deal:
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may see: its own hand, a face-up dummy, and the public history."""
-        from .observation import observe
-
-        return observe(self, seat)
+        dummy = self.dummy
+        own_move = self.to_act == seat and self.turn is not None
+        return Observation(
+            seat=seat,
+            rules=self.rules,
+            number=self.number,
+            dealer=self.dealer,
+            phase=self.phase,
+            turn=self.turn,
+            to_act=self.to_act,
+            hand=tuple(self.hand(seat)),
+            hand_sizes=tuple(self.hand_mask(s).bit_count() for s in range(4)),  # type: ignore[arg-type]
+            dummy=dummy,
+            dummy_hand=None if dummy is None else tuple(cards_of(self.hand_mask(dummy))),
+            auction=tuple(self.auction),
+            high_bid=self.high_bid,
+            declarer=self.declarer,
+            bid=self.bid,
+            trump=self.trump,
+            announcements=tuple(self.announcements),
+            trump_broken=self.trump_broken,
+            tricks=tuple(self.completed_tricks()),
+            current_trick=self.current_trick(),
+            tricks_won=tuple(self.tricks_won),  # type: ignore[arg-type]
+            legal_actions=tuple(self.legal_actions(seat)),
+            refusals=tuple(self.refusals().items()) if own_move else (),
+            redeal_requested_by=self.redeal_requested_by,
+            score=self.score,
+        )
 
 
 def _check_seat(seat: int) -> None:

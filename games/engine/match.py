@@ -6,8 +6,9 @@ import random
 from collections.abc import Iterable, Sequence
 
 from .actions import Action
-from .deal import Deal, DealStart, Phase
+from .deal import Deal, DealStart
 from .play import next_seat_table
+from .public import Phase
 from .rules import TableRules
 from .scoring import ranking
 from .shuffle import secure_choice

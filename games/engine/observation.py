@@ -7,16 +7,14 @@ what a person in its seat would know.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .actions import Action
-from .cards import Card, Suit, cards_of
+from .cards import Card, Suit
 from .errors import Reason
+from .public import Phase, Trick
 from .rules import TableRules
 from .scoring import DealScore
-
-if TYPE_CHECKING:
-    from .deal import Deal, Phase, Trick
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -94,35 +92,3 @@ class Observation:
                 "outcomes": [outcome.value for outcome in self.score.outcomes],
             },
         }
-
-
-def observe(deal: Deal, seat: int) -> Observation:
-    dummy = deal.dummy
-    own_move = deal.to_act == seat and deal.turn is not None
-    return Observation(
-        seat=seat,
-        rules=deal.rules,
-        number=deal.number,
-        dealer=deal.dealer,
-        phase=deal.phase,
-        turn=deal.turn,
-        to_act=deal.to_act,
-        hand=tuple(deal.hand(seat)),
-        hand_sizes=tuple(deal.hand_mask(s).bit_count() for s in range(4)),  # type: ignore[arg-type]
-        dummy=dummy,
-        dummy_hand=None if dummy is None else tuple(cards_of(deal.hand_mask(dummy))),
-        auction=tuple(deal.auction),
-        high_bid=deal.high_bid,
-        declarer=deal.declarer,
-        bid=deal.bid,
-        trump=deal.trump,
-        announcements=tuple(deal.announcements),
-        trump_broken=deal.trump_broken,
-        tricks=tuple(deal.completed_tricks()),
-        current_trick=deal.current_trick(),
-        tricks_won=tuple(deal.tricks_won),  # type: ignore[arg-type]
-        legal_actions=tuple(deal.legal_actions(seat)),
-        refusals=tuple(deal.refusals().items()) if own_move else (),
-        redeal_requested_by=deal.redeal_requested_by,
-        score=deal.score,
-    )
