@@ -11,7 +11,7 @@ from django.urls import include, path
 from django.views.decorators.http import require_GET
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from games.api.problems import PROBLEM_CONTENT_TYPE, problem
+from games.api.problems import problem, problem_response
 
 logger = logging.getLogger(__name__)
 
@@ -32,8 +32,9 @@ def readyz(request: HttpRequest) -> JsonResponse:
     if all(result in ("ok", "in-process") for result in checks.values()):
         return JsonResponse({"status": "ok", "checks": checks})
     logger.warning("not ready", extra={"checks": checks})
-    body = problem(503, "not_ready", "A service this one needs is unreachable.", checks=checks)
-    return JsonResponse(body, status=503, content_type=PROBLEM_CONTENT_TYPE)
+    return problem_response(
+        problem(503, "not_ready", "A service this one needs is unreachable.", checks=checks)
+    )
 
 
 def _database_check() -> str:

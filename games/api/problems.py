@@ -1,19 +1,24 @@
 """One error format for every 4xx and 5xx: RFC 9457 problem details (application/problem+json).
 
-Fields: ``type`` (a URI naming the error, ``about:blank`` style here), ``title`` (HTTP status
-phrase), ``status``, ``code`` (stable, machine-readable), ``detail`` (a sentence in the request's
+Fields: ``type`` (a URI naming the error), ``title`` (the HTTP status in the request's language),
+``status``, ``code`` (stable, machine-readable), ``detail`` (a sentence in the request's
 language), and where they apply: ``errors`` (per field), ``reason``, ``legal_actions`` and
 ``legal_cards`` (a refused move), ``current_version`` (a stale ``expected_version``).
+
+Every problem is rendered the same way, whichever layer answers (a DRF view, Django's 404 and
+500 handlers, the body-size limit): compact UTF-8 JSON.
 """
 
 from __future__ import annotations
 
+import json
 import logging
-from http import HTTPStatus
 from typing import Any
 
-from django.http import Http404, HttpRequest, JsonResponse
-from django.utils.translation import gettext as _
+from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
@@ -23,17 +28,47 @@ from games.errors import ServiceError
 logger = logging.getLogger(__name__)
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 TYPE_BASE = "https://batak.example/problems/"
+UNKNOWN_FIELD = "unknown_field"
+
+# The statuses the API answers with, as titles in the request's language.
+TITLES = {
+    400: _("Bad Request"),
+    401: _("Unauthorized"),
+    403: _("Forbidden"),
+    404: _("Not Found"),
+    405: _("Method Not Allowed"),
+    406: _("Not Acceptable"),
+    409: _("Conflict"),
+    413: _("Content Too Large"),
+    415: _("Unsupported Media Type"),
+    422: _("Unprocessable Entity"),
+    429: _("Too Many Requests"),
+    500: _("Internal Server Error"),
+    503: _("Service Unavailable"),
+}
 
 
 def problem(status: int, code: str, detail: str, **extra: Any) -> dict[str, Any]:
     return {
         "type": TYPE_BASE + code,
-        "title": HTTPStatus(status).phrase,
+        "title": str(TITLES[status]),
         "status": status,
         "code": code,
-        "detail": detail,
+        "detail": str(detail),
         **extra,
     }
+
+
+def render(body: Any) -> bytes:
+    """The API's one JSON rendering (as DRF's JSONRenderer renders): compact, UTF-8."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def problem_response(body: dict[str, Any], headers: dict[str, str] | None = None) -> HttpResponse:
+    """A problem document as a plain Django response, for the layers outside DRF's views."""
+    return HttpResponse(
+        render(body), status=body["status"], content_type=PROBLEM_CONTENT_TYPE, headers=headers
+    )
 
 
 def _field_errors(detail: Any, prefix: str = "") -> list[dict[str, str]]:
@@ -55,36 +90,47 @@ def _field_errors(detail: Any, prefix: str = "") -> list[dict[str, str]]:
     return [{"field": prefix, "code": getattr(detail, "code", "invalid"), "message": str(detail)}]
 
 
-_DRF_CODES = {
-    exceptions.ParseError: "malformed_request",
-    exceptions.NotAuthenticated: "not_authenticated",
-    exceptions.AuthenticationFailed: "authentication_failed",
-    exceptions.PermissionDenied: "permission_denied",
-    exceptions.NotFound: "not_found",
-    exceptions.MethodNotAllowed: "method_not_allowed",
-    exceptions.NotAcceptable: "not_acceptable",
-    exceptions.UnsupportedMediaType: "unsupported_media_type",
-    exceptions.Throttled: "throttled",
-}
+# DRF's own errors, each with a code of ours and a sentence of ours (DRF's sentences carry
+# English details from the parser and are not translated everywhere).
+_DRF_PROBLEMS: tuple[tuple[type[exceptions.APIException], str, Any], ...] = (
+    (exceptions.ParseError, "malformed_request", _("The request body is not valid JSON.")),
+    (exceptions.NotAuthenticated, "not_authenticated",
+     _("Sign in first: send the header Authorization: Token <token>.")),
+    (exceptions.AuthenticationFailed, "authentication_failed",
+     _("The token is not valid; sign in again.")),
+    (exceptions.PermissionDenied, "permission_denied",
+     _("You may not do this.")),
+    (exceptions.NotFound, "not_found", _("Not found.")),
+    (exceptions.MethodNotAllowed, "method_not_allowed",
+     _("This method is not allowed here.")),
+    (exceptions.NotAcceptable, "not_acceptable",
+     _("The API answers only in JSON (application/json).")),
+    (exceptions.UnsupportedMediaType, "unsupported_media_type",
+     _("Send the request body as JSON (Content-Type: application/json).")),
+    (exceptions.Throttled, "throttled", _("Too many requests; wait a moment and retry.")),
+)
 
 
 def _problem_for(exc: Exception) -> dict[str, Any] | None:
     if isinstance(exc, ServiceError):
         return problem(exc.status, exc.code, exc.detail, **exc.extra)
     if isinstance(exc, Http404):
-        return problem(404, "not_found", _("Not found."))
+        return problem(404, "not_found", gettext("Not found."))
     if isinstance(exc, exceptions.ValidationError):
+        errors = _field_errors(exc.detail)
+        if any(error["code"] == UNKNOWN_FIELD for error in errors):
+            return problem(
+                400, UNKNOWN_FIELD, gettext("The request has fields this API does not know."),
+                errors=errors,
+            )
         return problem(
-            400,
-            "invalid_input",
-            _("The request has invalid fields."),
-            errors=_field_errors(exc.detail),
+            400, "invalid_input", gettext("The request has invalid fields."), errors=errors
         )
     if isinstance(exc, exceptions.APIException):
-        code = next(
-            (code for kind, code in _DRF_CODES.items() if isinstance(exc, kind)), "error"
-        )
-        return problem(exc.status_code, code, str(exc.detail))
+        for kind, code, detail in _DRF_PROBLEMS:
+            if isinstance(exc, kind):
+                return problem(exc.status_code, code, str(detail))
+        return problem(exc.status_code, "error", str(exc.detail))
     return None
 
 
@@ -93,29 +139,27 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     body = _problem_for(exc)
     if body is None:
         logger.exception("unhandled error", exc_info=exc)
-        body = problem(500, "server_error", _("Something went wrong on our side."))
+        body = problem(500, "server_error", gettext("Something went wrong on our side."))
     set_rollback()
     headers = {}
     if isinstance(exc, exceptions.APIException):
         if getattr(exc, "auth_header", None):
             headers["WWW-Authenticate"] = exc.auth_header  # type: ignore[attr-defined]
         if getattr(exc, "wait", None):
-            headers["Retry-After"] = str(exc.wait)  # type: ignore[attr-defined]
+            headers["Retry-After"] = str(max(1, round(exc.wait)))  # type: ignore[attr-defined]
     return Response(
         body, status=body["status"], headers=headers, content_type=PROBLEM_CONTENT_TYPE
     )
 
 
-def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    """Django's 404 page for URLs outside any API view."""
-    return JsonResponse(
-        problem(404, "not_found", _("Not found.")), status=404, content_type=PROBLEM_CONTENT_TYPE
-    )
+@csrf_exempt
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """Django's 404 for URLs outside any API view, whatever the method: the API takes tokens,
+    not cookies, so no CSRF check stands before it."""
+    return problem_response(problem(404, "not_found", gettext("Not found.")))
 
 
-def server_error(request: HttpRequest) -> JsonResponse:
-    return JsonResponse(
-        problem(500, "server_error", _("Something went wrong on our side.")),
-        status=500,
-        content_type=PROBLEM_CONTENT_TYPE,
+def server_error(request: HttpRequest) -> HttpResponse:
+    return problem_response(
+        problem(500, "server_error", gettext("Something went wrong on our side."))
     )
