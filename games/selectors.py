@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Q, QuerySet, prefetch_related_objects
 
 from games import engine, notify
 from games.computer_players import computer_players
+from games.engine.scoring import partner_of
 from games.errors import reason_message
 from games.models import Action, Deal, DealStatus, Match, Seat
 
@@ -123,6 +125,12 @@ def seats_summary(match: Match) -> list[dict[str, Any]]:
 
 
 def match_summary(match: Match) -> dict[str, Any]:
+    """The public facts of ``match``, all of one moment: the row, its seats and its count of
+    finished deals are read again until nothing was committed in between (see `_consistent`)."""
+    return _consistent(match, _match_summary)
+
+
+def _match_summary(match: Match) -> dict[str, Any]:
     finished = match.deals.filter(status=DealStatus.FINISHED).count()
     return {
         "id": str(match.id),
@@ -164,19 +172,29 @@ def seat_view(
     """
     if deals is not None:
         return _seat_view(match, seat, deals, current)
-    # Without the lock, a move committed between reading the match and reading its log would
-    # pair one version's number with the next one's cards, and the seat would be refused when
-    # it sends that version back. Versions only grow, so an unchanged version afterwards proves
-    # that nothing was committed in between; otherwise read again, at last under the lock.
+    return _consistent(match, lambda fresh: _seat_view(fresh, seat, latest_deals(fresh), None))
+
+
+def _consistent(match: Match, build: Callable[[Match], dict[str, Any]]) -> dict[str, Any]:
+    """``build(match)`` from reads of one moment, without holding a lock.
+
+    Without the lock, a move committed between reading the match and reading its deals would
+    pair one version's number with the next one's cards (and the seat would be refused when it
+    sends that version back). Every write to a match bumps its version or its ``updated_at``
+    (a seat taken), and neither goes back: an unchanged pair afterwards proves that nothing was
+    committed in between; otherwise read again, at last under the match lock.
+    """
     for _ in range(VIEW_READ_ATTEMPTS):
-        version = match.version
-        view = _seat_view(match, seat, latest_deals(match), None)
-        if Match.objects.filter(pk=match.pk, version=version).exists():
-            return view
+        version, updated_at = match.version, match.updated_at
+        body = build(match)
+        if Match.objects.filter(pk=match.pk, version=version, updated_at=updated_at).exists():
+            return body
         match.refresh_from_db(fields=MATCH_STATE)
+        prefetch_related_objects([match], "seats")
     with transaction.atomic():
         match.refresh_from_db(fields=MATCH_STATE, from_queryset=Match.objects.select_for_update())
-        return _seat_view(match, seat, latest_deals(match), None)
+        prefetch_related_objects([match], "seats")
+        return build(match)
 
 
 def _seat_view(
@@ -301,25 +319,48 @@ def wait_for_move(match: Match, after: int, timeout: float) -> None:
     notify.wait(match.pk, moved, timeout)
 
 
-def events(match: Match, after: int, limit: int = 200) -> list[dict[str, Any]]:
-    """Applied actions with a version above ``after``, oldest first; all of them are public."""
-    rows = (
-        Action.objects.filter(match=match, version__gt=after)
+def event_page(match: Match, after: int, limit: int) -> dict[str, Any]:
+    """The first ``limit`` actions after version ``after``, oldest first (all of them public),
+    and the cursor to the next page.
+
+    The page describes the match at one version: ``version`` and ``status`` are read first,
+    and only actions up to that version are listed, so ``has_more`` is exactly whether actions
+    between ``next_after`` and ``version`` were left for the next page.
+    """
+    version, status = match.version, match.status
+    rows = list(
+        Action.objects.filter(match=match, version__gt=after, version__lte=version)
         .select_related("deal")
         .order_by("version")[:limit]
     )
-    return [
-        {
-            "version": row.version,
-            "deal_number": row.deal.number,
-            "deal_sequence": row.deal.sequence,
-            "seat": row.seat,
-            "kind": row.kind,
-            **row.payload,
-            "created_at": row.created_at.isoformat(),
-        }
-        for row in rows
-    ]
+    next_after = rows[-1].version if rows else max(after, 0)
+    rules = table_rules(match)
+    return {
+        "events": [_event(row, rules) for row in rows],
+        "next_after": next_after,
+        "has_more": next_after < version,
+        "version": version,
+        "status": status,
+    }
+
+
+def _event(row: Action, rules: engine.TableRules) -> dict[str, Any]:
+    seat = row.seat
+    if row.kind == engine.ActionKind.PLAY and rules.partnership_dummy:
+        # The declarer plays a face-up dummy's cards: the card is the dummy's, as in the tricks.
+        dummy = partner_of(row.seat)
+        if row.payload["card"] in row.deal.hands[dummy]:
+            seat = dummy
+    return {
+        "version": row.version,
+        "deal_number": row.deal.number,
+        "deal_sequence": row.deal.sequence,
+        "seat": seat,
+        "submitted_by": row.seat,
+        "kind": row.kind,
+        **row.payload,
+        "created_at": row.created_at.isoformat(),
+    }
 
 
 def match_export(match: Match) -> dict[str, Any]:

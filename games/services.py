@@ -95,7 +95,7 @@ def create_match(
     try:
         table = engine.TableRules.create(game, **(rules or {}))
     except engine.RuleError as error:
-        raise InvalidRules(str(error), field=error.field, allowed=error.allowed) from None
+        raise InvalidRules.from_rule_error(error) from None
     if not 1 <= deal_count <= engine.MAX_DEALS:
         raise InvalidMatch(field="deals")
     if len(seats) != 4 or sum(spec.kind == "me" for spec in seats) > 1:
@@ -143,6 +143,9 @@ def join_match(*, match_id: uuid.UUID, user: AbstractBaseUser, seat: int | None 
         chosen.user = user
         chosen.display_name = selectors.display_name(user)
         chosen.save(update_fields=["user", "display_name"])
+        # A taken seat changes what the match shows without a new version: `updated_at` tells
+        # the readers (see `selectors._consistent`).
+        match.save(update_fields=["updated_at"])
         _start_if_full(match)
         return chosen
 

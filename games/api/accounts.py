@@ -57,7 +57,7 @@ class GuestView(APIView):
     authentication_classes = ()
 
     @extend_schema(
-        tags=["accounts"], summary="Play as a guest",
+        operation_id="createGuest", tags=["accounts"], summary="Play as a guest",
         description="Creates a guest account and returns its token in one call.",
         request=s.GuestInputSerializer, responses={201: s.TokenSerializer, **errors(400)},
         examples=[OpenApiExample("Guest", value={"display_name": "Ayşe"}, request_only=True),
@@ -79,7 +79,7 @@ class RegisterView(APIView):
     authentication_classes = ()
 
     @extend_schema(
-        tags=["accounts"], summary="Register",
+        operation_id="register", tags=["accounts"], summary="Register",
         description="Creates a named account with a password and returns its token.",
         request=s.RegisterInputSerializer,
         responses={201: s.TokenSerializer, **errors(400, 409)},
@@ -109,7 +109,7 @@ class TokenView(APIView):
     authentication_classes = ()
 
     @extend_schema(
-        tags=["accounts"], summary="Log in",
+        operation_id="logIn", tags=["accounts"], summary="Log in",
         description="Exchanges a username and password for the account's token.",
         request=s.LoginInputSerializer, responses={200: s.TokenSerializer, **errors(400, 401)},
         examples=[OpenApiExample("Log in", request_only=True,
@@ -126,7 +126,7 @@ class TokenView(APIView):
 
 class MeView(APIView):
     @extend_schema(
-        tags=["accounts"], summary="Who am I",
+        operation_id="getMe", tags=["accounts"], summary="Who am I",
         responses={200: s.UserSerializer, **errors(401)},
         examples=[example("A guest", examples.USER)],
     )

@@ -35,3 +35,136 @@ def require_documentation(
             if missing:
                 warn(f"{method.upper()} {path} lacks {', '.join(missing)}")
     return result
+
+
+PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+# Answers any operation may give besides its own: a body over the size limit (checked before
+# the view), and throttling (per account and per client address, where rates are set).
+COMMON_PROBLEMS = {
+    "413": "The request body is larger than the limit (64 KiB unless configured).",
+    "429": "Too many requests: wait the `Retry-After` seconds.",
+}
+BODY_PROBLEMS = {"415": "The body is not `application/json`."}
+ENUM_DESCRIPTIONS = {
+    "Direction": (
+        "The order of play and of the deal. `clockwise` (to the left): 0 → 3 → 2 → 1 → 0; "
+        "`anticlockwise` (to the right): 0 → 1 → 2 → 3 → 0."
+    ),
+    "Phase": (
+        "What a deal is doing, and what it allows: `auction`: bid or pass in turn (and "
+        "`redeal` where the rules allow it); `trump`: the declarer names trumps; "
+        "`announcements` (Koz Maça with announcements): each seat announces its tricks; "
+        "`play`: cards; `finished`: all 13 tricks played and scored; `redealt`: thrown in and "
+        "dealt again."
+    ),
+}
+
+
+def _seat_kind(kind: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"kind": {"type": "string", "enum": [kind]}, **properties},
+        "required": ["kind", *required],
+        "additionalProperties": False,
+    }
+
+
+def _seat_specs(schemas: dict[str, Any]) -> None:
+    """A seat of a new match as the server reads it: `bot_level` with `bot` alone (required
+    there), four seats, at most one of them `me`. drf-spectacular has no words for "this field
+    with that value only", so the seat is written out here as one object per kind."""
+    spec = schemas.pop("SeatSpecRequest")
+    schemas.pop("SeatSpecKind", None)
+    name = spec["properties"]["display_name"]
+    bot_level = spec["properties"]["bot_level"]
+    kinds = {
+        "me": _seat_kind("me", {"display_name": name}, []),
+        "open": _seat_kind("open", {"display_name": name}, []),
+        "bot": _seat_kind("bot", {"bot_level": bot_level, "display_name": name}, ["bot_level"]),
+    }
+    for kind, schema in kinds.items():
+        schemas[f"{kind.capitalize()}SeatRequest"] = schema
+    schemas["SeatSpecRequest"] = {
+        "oneOf": [{"$ref": f"#/components/schemas/{k.capitalize()}SeatRequest"} for k in kinds],
+        "discriminator": {"propertyName": "kind", "mapping": {
+            k: f"#/components/schemas/{k.capitalize()}SeatRequest" for k in kinds
+        }},
+    }
+    seats = schemas["MatchCreateRequest"]["properties"]["seats"]
+    seats.update({
+        "minItems": 4, "maxItems": 4,
+        "contains": {"type": "object", "properties": {"kind": {"const": "me"}},
+                     "required": ["kind"]},
+        "minContains": 0, "maxContains": 1,
+    })
+
+
+def _rules_of_each_game(schemas: dict[str, Any]) -> None:
+    """Which rules a match of each game may change, and to what (as `TableRules` checks them):
+    written as conditions on the game, since a rule's values depend on it."""
+    def rules(properties: dict[str, Any]) -> dict[str, Any]:
+        return {"properties": {"rules": {"properties": properties}}}
+
+    def game_is(game: str) -> dict[str, Any]:
+        return {"properties": {"game": {"const": game}}, "required": ["game"]}
+
+    schemas["MatchCreateRequest"]["allOf"] = [
+        {"if": game_is("spades"),
+         "then": rules({"all_pass": False, "all_pass_bid": False,
+                        "partnership_dummy": {"const": False}, "min_bid": {"enum": [4, 5]}}),
+         "else": rules({"spades_announcements": {"const": False},
+                        "spades_overtrick_limit": {"const": None}})},
+        {"if": game_is("partnership"),
+         "then": rules({"min_bid": {"enum": [7, 8]}, "all_pass_bid": {"minimum": 7}}),
+         "else": rules({"min_bid": {"enum": [4, 5]}, "partnership_dummy": {"const": False}})},
+        {"if": {"properties": {"rules": {"properties": {"spades_announcements": {"const": True}},
+                                         "required": ["spades_announcements"]}}},
+         "else": rules({"spades_overtrick_limit": {"const": None}})},
+    ]
+
+
+def _problem_response(description: str) -> dict[str, Any]:
+    return {"description": description,
+            "content": {"application/problem+json": {"schema": PROBLEM_REF}}}
+
+
+def exact_contract(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
+    """Make the schema say exactly what the server does:
+
+    - every 4xx and 5xx answer is `application/problem+json`, as the server sends it;
+    - the answers every operation may give (413, 429, and 415 where a body is read) are listed;
+    - request objects are closed: the server refuses a field they do not declare;
+    - a new match's seats are as exact as the server's checks (`_seat_specs`);
+    - the enums of directions and phases say what each value means;
+    - an operation open to anyone has no `security` at all (the document has no global one),
+      rather than `[{}]`, which some client generators read as "needs credentials".
+    """
+    assert "security" not in result
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if operation.get("security") == [{}]:
+                del operation["security"]
+            responses = operation["responses"]
+            for status, response in responses.items():
+                if status[0] in "45" and "application/json" in response.get("content", {}):
+                    content = response["content"]
+                    content["application/problem+json"] = content.pop("application/json")
+            extra = {**COMMON_PROBLEMS, **(BODY_PROBLEMS if "requestBody" in operation else {})}
+            for status, description in extra.items():
+                responses.setdefault(status, _problem_response(description))
+            responses["429"].setdefault("headers", {"Retry-After": {
+                "schema": {"type": "integer", "minimum": 1},
+                "description": "Seconds to wait before retrying.",
+            }})
+    schemas = result.get("components", {}).get("schemas", {})
+    _seat_specs(schemas)
+    _rules_of_each_game(schemas)
+    for name, schema in schemas.items():
+        if name.endswith("Request") and schema.get("type") == "object":
+            schema["additionalProperties"] = False
+    for name, description in ENUM_DESCRIPTIONS.items():
+        if name in schemas:
+            schemas[name]["description"] = description
+    return result

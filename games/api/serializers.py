@@ -3,9 +3,12 @@ OpenAPI schema generated from them is exactly what clients receive."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail
 
 from games import engine
 from games.engine.cards import ALL_CARDS
@@ -25,6 +28,77 @@ ALL_PASS_RULES = [rule.value for rule in AllPass]
 TRUMP_LEADS = [rule.value for rule in TrumpLead]
 SCORINGS = [scoring.value for scoring in Scoring]
 SEAT = {"min_value": 0, "max_value": 3}
+# What a card may be written as in a request: rank then suit, `10` for a ten, either case.
+CARD_PATTERN = r"^(10|[2-9TJQKAtjqka])[SHDCshdc]$"
+# Names are text without control characters.
+NAME_PATTERN = r"^[^\u0000-\u001f\u007f]*$"
+USERNAME_PATTERN = r"^[A-Za-z0-9_.@+-]{3,150}$"
+# A password may hold any character but NUL.
+PASSWORD_PATTERN = r"^[^\u0000]*$"
+MAX_TRICKS = 13
+
+
+# --- strict input ------------------------------------------------------------------------------
+# A request is read exactly as the schema describes it: a field the API does not know is refused
+# (400 unknown_field) rather than ignored, and a value of the wrong JSON type is refused rather
+# than converted ("5" is no integer, "true" no boolean, 0 no string).
+
+
+class StrictInputSerializer(serializers.Serializer):
+    # An input object that refuses fields it does not declare. (A comment, not a docstring:
+    # the schema would give it as the description of every request.)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unknown = sorted(str(name) for name in set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({
+                    name: [ErrorDetail(str(_("This field is not part of the API.")),
+                                       code="unknown_field")]
+                    for name in unknown
+                })
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        if isinstance(data, float) and not data.is_integer():
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictRegexField(serializers.RegexField):
+    def __init__(self, regex: str, **kwargs: Any) -> None:
+        # The pattern is the whole contract: no whitespace trimmed before it is applied.
+        super().__init__(regex, trim_whitespace=False, **kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        # JSON may spell a lone surrogate (\ud800), which is no text a database can store.
+        if any("\ud800" <= char <= "\udfff" for char in data):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictChoiceField(serializers.ChoiceField):
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, str):
+            self.fail("invalid_choice", input=data)
+        return super().to_internal_value(data)
+
+
+def name_field() -> StrictRegexField:
+    return StrictRegexField(NAME_PATTERN, max_length=64, required=False, allow_blank=True)
 
 
 def card_field(**kwargs: Any) -> serializers.ChoiceField:
@@ -33,6 +107,10 @@ def card_field(**kwargs: Any) -> serializers.ChoiceField:
 
 def seat_field(**kwargs: Any) -> serializers.IntegerField:
     return serializers.IntegerField(**SEAT, **kwargs)
+
+
+def seat_input(**kwargs: Any) -> StrictIntegerField:
+    return StrictIntegerField(**SEAT, **kwargs)
 
 
 def seat_list(**kwargs: Any) -> serializers.ListField:
@@ -65,47 +143,46 @@ class TableRulesSerializer(serializers.Serializer):
     weak_hand_redeal = serializers.BooleanField()
 
 
-class RuleOverridesSerializer(serializers.Serializer):
-    """Table rules to change from the game's preset; omitted rules keep their default."""
+class RuleOverridesSerializer(StrictInputSerializer):
+    """Table rules to change from the game's preset; omitted rules keep their default. Each
+    game allows only some values (see the presets and the README's table of rules): a value
+    outside them is refused with 400 `invalid_rules`, naming the rule and what it allows."""
 
-    direction = serializers.ChoiceField(choices=DIRECTIONS, required=False)
-    min_bid = serializers.IntegerField(required=False)
-    all_pass = serializers.ChoiceField(choices=ALL_PASS_RULES, required=False)
-    all_pass_bid = serializers.IntegerField(required=False)
-    trump_lead = serializers.ChoiceField(choices=TRUMP_LEADS, required=False)
-    akq_trump_lead = serializers.BooleanField(required=False)
-    must_beat_in_suit = serializers.BooleanField(required=False)
-    must_beat_after_trumped = serializers.BooleanField(required=False)
-    must_trump = serializers.BooleanField(required=False)
-    must_overtrump = serializers.BooleanField(required=False)
-    must_trump_when_cannot_overtrump = serializers.BooleanField(required=False)
-    scoring = serializers.ChoiceField(choices=SCORINGS, required=False)
-    partnership_dummy = serializers.BooleanField(required=False)
-    spades_announcements = serializers.BooleanField(required=False)
-    spades_overtrick_limit = serializers.IntegerField(required=False, allow_null=True)
-    weak_hand_redeal = serializers.BooleanField(required=False)
-
-    def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError(
-                    {name: ["Unknown table rule."] for name in unknown}
-                )
-        return super().to_internal_value(data)
+    direction = StrictChoiceField(choices=DIRECTIONS, required=False)
+    min_bid = StrictIntegerField(min_value=4, max_value=8, required=False,
+                                 help_text="4 or 5 (auction, spades); 7 or 8 (partnership).")
+    all_pass = StrictChoiceField(choices=ALL_PASS_RULES, required=False)
+    all_pass_bid = StrictIntegerField(min_value=4, max_value=MAX_TRICKS, required=False,
+                                      help_text="min_bid..13 of the game.")
+    trump_lead = StrictChoiceField(choices=TRUMP_LEADS, required=False)
+    akq_trump_lead = StrictBooleanField(required=False)
+    must_beat_in_suit = StrictBooleanField(required=False)
+    must_beat_after_trumped = StrictBooleanField(required=False)
+    must_trump = StrictBooleanField(required=False)
+    must_overtrump = StrictBooleanField(required=False)
+    must_trump_when_cannot_overtrump = StrictBooleanField(required=False)
+    scoring = StrictChoiceField(choices=SCORINGS, required=False)
+    partnership_dummy = StrictBooleanField(required=False)
+    spades_announcements = StrictBooleanField(required=False)
+    spades_overtrick_limit = StrictIntegerField(
+        min_value=1, max_value=MAX_TRICKS, required=False, allow_null=True,
+        help_text="With spades_announcements: 1..13, or null for no limit.",
+    )
+    weak_hand_redeal = StrictBooleanField(required=False)
 
 
 # --- matches -----------------------------------------------------------------------------------
 
 
-class SeatSpecSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(
+class SeatSpecSerializer(StrictInputSerializer):
+    kind = StrictChoiceField(
         choices=[("me", "me"), ("open", "open"), ("bot", "bot")],
         help_text="`me`: the creator sits here; `open`: another person may join; "
         "`bot`: a computer player.",
     )
-    bot_level = serializers.ChoiceField(choices=BotLevel.choices, required=False)
-    display_name = serializers.CharField(max_length=64, required=False, allow_blank=True)
+    bot_level = StrictChoiceField(choices=BotLevel.choices, required=False,
+                                  help_text="Required for `bot`, refused otherwise.")
+    display_name = name_field()
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs["kind"] == "bot" and not attrs.get("bot_level"):
@@ -119,16 +196,17 @@ def default_seats() -> list[dict[str, str]]:
     return [{"kind": "me"}, *({"kind": "bot", "bot_level": "medium"} for _ in range(3))]
 
 
-class MatchCreateSerializer(serializers.Serializer):
-    game = serializers.ChoiceField(choices=GameChoice.choices, default=GameChoice.AUCTION)
+class MatchCreateSerializer(StrictInputSerializer):
+    game = StrictChoiceField(choices=GameChoice.choices, default=GameChoice.AUCTION)
     rules = RuleOverridesSerializer(required=False)
-    deals = serializers.IntegerField(
+    deals = StrictIntegerField(
         min_value=1, max_value=engine.MAX_DEALS, default=4,
         help_text="Number of deals: 4, 8 or 12 let every seat deal equally often; 1..52 accepted.",
     )
     seats = SeatSpecSerializer(
-        many=True, required=False,
-        help_text="Seats 0..3 in order. Default: you in seat 0 and three Medium computer players.",
+        many=True, required=False, min_length=4, max_length=4,
+        help_text="Seats 0..3 in order, at most one `me`. Default: you in seat 0 and three "
+        "Medium computer players.",
     )
 
     def validate_seats(self, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -162,8 +240,13 @@ class MatchSerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
 
 
-class JoinSerializer(serializers.Serializer):
-    seat = seat_field(required=False, help_text="Seat to take; default the lowest open one.")
+class JoinSerializer(StrictInputSerializer):
+    seat = seat_input(required=False, help_text="Seat to take; default the lowest open one.")
+
+
+class JoinedSerializer(serializers.Serializer):
+    seat = seat_field(help_text="The seat you took.")
+    match = MatchSerializer()
 
 
 # --- a seat's view -----------------------------------------------------------------------------
@@ -288,10 +371,12 @@ class DealRecordSerializer(EndedDealSerializer):
 
 
 class EventSerializer(serializers.Serializer):
-    version = serializers.IntegerField()
+    version = serializers.IntegerField(help_text="The match version this action made.")
     deal_number = serializers.IntegerField()
     deal_sequence = serializers.IntegerField()
-    seat = seat_field()
+    seat = seat_field(help_text="Whose call or card it is (for a face-up dummy's card, the "
+                      "dummy's seat).")
+    submitted_by = seat_field(help_text="The seat that submitted it (the declarer for a dummy).")
     kind = serializers.ChoiceField(choices=ACTION_KINDS)
     tricks = serializers.IntegerField(required=False)
     suit = serializers.ChoiceField(choices=SUIT_CHOICES, required=False)
@@ -300,8 +385,15 @@ class EventSerializer(serializers.Serializer):
 
 
 class EventPageSerializer(serializers.Serializer):
-    events = EventSerializer(many=True)
-    version = serializers.IntegerField(help_text="The match version now; pass it as `after`.")
+    events = EventSerializer(many=True, help_text="Oldest first, at most `limit`.")
+    next_after = serializers.IntegerField(
+        help_text="Pass as `after` for the next page: the last event's version (your `after` "
+        "when the page is empty)."
+    )
+    has_more = serializers.BooleanField(
+        help_text="More actions after `next_after` already exist: ask again without waiting."
+    )
+    version = serializers.IntegerField(help_text="The match version this page was read at.")
     status = serializers.ChoiceField(choices=MatchStatus.choices)
 
 
@@ -320,58 +412,66 @@ class BidEstimateSerializer(serializers.Serializer):
 # --- submitting actions ------------------------------------------------------------------------
 
 
-class ActionInputSerializer(serializers.Serializer):
-    expected_version = serializers.IntegerField(
-        required=False, min_value=0,
+# Versions count a match's actions: far below this in any match.
+MAX_VERSION = 2**31 - 1
+
+
+class ActionInputSerializer(StrictInputSerializer):
+    expected_version = StrictIntegerField(
+        required=False, min_value=0, max_value=MAX_VERSION,
         help_text="The version your view showed; a different current version answers 409.",
     )
 
 
 class BidInputSerializer(ActionInputSerializer):
-    tricks = serializers.IntegerField(help_text="Tricks you promise (min_bid..13).")
+    tricks = StrictIntegerField(
+        min_value=1, max_value=MAX_TRICKS,
+        help_text="Tricks you promise: at least min_bid and above the high bid, else 422.",
+    )
 
 
 class TrumpInputSerializer(ActionInputSerializer):
-    suit = serializers.ChoiceField(choices=SUIT_CHOICES)
+    suit = StrictRegexField(r"^[SHDCshdc]$", help_text="`S`, `H`, `D` or `C`; lowercase accepted.")
 
-    def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("suit"), str):
-            data = {**data, "suit": data["suit"].strip().upper()}
-        return super().to_internal_value(data)
+    def validate_suit(self, value: str) -> str:
+        return value.upper()
 
 
 class AnnounceInputSerializer(ActionInputSerializer):
-    tricks = serializers.IntegerField(help_text="Tricks you will take, 0 meaning none.")
+    tricks = StrictIntegerField(
+        min_value=0, max_value=MAX_TRICKS, help_text="Tricks you will take, 0 meaning none."
+    )
 
 
 class PlayInputSerializer(ActionInputSerializer):
-    card = serializers.CharField(
-        help_text="Rank then suit: `AS`, `TH`, `2C`; lowercase and `10` are accepted."
+    card = StrictRegexField(
+        CARD_PATTERN,
+        help_text="Rank then suit: `AS`, `TH`, `2C`; lowercase and `10` are accepted.",
     )
 
     def validate_card(self, value: str) -> engine.Card:
-        try:
-            return engine.Card.parse(value)
-        except engine.CardParseError as error:
-            raise serializers.ValidationError(str(error)) from None
+        return engine.Card.parse(value)
 
 
 # --- accounts ----------------------------------------------------------------------------------
 
 
-class GuestInputSerializer(serializers.Serializer):
-    display_name = serializers.CharField(max_length=64, required=False, allow_blank=True)
+class GuestInputSerializer(StrictInputSerializer):
+    display_name = name_field()
 
 
-class RegisterInputSerializer(serializers.Serializer):
-    username = serializers.RegexField(r"^[\w.@+-]{3,150}$", max_length=150)
-    password = serializers.CharField(min_length=8, max_length=128, write_only=True)
-    display_name = serializers.CharField(max_length=64, required=False, allow_blank=True)
+class RegisterInputSerializer(StrictInputSerializer):
+    username = StrictRegexField(
+        USERNAME_PATTERN, max_length=150,
+        help_text="3 to 150 of the letters A-Z and a-z, digits and `_ . @ + -`.",
+    )
+    password = StrictRegexField(PASSWORD_PATTERN, min_length=8, max_length=128, write_only=True)
+    display_name = name_field()
 
 
-class LoginInputSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=128, write_only=True)
+class LoginInputSerializer(StrictInputSerializer):
+    username = StrictRegexField(USERNAME_PATTERN, max_length=150)
+    password = StrictRegexField(PASSWORD_PATTERN, max_length=128, write_only=True)
 
 
 class UserSerializer(serializers.Serializer):
@@ -412,3 +512,4 @@ class ProblemSerializer(serializers.Serializer):
     field = serializers.CharField(required=False)
     allowed = serializers.ListField(child=serializers.JSONField(), required=False,
                                     allow_null=True)
+    limit = serializers.IntegerField(required=False, help_text="`request_too_large`: in bytes.")

@@ -7,7 +7,7 @@ import json
 import time
 from typing import Any, ClassVar
 
-from django.db.models import QuerySet
+from django.db.models import QuerySet, prefetch_related_objects
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
@@ -96,6 +96,9 @@ def etag_response(request: Request, data: Any) -> Response:
     return Response(data, headers={"ETag": etag})
 
 
+# Far beyond any list a person has; bounds the offset a page number asks the database for.
+MAX_PAGE = 100_000
+
 # --- matches -----------------------------------------------------------------------------------
 
 
@@ -105,34 +108,51 @@ class MatchPagination(PageNumberPagination):
     max_page_size = 100
 
 
+class MatchListQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
+    page = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=1)
+    page_size = serializers.IntegerField(
+        min_value=1, max_value=MatchPagination.max_page_size,
+        default=MatchPagination.page_size,
+    )
+
+
 @extend_schema(tags=["matches"])
 class MatchListCreateView(generics.GenericAPIView):
     pagination_class = MatchPagination
     serializer_class = s.MatchSerializer
 
     def get_queryset(self) -> QuerySet[Match]:
-        queryset = selectors.matches_for(self.request.user)
-        wanted = self.request.query_params.get("status")
-        return queryset.filter(status=wanted) if wanted else queryset
+        return selectors.matches_for(self.request.user)
 
     @extend_schema(
+        operation_id="listMatches",
         summary="List my matches",
-        description="Matches you sit at or created, newest first.",
-        parameters=[OpenApiParameter("status", str, enum=[c.value for c in MatchStatus])],
-        responses={200: s.MatchSerializer(many=True), **errors(401)},
+        description=(
+            "Matches you sit at or created, newest first, `page_size` a page. A page past the "
+            "last answers 404 `not_found`."
+        ),
+        parameters=[MatchListQuerySerializer],
+        responses={200: s.MatchSerializer(many=True), **errors(400, 401, 404)},
         examples=[example("A match", examples.MATCH)],
     )
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.get_queryset())
+        query = _valid(MatchListQuerySerializer, request.query_params.dict())
+        queryset = self.get_queryset()
+        if "status" in query:
+            queryset = queryset.filter(status=query["status"])
+        page = self.paginate_queryset(queryset)
         data = [selectors.match_summary(match) for match in page or []]
         return self.get_paginated_response(s.MatchSerializer(data, many=True).data)
 
     @extend_schema(
+        operation_id="createMatch",
         summary="Create a match",
         description=(
             "Creates a match of `game` with table `rules` changed from the game's preset, "
             "`deals` deals and four seats. When no seat is open the match starts at once: the "
-            "first dealer is drawn at random and the first deal is dealt."
+            "first dealer is drawn at random and the first deal is dealt. The answer describes "
+            "the match at the `version` it names: computer players may already have moved."
         ),
         request=s.MatchCreateSerializer,
         responses={201: s.MatchSerializer, **errors(400, 401)},
@@ -164,6 +184,7 @@ class MatchListCreateView(generics.GenericAPIView):
             user=request.user, game=data["game"], rules=data.get("rules") or {},
             deal_count=data["deals"], seats=seats,
         )
+        match.refresh_from_db(fields=selectors.MATCH_STATE)
         body = s.MatchSerializer(selectors.match_summary(match)).data
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -172,7 +193,7 @@ class MatchDetailView(MatchEndpoint):
     requires_seat = False
 
     @extend_schema(
-        tags=["matches"], summary="Get a match",
+        operation_id="getMatch", tags=["matches"], summary="Get a match",
         description="Public facts of a match: rules, seats, status, totals, ranking.",
         responses={200: s.MatchSerializer, **errors(401, 404)},
         examples=[example("A match", examples.MATCH)],
@@ -185,36 +206,48 @@ class JoinMatchView(MatchEndpoint):
     requires_seat = False
 
     @extend_schema(
-        tags=["matches"], summary="Join an open seat",
-        description="Takes an open seat; the match starts when the last seat is taken.",
-        request=s.JoinSerializer, responses={200: s.MatchSerializer, **errors(400, 401, 404, 409)},
+        operation_id="joinMatch", tags=["matches"], summary="Join an open seat",
+        description=(
+            "Takes an open seat (`seat`, or the lowest open one) and answers with the seat you "
+            "took and the match; the match starts when the last seat is taken."
+        ),
+        request=s.JoinSerializer, responses={200: s.JoinedSerializer, **errors(400, 401, 404, 409)},
         examples=[OpenApiExample("Take seat 2", value={"seat": 2}, request_only=True),
-                  example("The match", examples.MATCH)],
+                  example("Seat 2 taken", {"seat": 2, "match": examples.MATCH})],
     )
     def post(self, request: Request, match_id: str) -> Response:
         data = _valid(s.JoinSerializer, request.data)
-        services.join_match(match_id=self.match.id, user=request.user, seat=data.get("seat"))
+        seat = services.join_match(match_id=self.match.id, user=request.user,
+                                   seat=data.get("seat"))
         self.match.refresh_from_db()
-        return Response(s.MatchSerializer(selectors.match_summary(self.match)).data)
+        prefetch_related_objects([self.match], "seats")
+        body = {"seat": seat.index, "match": selectors.match_summary(self.match)}
+        return Response(s.JoinedSerializer(body).data)
+
+
+class SeatQuerySerializer(serializers.Serializer):
+    seat = serializers.IntegerField(min_value=0, max_value=3, required=False,
+                                    help_text="Staff only: the seat to view.")
 
 
 class SeatViewView(MatchEndpoint):
     @extend_schema(
-        tags=["play"], summary="My seat's view",
+        operation_id="getSeatView", tags=["play"], summary="My seat's view",
         description=(
             "Everything your seat may see: your hand, a face-up dummy, the auction, trump, "
             "current and last trick, tricks and scores, whose turn it is, what you may do now "
             "and why each other card is refused. Carries an ETag; send `If-None-Match` to get "
             "304 when nothing changed. Staff may pass `seat` to see any seat."
         ),
-        parameters=[OpenApiParameter("seat", int, description="Staff only: the seat to view.")],
-        responses={200: s.SeatViewSerializer, 304: None, **errors(401, 403, 404)},
+        parameters=[SeatQuerySerializer],
+        responses={200: s.SeatViewSerializer, 304: None, **errors(400, 401, 403, 404)},
         examples=[example("Seat 0 to play", examples.SEAT_VIEW)],
     )
     def get(self, request: Request, match_id: str) -> Response:
         seat = self.seat.index if self.seat is not None else None
-        if request.user.is_staff and "seat" in request.query_params:
-            seat = _valid(s.JoinSerializer, {"seat": request.query_params["seat"]})["seat"]
+        query = _valid(SeatQuerySerializer, request.query_params.dict())
+        if request.user.is_staff and "seat" in query:
+            seat = query["seat"]
         if seat is None:
             raise NotYourSeat()
         return etag_response(
@@ -224,7 +257,7 @@ class SeatViewView(MatchEndpoint):
 
 class BidEstimateView(MatchEndpoint):
     @extend_schema(
-        tags=["play"], summary="Bid estimate",
+        operation_id="getBidEstimate", tags=["play"], summary="Bid estimate",
         description=(
             "How many tricks your hand should take with each trump (your team's, in the "
             "partnership game), from play-outs of random layouts of the other cards with you "
@@ -282,9 +315,18 @@ class ActionView(MatchEndpoint):
         return Response(s.SeatViewSerializer(result.view).data, headers=headers)
 
 
-def action_schema(summary: str, description: str, request: Any, example: dict[str, Any]) -> Any:
+ACTION_ANSWER = (
+    " Answers your seat's view right after your action, at the `version` it names; the "
+    "computer players' moves that follow come through the event feed."
+)
+
+
+def action_schema(
+    operation_id: str, summary: str, description: str, request: Any, example: dict[str, Any]
+) -> Any:
     return extend_schema(
-        tags=["play"], summary=summary, description=description, request=request,
+        operation_id=operation_id, tags=["play"], summary=summary,
+        description=description + ACTION_ANSWER, request=request,
         parameters=[IDEMPOTENCY_HEADER],
         responses={200: s.SeatViewSerializer, **errors(400, 401, 403, 404, 409, 422)},
         examples=[OpenApiExample(summary, value=example, request_only=True), VERSION_EXAMPLE,
@@ -298,8 +340,10 @@ class BidView(ActionView):
     def to_action(self, data: dict[str, Any]) -> engine.Action:
         return engine.Bid(data["tricks"])
 
-    @action_schema("Bid", "Bid a number of tricks in the auction.", s.BidInputSerializer,
-                   {"tricks": 5, "expected_version": 3})
+    @action_schema(
+        "placeBid", "Bid", "Bid a number of tricks in the auction.",
+        s.BidInputSerializer, {"tricks": 5, "expected_version": 3},
+    )
     def post(self, request: Request, match_id: str) -> Response:
         return super().post(request, match_id)
 
@@ -310,8 +354,10 @@ class PassView(ActionView):
     def to_action(self, data: dict[str, Any]) -> engine.Action:
         return engine.Pass()
 
-    @action_schema("Pass", "Pass in the auction; you may not bid again in this deal.",
-                   s.ActionInputSerializer, {"expected_version": 3})
+    @action_schema(
+        "passAuction", "Pass", "Pass in the auction; you may not bid again in this deal.",
+        s.ActionInputSerializer, {"expected_version": 3},
+    )
     def post(self, request: Request, match_id: str) -> Response:
         return super().post(request, match_id)
 
@@ -322,8 +368,10 @@ class TrumpView(ActionView):
     def to_action(self, data: dict[str, Any]) -> engine.Action:
         return engine.ChooseTrump(engine.Suit.parse(data["suit"]))
 
-    @action_schema("Name trumps", "The declarer names the trump suit.", s.TrumpInputSerializer,
-                   {"suit": "H", "expected_version": 7})
+    @action_schema(
+        "chooseTrump", "Name trumps", "The declarer names the trump suit.",
+        s.TrumpInputSerializer, {"suit": "H", "expected_version": 7},
+    )
     def post(self, request: Request, match_id: str) -> Response:
         return super().post(request, match_id)
 
@@ -334,8 +382,10 @@ class AnnounceView(ActionView):
     def to_action(self, data: dict[str, Any]) -> engine.Action:
         return engine.Announce(data["tricks"])
 
-    @action_schema("Announce", "Koz Maça with announcements: the tricks you will take.",
-                   s.AnnounceInputSerializer, {"tricks": 3, "expected_version": 0})
+    @action_schema(
+        "announceTricks", "Announce", "Koz Maça with announcements: the tricks you will take.",
+        s.AnnounceInputSerializer, {"tricks": 3, "expected_version": 0},
+    )
     def post(self, request: Request, match_id: str) -> Response:
         return super().post(request, match_id)
 
@@ -346,8 +396,10 @@ class PlayView(ActionView):
     def to_action(self, data: dict[str, Any]) -> engine.Action:
         return engine.Play(data["card"])
 
-    @action_schema("Play a card", "Play a card (the declarer also plays a face-up dummy's).",
-                   s.PlayInputSerializer, {"card": "QC", "expected_version": 12})
+    @action_schema(
+        "playCard", "Play a card", "Play a card (the declarer also plays a face-up dummy's).",
+        s.PlayInputSerializer, {"card": "QC", "expected_version": 12},
+    )
     def post(self, request: Request, match_id: str) -> Response:
         return super().post(request, match_id)
 
@@ -359,7 +411,7 @@ class RedealView(ActionView):
         return engine.RequestRedeal()
 
     @action_schema(
-        "Ask for a redeal",
+        "requestRedeal", "Ask for a redeal",
         "With `weak_hand_redeal`, a hand with no card above a ten may ask for a new deal before "
         "its own first call or card.", s.ActionInputSerializer, {"expected_version": 0},
     )
@@ -372,7 +424,7 @@ class RedealView(ActionView):
 
 class DealListView(MatchEndpoint):
     @extend_schema(
-        tags=["history"], summary="Ended deals",
+        operation_id="listDeals", tags=["history"], summary="Ended deals",
         description="Every ended deal with its revealed deck, salt, hands, log and tricks.",
         responses={200: s.DealRecordSerializer(many=True), **errors(401, 403, 404)},
         examples=[example("An ended deal", examples.DEAL_RECORD)],
@@ -385,7 +437,7 @@ class DealListView(MatchEndpoint):
 
 class DealDetailView(MatchEndpoint):
     @extend_schema(
-        tags=["history"], summary="One ended deal",
+        operation_id="getDeal", tags=["history"], summary="One ended deal",
         description="An ended deal by its shuffle `sequence` (see the deal list).",
         responses={200: s.DealRecordSerializer, **errors(401, 403, 404)},
         examples=[example("An ended deal", examples.DEAL_RECORD)],
@@ -398,53 +450,70 @@ class DealDetailView(MatchEndpoint):
 
 
 MAX_WAIT_SECONDS = 30
+EVENT_PAGE_SIZE = 200
+MAX_EVENT_PAGE_SIZE = 500
+
+
+class EventQuerySerializer(serializers.Serializer):
+    after = serializers.IntegerField(
+        min_value=0, max_value=s.MAX_VERSION, default=0,
+        help_text="List actions after this version: 0 at first, then the page's `next_after`.",
+    )
+    wait = serializers.IntegerField(
+        min_value=0, max_value=MAX_WAIT_SECONDS, default=20,
+        help_text="Seconds to wait when nothing is after `after` yet.",
+    )
+    limit = serializers.IntegerField(
+        min_value=1, max_value=MAX_EVENT_PAGE_SIZE, default=EVENT_PAGE_SIZE,
+        help_text="Most actions on one page.",
+    )
 
 
 class EventsView(MatchEndpoint):
     @extend_schema(
-        tags=["play"], summary="Event feed (long poll)",
+        operation_id="listEvents", tags=["play"], summary="Event feed (long poll)",
         description=(
-            "Actions applied after version `after`, oldest first. When there are none yet the "
-            "request waits up to `wait` seconds (default 20, at most 30) for the next one, so "
-            "a client learns of other seats' moves without polling hard. Every action is public."
+            "Actions applied after version `after`, oldest first, at most `limit` "
+            f"(default {EVENT_PAGE_SIZE}, at most {MAX_EVENT_PAGE_SIZE}) a page. To follow "
+            "the match, pass each page's `next_after` as the next `after`: you see every "
+            "action exactly once, in order. `has_more` says the next page is already "
+            "waiting. When nothing is after `after` yet, the request waits up to `wait` "
+            f"seconds (default 20, at most {MAX_WAIT_SECONDS}) for the next action, so a client "
+            "learns of other seats' moves without polling hard. Every action is public; a card "
+            "of a face-up dummy names the dummy as `seat` and the declarer as `submitted_by`."
         ),
-        parameters=[
-            OpenApiParameter("after", int, description="Last version you have (default 0)."),
-            OpenApiParameter("wait", int, description="Seconds to wait for an event, 0..30."),
-        ],
+        parameters=[EventQuerySerializer],
         responses={200: s.EventPageSerializer, **errors(400, 401, 403, 404)},
         examples=[example("Two moves", examples.EVENT_PAGE)],
     )
     def get(self, request: Request, match_id: str) -> Response:
-        params = _valid(EventQuerySerializer, request.query_params)
+        params = _valid(EventQuerySerializer, request.query_params.dict())
+        after = params["after"]
         deadline = time.monotonic() + params["wait"]
-        while True:
-            found = selectors.events(self.match, params["after"])
+        while (
+            self.match.version <= after
+            and self.match.status == MatchStatus.ACTIVE
+            and (left := deadline - time.monotonic()) > 0
+        ):
+            selectors.wait_for_move(self.match, after, left)
             self.match.refresh_from_db(fields=["version", "status"])
-            idle = self.match.status != MatchStatus.ACTIVE
-            if found or idle or time.monotonic() >= deadline:
-                break
-            selectors.wait_for_move(self.match, params["after"], deadline - time.monotonic())
-        body = {"events": found, "version": self.match.version, "status": self.match.status}
-        return Response(s.EventPageSerializer(body).data)
+        page = selectors.event_page(self.match, after, params["limit"])
+        return Response(s.EventPageSerializer(page).data)
 
 
-class EventQuerySerializer(serializers.Serializer):
-    after = serializers.IntegerField(min_value=0, default=0)
-    wait = serializers.IntegerField(min_value=0, max_value=MAX_WAIT_SECONDS, default=20)
-
-
-@extend_schema(tags=["rules"], summary="Table rule presets",
-               description="The default table rules of each game.",
-               responses={200: s.TableRulesSerializer(many=True), **errors(401)},
-               examples=[example("The auction game", examples.RULES)])
 class RulePresetsView(APIView):
+    @extend_schema(operation_id="listRulePresets", tags=["rules"], summary="Table rule presets",
+                   description="The default table rules of each game.",
+                   responses={200: s.TableRulesSerializer(many=True), **errors(401)},
+                   examples=[example("The auction game", examples.RULES)])
     def get(self, request: Request) -> Response:
         presets = [engine.PRESETS[game].to_dict() for game in engine.Game]
         return Response(s.TableRulesSerializer(presets, many=True).data)
 
 
 def _valid(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+    # Query parameters come as a plain dict (`query_params.dict()`): DRF reads a QueryDict as
+    # a form, where an empty value counts as absent, and `?status=` must be refused, not ignored.
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data

@@ -47,7 +47,9 @@ class TestAuctionOverHttp:
         problem = low.json()
         assert problem["code"] == problem["reason"] == "bid_too_low"
         assert {"kind": "bid", "tricks": 4} in problem["legal_actions"]
-        assert players[seat].post(path, {"tricks": 14}).json()["reason"] == "bid_too_high"
+        # Beyond 13 tricks is outside the schema's range: refused before the rules are asked.
+        too_high = players[seat].post(path, {"tricks": 14})
+        assert too_high.status_code == 400 and too_high.json()["code"] == "invalid_input"
         other = (seat + 1) % 4
         turn = players[other].post(path, {"tricks": 5})
         assert turn.status_code == 409 and turn.json()["code"] == "not_your_turn"
@@ -239,7 +241,7 @@ def test_announce_and_redeal_endpoints(player) -> None:
     seat, view = to_act(players, match_id)
     assert view["deal"]["phase"] == "announcements"
     wrong = players[seat].post(f"/matches/{match_id}/announce", {"tricks": 14})
-    assert wrong.status_code == 422 and wrong.json()["code"] == "announcement_out_of_range"
+    assert wrong.status_code == 400 and wrong.json()["errors"][0]["field"] == "tricks"
     response = players[seat].post(f"/matches/{match_id}/announce", {"tricks": 3})
     assert response.status_code == 200 and response.json()["deal"]["announcements"][seat] == 3
     refused = players[seat].post(f"/matches/{match_id}/redeal")

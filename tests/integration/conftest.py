@@ -175,9 +175,10 @@ def assert_log_matches_replay(
         rows = Action.objects.filter(match=match).order_by("version")
         logged = [(row.version, row.seat, {"kind": row.kind, **row.payload}) for row in rows]
         shown = [
-            (event["version"], event["seat"],
-             {k: v for k, v in event.items() if k not in ("version", "seat", "deal_number",
-                                                          "deal_sequence", "created_at")})
+            (event["version"], event["submitted_by"],
+             {k: v for k, v in event.items() if k not in ("version", "seat", "submitted_by",
+                                                          "deal_number", "deal_sequence",
+                                                          "created_at")})
             for event in feed
         ]
         assert shown == logged

@@ -35,7 +35,7 @@ TABLE_NOT_FOUND = OpenApiExample(
 
 class TourTablesView(APIView):
     @extend_schema(
-        tags=["tour"], summary="The Tour of Tables",
+        operation_id="listTourTables", tags=["tour"], summary="The Tour of Tables",
         description=(
             "The story mode's five tables in order, each with its table rules, its three "
             "characters, whether it is open to you and your results there. The first table is "
@@ -52,7 +52,7 @@ class TourTablesView(APIView):
 
 class TourTableView(APIView):
     @extend_schema(
-        tags=["tour"], summary="One table of the tour",
+        operation_id="getTourTable", tags=["tour"], summary="One table of the tour",
         description="A table as in the tour's list, with your results there.",
         parameters=[TABLE_PARAMETER],
         responses={200: TourTableSerializer, **errors(401, 404)},
@@ -68,7 +68,7 @@ class TourTableView(APIView):
 
 class StartTableView(APIView):
     @extend_schema(
-        tags=["tour"], summary="Play a table",
+        operation_id="startTourTable", tags=["tour"], summary="Play a table",
         description=(
             "Starts a match at an open table, as `POST /matches` would: the table's rules and "
             f"{content.DEALS} deals, you in seat 0 and the table's characters in seats 1 to 3, "
@@ -99,7 +99,7 @@ class StartTableView(APIView):
 
 class TourMatchView(APIView):
     @extend_schema(
-        tags=["tour"], summary="A tour match's result",
+        operation_id="getTourMatch", tags=["tour"], summary="A tour match's result",
         description=(
             "One of your tour matches: the match, and once it is over your place, whether you "
             "won and the table that opens. Reading it counts the finished match into your "
