@@ -8,7 +8,7 @@ from typing import Any
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from games.engine import IllegalAction, Reason
+from games.engine import IllegalAction, Reason, RuleError
 from games.engine.errors import MESSAGES
 
 
@@ -69,6 +69,12 @@ class InvalidRules(ServiceError):
     status = 400
     code = "invalid_rules"
     default_detail = _("The table rules are not valid.")
+
+    @classmethod
+    def from_rule_error(cls, error: RuleError) -> InvalidRules:
+        """The engine's refusal of a rule, its sentence in the request's language."""
+        sentence = gettext(error.template) % error.params
+        return cls(f"{error.field}: {sentence}", field=error.field, allowed=error.allowed)
 
 
 class InvalidMatch(ServiceError):

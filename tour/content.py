@@ -17,6 +17,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
 from bots.players import Style
 from games.models import BotLevel, GameChoice
 
@@ -32,7 +35,7 @@ PARTNER_SEAT = 2
 class Character:
     slug: str
     name: str
-    personality: str
+    personality: Promise  # translated when shown
     level: BotLevel
     style: Style
 
@@ -40,9 +43,9 @@ class Character:
 @dataclasses.dataclass(frozen=True)
 class Table:
     slug: str
-    name: str
-    place: str
-    intro: str
+    name: str  # Turkish in every language
+    place: Promise  # translated when shown, as the intro
+    intro: Promise
     game: GameChoice
     # Changes from the game's preset (see `games.engine.TableRules.create`).
     rules: dict[str, Any]
@@ -57,52 +60,53 @@ class Table:
 _CHARACTERS = (
     Character(
         "rifat", "Rıfat Amca",
-        "Owns the corner café; pours the tea, then bids only on a hand he could win asleep.",
+        _("Owns the corner café; pours the tea, then bids only on a hand he could win asleep."),
         BotLevel.EASY, Style(boldness=-1.0, margin=1.5),
     ),
     Character(
         "nermin", "Nermin Teyze",
-        "Comes for the gossip and stays for the cards; bids the way the street always has.",
+        _("Comes for the gossip and stays for the cards; bids the way the street always has."),
         BotLevel.EASY, Style(boldness=-0.5, margin=1.0),
     ),
     Character(
         "kaan", "Kaan",
-        "A student skipping lectures for cards, who bids every hand as if it were his last.",
+        _("A student skipping lectures for cards, who bids every hand as if it were his last."),
         BotLevel.EASY, Style(boldness=1.5, margin=0.0),
     ),
     Character(
         "selim", "Berber Selim",
-        "The barber: talks through every trick and still counts every card.",
+        _("The barber: talks through every trick and still counts every card."),
         BotLevel.MEDIUM, Style(boldness=0.0, margin=0.5),
     ),
     Character(
         "zeynep", "Zeynep",
-        "An accountant who never bids a trick she cannot show on paper.",
+        _("An accountant who never bids a trick she cannot show on paper."),
         BotLevel.MEDIUM, Style(boldness=-0.75, margin=1.25),
     ),
     Character(
         "cemal", "Kaptan Cemal",
-        "A retired ferry captain who takes every auction like a stormy crossing: full steam.",
+        _("A retired ferry captain who takes every auction like a stormy crossing: full steam."),
         BotLevel.MEDIUM, Style(boldness=1.25, margin=0.25),
     ),
     Character(
         "hulya", "Hülya",
-        "Quiet all evening until the auction, then raises the moment her hand comes close.",
+        _("Quiet all evening until the auction, then raises the moment her hand comes close."),
         BotLevel.MEDIUM, Style(boldness=0.5, margin=0.0),
     ),
     Character(
         "orhan", "Doktor Orhan",
-        "A retired surgeon who plays out every layout in his head and declares only when it pays.",
+        _("A retired surgeon who plays out every layout in his head and declares only when it "
+          "pays."),
         BotLevel.HARD, Style(boldness=-0.5),
     ),
     Character(
         "leyla", "Leyla Hanım",
-        "Last year's runner-up; she takes the contract whenever it is anywhere near worth it.",
+        _("Last year's runner-up; she takes the contract whenever it is anywhere near worth it."),
         BotLevel.HARD, Style(boldness=1.0),
     ),
     Character(
         "tahsin", "Tahsin Usta",
-        "The reigning city champion: patient, precise, and a shade braver than the odds.",
+        _("The reigning city champion: patient, precise, and a shade braver than the odds."),
         BotLevel.HARD, Style(boldness=0.25),
     ),
 )
@@ -110,29 +114,29 @@ CHARACTERS: dict[str, Character] = {character.slug: character for character in _
 
 TABLES: tuple[Table, ...] = (
     Table(
-        "kose-kahvesi", "Köşe Kahvesi", "The corner café of your street",
-        "Tea glasses clink and the cards are worn soft: the table where everyone learned.",
+        "kose-kahvesi", "Köşe Kahvesi", _("The corner café of your street"),
+        _("Tea glasses clink and the cards are worn soft: the table where everyone learned."),
         GameChoice.AUCTION, {}, ("rifat", "nermin", "kaan"),
     ),
     Table(
-        "cay-bahcesi", "Çay Bahçesi", "A tea garden on the Üsküdar shore",
-        "Regulars under the plane trees, and the first players who count the cards.",
+        "cay-bahcesi", "Çay Bahçesi", _("A tea garden on the Üsküdar shore"),
+        _("Regulars under the plane trees, and the first players who count the cards."),
         GameChoice.AUCTION, {}, ("kaan", "selim", "zeynep"),
     ),
     Table(
-        "iskele-kiraathanesi", "İskele Kıraathanesi", "The coffee house by the ferry pier",
-        "No auction here: spades are always trumps, and everyone says up front how many "
-        "tricks they will take.",
+        "iskele-kiraathanesi", "İskele Kıraathanesi", _("The coffee house by the ferry pier"),
+        _("No auction here: spades are always trumps, and everyone says up front how many "
+          "tricks they will take."),
         GameChoice.SPADES, {"spades_announcements": True}, ("zeynep", "cemal", "hulya"),
     ),
     Table(
-        "esnaf-lokali", "Esnaf Lokali", "The tradesmen's club above the bazaar",
-        "Partners sit opposite: Berber Selim plays with you against the doctor and Leyla Hanım.",
+        "esnaf-lokali", "Esnaf Lokali", _("The tradesmen's club above the bazaar"),
+        _("Partners sit opposite: Berber Selim plays with you against the doctor and Leyla Hanım."),
         GameChoice.PARTNERSHIP, {}, ("orhan", "selim", "leyla"),
     ),
     Table(
-        "sehir-finali", "Şehir Finali", "The city final in the grand hall",
-        "The best of the city with the champion among them, and no bid below five.",
+        "sehir-finali", "Şehir Finali", _("The city final in the grand hall"),
+        _("The best of the city with the champion among them, and no bid below five."),
         GameChoice.AUCTION, {"min_bid": 5}, ("orhan", "leyla", "tahsin"),
     ),
 )

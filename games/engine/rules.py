@@ -7,6 +7,8 @@ import enum
 from collections.abc import Mapping
 from typing import Any
 
+from .errors import gettext_noop
+
 
 class Game(enum.StrEnum):
     AUCTION = "auction"  # İhaleli: each for themselves, with an auction
@@ -37,14 +39,24 @@ class Scoring(enum.StrEnum):
 
 
 class RuleError(ValueError):
-    """A table rule has a value it may not have; names the field and what is allowed."""
+    """A table rule has a value it may not have; names the field and what is allowed.
 
-    def __init__(self, field: str, message: str, allowed: list[Any] | None = None) -> None:
-        super().__init__(f"{field}: {message}")
+    ``template`` is an English sentence marked for translation, ``params`` fill it in; the
+    service translates the template, the engine gives it in English (``message``).
+    """
+
+    def __init__(
+        self, field: str, template: str, allowed: list[Any] | None = None, **params: Any
+    ) -> None:
         self.field = field
-        self.message = message
+        self.template = template
+        self.params = params
+        self.message = template % params
         self.allowed = allowed
+        super().__init__(f"{field}: {self.message}")
 
+
+AUCTION_ONLY = gettext_noop("applies only to games with an auction")
 
 # Values each rule may take, per game; a rule missing from a game's map does not apply to it.
 _MIN_BIDS = {Game.AUCTION: (4, 5), Game.PARTNERSHIP: (7, 8), Game.SPADES: (4, 5)}
@@ -86,10 +98,12 @@ class TableRules:
         try:
             game = Game(game)
         except ValueError:
-            raise RuleError("game", f"unknown game {game!r}", [g.value for g in Game]) from None
+            raise RuleError(
+                "game", gettext_noop("is not a game of this service"), [g.value for g in Game]
+            ) from None
         unknown = sorted(set(overrides) - set(RULE_NAMES))
         if unknown:
-            raise RuleError(unknown[0], "unknown table rule", list(RULE_NAMES))
+            raise RuleError(unknown[0], gettext_noop("is not a table rule"), list(RULE_NAMES))
         values: dict[str, Any] = {
             "game": game,
             "min_bid": _DEFAULT_MIN_BID[game],
@@ -166,17 +180,18 @@ def _coerce(values: dict[str, Any]) -> dict[str, Any]:
         try:
             coerced[name] = enum_type(value)
         except ValueError:
+            choices = [m.value for m in enum_type]
             raise RuleError(
-                name, f"must be one of {', '.join(m.value for m in enum_type)}",
-                [m.value for m in enum_type],
+                name, gettext_noop("must be one of %(choices)s"), choices,
+                choices=", ".join(choices),
             ) from None
     for name in _BOOL_FIELDS:
         if name in coerced and not isinstance(coerced[name], bool):
-            raise RuleError(name, "must be true or false", [True, False])
+            raise RuleError(name, gettext_noop("must be true or false"), [True, False])
     for name in ("min_bid", "all_pass_bid", "spades_overtrick_limit"):
         value = coerced.get(name)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise RuleError(name, "must be a whole number")
+            raise RuleError(name, gettext_noop("must be a whole number"))
     return coerced
 
 
@@ -185,42 +200,44 @@ def _validate(rules: TableRules) -> None:
     allowed_min = _MIN_BIDS[game]
     if rules.min_bid not in allowed_min:
         raise RuleError(
-            "min_bid",
-            f"must be {' or '.join(map(str, allowed_min))} in the {game.value} game",
-            list(allowed_min),
+            "min_bid", gettext_noop("must be one of %(choices)s in the %(game)s game"),
+            list(allowed_min), choices=", ".join(map(str, allowed_min)), game=game.value,
         )
     if game == Game.SPADES:
         if rules.all_pass is not None:
-            raise RuleError("all_pass", "applies only to games with an auction", [None])
+            raise RuleError("all_pass", AUCTION_ONLY, [None])
         if rules.all_pass_bid is not None:
-            raise RuleError("all_pass_bid", "applies only to games with an auction", [None])
+            raise RuleError("all_pass_bid", AUCTION_ONLY, [None])
     else:
         if rules.all_pass is None:
-            raise RuleError("all_pass", "is required", [m.value for m in AllPass])
+            raise RuleError("all_pass", gettext_noop("is required"), [m.value for m in AllPass])
         low, high = _ALL_PASS_BID_RANGE[game]
         if rules.all_pass_bid is None or not low <= rules.all_pass_bid <= high:
             raise RuleError(
                 "all_pass_bid",
-                f"must be between {low} and {high} in the {game.value} game",
-                list(range(low, high + 1)),
+                gettext_noop("must be between %(low)d and %(high)d in the %(game)s game"),
+                list(range(low, high + 1)), low=low, high=high, game=game.value,
             )
     if rules.partnership_dummy and game != Game.PARTNERSHIP:
-        raise RuleError("partnership_dummy", "applies only to the partnership game", [False])
+        raise RuleError(
+            "partnership_dummy", gettext_noop("applies only to the partnership game"), [False]
+        )
     if rules.spades_announcements and game != Game.SPADES:
         raise RuleError(
-            "spades_announcements", "applies only to the spades game (Koz Maça)", [False]
+            "spades_announcements", gettext_noop("applies only to the spades game (Koz Maça)"),
+            [False],
         )
     if rules.spades_overtrick_limit is not None:
         if not rules.spades_announcements:
             raise RuleError(
                 "spades_overtrick_limit",
-                "applies only with spades_announcements",
+                gettext_noop("applies only with spades_announcements"),
                 [None],
             )
         if not 1 <= rules.spades_overtrick_limit <= 13:
             raise RuleError(
                 "spades_overtrick_limit",
-                "must be between 1 and 13, or null to disable",
+                gettext_noop("must be between 1 and 13, or null to disable"),
                 [None, *range(1, 14)],
             )
 
