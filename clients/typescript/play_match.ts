@@ -1,0 +1,148 @@
+// A whole match through the TypeScript client generated from openapi/schema.yaml
+// (openapi-typescript types, openapi-fetch calls), as an app would play it: a guest against three
+// computer players, following the event feed by its cursor. On the way it sends one card the
+// rules refuse and one action with a stale version, and reads both answers as the typed Problem.
+//
+//   npm run generate && npm run build && node build/play_match.js http://127.0.0.1:8000
+import createClient from "openapi-fetch";
+
+import type { components, paths } from "./generated/schema.js";
+
+type Action = components["schemas"]["Action"];
+type Event = components["schemas"]["Event"];
+type Problem = components["schemas"]["Problem"];
+type SeatView = components["schemas"]["SeatView"];
+
+const DEALS = 4;
+const PAGE = 25; // small, so the cursor is followed across pages
+const baseUrl = process.argv[2] ?? "http://127.0.0.1:8000";
+
+function fail(message: string): never {
+  console.error(`typescript client: ${message}`);
+  process.exit(1);
+}
+
+function expectProblem(error: Problem | undefined, status: number, codes: string[]): void {
+  if (error === undefined || error.status !== status || !codes.includes(error.code)) {
+    fail(`expected a ${status} problem ${codes.join("/")}, got ${JSON.stringify(error)}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const anonymous = createClient<paths>({ baseUrl });
+  const guest = await anonymous.POST("/api/v1/auth/guest", {
+    body: { display_name: "TypeScript client" },
+  });
+  if (guest.data === undefined) fail(`guest: ${JSON.stringify(guest.error)}`);
+  const client = createClient<paths>({
+    baseUrl,
+    headers: { Authorization: `Token ${guest.data.token}` },
+  });
+
+  const created = await client.POST("/api/v1/matches", {
+    body: {
+      game: "spades",
+      deals: DEALS,
+      seats: [
+        { kind: "me" },
+        { kind: "bot", bot_level: "easy" },
+        { kind: "bot", bot_level: "medium" },
+        { kind: "bot", bot_level: "medium" },
+      ],
+    },
+  });
+  if (created.data === undefined) fail(`create: ${JSON.stringify(created.error)}`);
+  const match_id = created.data.id;
+  const path = { match_id };
+
+  async function submit(action: Action, version: number) {
+    const expected_version = version;
+    switch (action.kind) {
+      case "bid":
+        return client.POST("/api/v1/matches/{match_id}/bid", {
+          params: { path }, body: { tricks: action.tricks ?? 0, expected_version },
+        });
+      case "pass":
+        return client.POST("/api/v1/matches/{match_id}/pass", {
+          params: { path }, body: { expected_version },
+        });
+      case "trump":
+        return client.POST("/api/v1/matches/{match_id}/trump", {
+          params: { path }, body: { suit: action.suit ?? "S", expected_version },
+        });
+      case "announce":
+        return client.POST("/api/v1/matches/{match_id}/announce", {
+          params: { path }, body: { tricks: action.tricks ?? 0, expected_version },
+        });
+      case "play":
+        return client.POST("/api/v1/matches/{match_id}/play", {
+          params: { path }, body: { card: action.card ?? "", expected_version },
+        });
+      default:
+        return client.POST("/api/v1/matches/{match_id}/redeal", {
+          params: { path }, body: { expected_version },
+        });
+    }
+  }
+
+  const seen: Event[] = [];
+  let after = 0;
+  let refusedOnce = false;
+  let staleOnce = false;
+  let view: SeatView;
+  let turns = 0;
+  for (;;) {
+    const read = await client.GET("/api/v1/matches/{match_id}/view", { params: { path } });
+    if (read.data === undefined) fail(`view: ${JSON.stringify(read.error)}`);
+    view = read.data;
+    if (view.status !== "active") break;
+    const deal = view.deal;
+    if (deal && deal.to_act === view.seat) {
+      const legal = deal.legal_actions.filter((action) => action.kind !== "redeal");
+      const refusal = deal.refusals[0];
+      if (!refusedOnce && refusal !== undefined) {
+        const refused = await client.POST("/api/v1/matches/{match_id}/play", {
+          params: { path }, body: { card: refusal.card },
+        });
+        expectProblem(refused.error, 422, [refusal.reason]);
+        refusedOnce = true;
+      }
+      const first = legal[0];
+      if (first === undefined) fail("no legal action on my turn");
+      if (!staleOnce && view.version > 0) {
+        expectProblem((await submit(first, view.version - 1)).error, 409, ["stale_version"]);
+        staleOnce = true;
+      }
+      const chosen = legal[turns++ % legal.length] ?? first;
+      const answer = await submit(chosen, view.version);
+      if (answer.data === undefined) fail(`move: ${JSON.stringify(answer.error)}`);
+      if (answer.data.version !== view.version + 1) {
+        fail(`the move answered version ${answer.data.version}, not ${view.version + 1}`);
+      }
+    }
+    // Follow the feed by its cursor until it has caught up.
+    for (;;) {
+      const page = await client.GET("/api/v1/matches/{match_id}/events", {
+        params: { path, query: { after, wait: 0, limit: PAGE } },
+      });
+      if (page.data === undefined) fail(`feed: ${JSON.stringify(page.error)}`);
+      seen.push(...page.data.events);
+      after = page.data.next_after;
+      if (!page.data.has_more) break;
+    }
+  }
+  const versions = seen.map((event) => event.version);
+  const once = versions.every((version, index) => version === index + 1);
+  if (!once || versions.length !== view.version) {
+    fail(`the feed showed ${versions.length} events, not 1..${view.version} exactly once`);
+  }
+  if (view.status !== "finished" || !refusedOnce || !staleOnce) {
+    fail(`ended ${view.status}, refused ${refusedOnce}, stale ${staleOnce}`);
+  }
+  console.log(
+    `typescript client: ${DEALS} deals played, ${seen.length} events seen once each, ` +
+      `totals ${JSON.stringify(view.totals)}; refused card and stale version read as Problem`,
+  );
+}
+
+await main();
