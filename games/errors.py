@@ -41,6 +41,15 @@ class NotYourSeat(ServiceError):
     default_detail = _("You do not have a seat at this match.")
 
 
+class HandInPlay(ServiceError):
+    status = 403
+    code = "hand_in_play"
+    default_detail = _(
+        "A seat's cards are its own while the deal is in play; staff may read them once the "
+        "match is over."
+    )
+
+
 class SeatUnavailable(ServiceError):
     status = 409
     code = "seat_unavailable"

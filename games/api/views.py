@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from typing import Any, ClassVar
 
@@ -19,8 +20,17 @@ from rest_framework.views import APIView
 from games import engine, selectors, services
 from games.api import examples
 from games.api import serializers as s
-from games.errors import ActionRefused, DealNotFound, MatchNotActive, MatchNotFound, NotYourSeat
+from games.errors import (
+    ActionRefused,
+    DealNotFound,
+    HandInPlay,
+    MatchNotActive,
+    MatchNotFound,
+    NotYourSeat,
+)
 from games.models import Match, MatchStatus, Seat
+
+logger = logging.getLogger(__name__)
 
 # --- documentation helpers ---------------------------------------------------------------------
 
@@ -226,8 +236,10 @@ class JoinMatchView(MatchEndpoint):
 
 
 class SeatQuerySerializer(serializers.Serializer):
-    seat = serializers.IntegerField(min_value=0, max_value=3, required=False,
-                                    help_text="Staff only: the seat to view.")
+    seat = serializers.IntegerField(
+        min_value=0, max_value=3, required=False,
+        help_text="Staff only, once the match is over: the seat to view.",
+    )
 
 
 class SeatViewView(MatchEndpoint):
@@ -237,7 +249,9 @@ class SeatViewView(MatchEndpoint):
             "Everything your seat may see: your hand, a face-up dummy, the auction, trump, "
             "current and last trick, tricks and scores, whose turn it is, what you may do now "
             "and why each other card is refused. Carries an ETag; send `If-None-Match` to get "
-            "304 when nothing changed. Staff may pass `seat` to see any seat."
+            "304 when nothing changed. Once a match is over, staff may pass `seat` to see any "
+            "seat (each such read is logged); while it is in play nobody, staff included, reads "
+            "a seat but their own (403 `hand_in_play`)."
         ),
         parameters=[SeatQuerySerializer],
         responses={200: s.SeatViewSerializer, 304: None, **errors(400, 401, 403, 404)},
@@ -246,8 +260,16 @@ class SeatViewView(MatchEndpoint):
     def get(self, request: Request, match_id: str) -> Response:
         seat = self.seat.index if self.seat is not None else None
         query = _valid(SeatQuerySerializer, request.query_params.dict())
-        if request.user.is_staff and "seat" in query:
+        if "seat" in query and query["seat"] != seat:
+            if not request.user.is_staff:
+                raise NotYourSeat()
+            if self.match.status == MatchStatus.ACTIVE:
+                raise HandInPlay()
             seat = query["seat"]
+            logger.info(
+                "staff read another seat",
+                extra={"match_id": str(self.match.id), "seat": seat, "staff_user": request.user.pk},
+            )
         if seat is None:
             raise NotYourSeat()
         return etag_response(

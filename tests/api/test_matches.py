@@ -4,6 +4,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
+from games.models import Match, MatchStatus
+
 from .conftest import API, Player, create_match, table_of_four
 from .schema import assert_matches_schema, documented_examples
 
@@ -107,15 +109,41 @@ class TestSeatView:
         response = stranger.get(f"/matches/{match_id}/view")
         assert response.status_code == 403 and response.json()["code"] == "not_your_seat"
 
-    def test_staff_may_view_any_seat(self, player) -> None:
+    def test_live_hands_are_nobodys_but_their_seats(self, player, caplog) -> None:
         match_id, players = table_of_four(player)
-        staff = get_user_model().objects.create_user("referee", is_staff=True)
+        staff = get_user_model().objects.create_user(
+            "referee", is_staff=True, is_superuser=True
+        )
         client = APIClient()
         client.force_authenticate(staff)
         staff_player = Player(client, staff.pk, "referee")
-        view = staff_player.get(f"/matches/{match_id}/view?seat=2").json()
-        assert view["seat"] == 2 and len(view["deal"]["hand"]) == 13
+        live = staff_player.get(f"/matches/{match_id}/view?seat=2")
+        assert live.status_code == 403 and live.json()["code"] == "hand_in_play"
+        # A player naming another seat is refused too; naming their own is their view.
+        assert players[1].get(f"/matches/{match_id}/view?seat=2").status_code == 403
+        assert players[1].get(f"/matches/{match_id}/view?seat=1").json()["seat"] == 1
         assert staff_player.post(f"/matches/{match_id}/pass").status_code == 403
+        Match.objects.filter(pk=match_id).update(status=MatchStatus.ABANDONED)
+        with caplog.at_level("INFO", logger="games.api.views"):
+            view = staff_player.get(f"/matches/{match_id}/view?seat=2").json()
+        # Abandoned: nobody can play that deal any more, so its hands may be reviewed.
+        assert view["seat"] == 2 and len(view["deal"]["hand"]) == 13
+        record = next(r for r in caplog.records if r.getMessage() == "staff read another seat")
+        assert (record.staff_user, record.seat) == (staff.pk, 2)
+
+    def test_a_staff_member_at_the_table_reads_no_other_seat(self, player) -> None:
+        owner = player("A")
+        staff = get_user_model().objects.create_user("dealer", is_staff=True)
+        client = APIClient()
+        client.force_authenticate(staff)
+        match = create_match(owner, seats=[{"kind": "me"}, {"kind": "open"},
+                                           {"kind": "open"}, {"kind": "open"}])
+        assert client.post(f"/api/v1/matches/{match['id']}/join", {"seat": 1},
+                           format="json").status_code == 200
+        for seat in (2, 3):
+            player("X").post(f"/matches/{match['id']}/join", {"seat": seat})
+        response = client.get(f"/api/v1/matches/{match['id']}/view?seat=0")
+        assert response.status_code == 403 and response.json()["code"] == "hand_in_play"
 
     def test_etag_and_304(self, player) -> None:
         match_id, players = table_of_four(player)
