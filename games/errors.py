@@ -98,6 +98,22 @@ class IdempotencyKeyReused(ServiceError):
     default_detail = _("This Idempotency-Key was already used for a different request.")
 
 
+class IdempotencyKeyInUse(ServiceError):
+    status = 409
+    code = "idempotency_key_in_use"
+    default_detail = _(
+        "Another request with this Idempotency-Key is being processed; retry it in a moment."
+    )
+
+
+class InvalidIdempotencyKey(ServiceError):
+    status = 400
+    code = "invalid_idempotency_key"
+    default_detail = _(
+        "An Idempotency-Key is 1 to 255 printable ASCII characters (a UUID, for instance)."
+    )
+
+
 # Timing conflicts (the same request may be right at another moment) are 409; a move the rules
 # forbid in this position is 422.
 _CONFLICT_REASONS = {Reason.NOT_YOUR_TURN, Reason.WRONG_PHASE}

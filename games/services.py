@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import prefetch_related_objects
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
@@ -27,6 +27,7 @@ from games.engine.shuffle import deck_commitment, new_salt, secure_choice
 from games.errors import (
     ActionRefused,
     AlreadySeated,
+    IdempotencyKeyInUse,
     IdempotencyKeyReused,
     InvalidMatch,
     InvalidRules,
@@ -161,6 +162,28 @@ def submit_action(
 ) -> ActionResult:
     """Apply ``action`` for ``seat``: for ``user``'s own seat, or, with no user, for a computer
     player's seat. Raises a `ServiceError` and changes nothing when the action is refused."""
+    try:
+        return _submit_action(
+            match_id=match_id, seat=seat, action=action, user=user,
+            expected_version=expected_version, idempotency=idempotency,
+        )
+    except IntegrityError:
+        if idempotency is None:
+            raise
+        # Another request with the same key (for this match or another) committed its record
+        # first: this one's action is rolled back with the record it tried to write.
+        raise IdempotencyKeyInUse() from None
+
+
+def _submit_action(
+    *,
+    match_id: uuid.UUID,
+    seat: int,
+    action: engine.Action,
+    user: AbstractBaseUser | None,
+    expected_version: int | None,
+    idempotency: Idempotency | None,
+) -> ActionResult:
     with transaction.atomic():
         match = _lock_active(match_id)
         if idempotency is not None:

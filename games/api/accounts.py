@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import secrets
 
-from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth import authenticate, get_user_model, password_validation
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import status
 from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import ErrorDetail, ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -80,7 +82,12 @@ class RegisterView(APIView):
 
     @extend_schema(
         operation_id="register", tags=["accounts"], summary="Register",
-        description="Creates a named account with a password and returns its token.",
+        description=(
+            "Creates a named account with a password and returns its token. The username is "
+            "unique whatever its case (409 `username_taken`); the password must pass the "
+            "service's password checks (not too common, not all digits, not like the "
+            "username: 400 with the reasons under `password`)."
+        ),
         request=s.RegisterInputSerializer,
         responses={201: s.TokenSerializer, **errors(400, 409)},
         examples=[OpenApiExample("Register", request_only=True,
@@ -92,15 +99,27 @@ class RegisterView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         model = get_user_model()
-        with transaction.atomic():
-            if data["username"].startswith(GUEST_PREFIX) or model.objects.filter(
-                username__iexact=data["username"]
-            ).exists():
-                raise UsernameTaken()
-            user = model.objects.create_user(
-                username=data["username"], password=data["password"],
-                first_name=data.get("display_name", ""),
-            )
+        if data["username"].lower().startswith(GUEST_PREFIX):
+            raise UsernameTaken()
+        candidate = model(username=data["username"], first_name=data.get("display_name", ""))
+        try:
+            password_validation.validate_password(data["password"], candidate)
+        except DjangoValidationError as error:
+            raise ValidationError(
+                {"password": [ErrorDetail(message, code=code) for message, code in zip(
+                    error.messages, (e.code or "invalid" for e in error.error_list), strict=True
+                )]}
+            ) from None
+        try:
+            with transaction.atomic():
+                # The database refuses a name taken in any case (migration 0003), so two
+                # sign-ups racing for one name get one account and one 409.
+                user = model.objects.create_user(
+                    username=data["username"], password=data["password"],
+                    first_name=data.get("display_name", ""),
+                )
+        except IntegrityError:
+            raise UsernameTaken() from None
         return Response(s.TokenSerializer(token_body(user)).data, status=status.HTTP_201_CREATED)
 
 

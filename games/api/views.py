@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import time
 from typing import Any, ClassVar
 
@@ -24,6 +25,7 @@ from games.errors import (
     ActionRefused,
     DealNotFound,
     HandInPlay,
+    InvalidIdempotencyKey,
     MatchNotActive,
     MatchNotFound,
     NotYourSeat,
@@ -59,10 +61,16 @@ ILLEGAL_EXAMPLE = OpenApiExample(
            "detail": "You must follow suit.", "reason": "must_follow_suit",
            "legal_actions": [{"kind": "play", "card": "QC"}], "legal_cards": ["QC"]},
 )
+IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]{1,255}$"
+IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
-    description="Any unique string (e.g. a UUID). Repeating a request with the same key returns "
-    "the first result instead of applying the action twice.",
+    pattern=IDEMPOTENCY_KEY_PATTERN,
+    description="A unique string of 1 to 255 printable ASCII characters (e.g. a UUID). "
+    "Repeating a request with the same key returns the first result instead of applying the "
+    "action twice; a key used for a different request is 422 `idempotency_key_reused`; a key "
+    "whose first request is still being processed is 409 `idempotency_key_in_use`; a key "
+    "outside the pattern is 400 `invalid_idempotency_key`.",
 )
 
 
@@ -321,7 +329,9 @@ class ActionView(MatchEndpoint):
         assert self.seat is not None
         key = request.headers.get("Idempotency-Key")
         idempotency = None
-        if key:
+        if key is not None:
+            if not IDEMPOTENCY_KEY.fullmatch(key):
+                raise InvalidIdempotencyKey()
             idempotency = services.Idempotency.for_request(
                 request.user.pk, key, request.method or "POST", request.path, request.data
             )

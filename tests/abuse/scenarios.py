@@ -1,0 +1,145 @@
+"""What a hostile or careless client sends, as functions of a running server's address: the
+same scenarios run on the embedded default (tests/abuse, SQLite behind a live server) and on
+the scaled-out form (tests/integration/test_abuse.py, gunicorn on PostgreSQL). Each finding of
+the abuse probes is one of them; none may ever see a 5xx or change what it must not."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import secrets
+import time
+import urllib.parse
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+from tests.integration.harness import client
+
+API = client.API
+
+
+def raw_post(base_url: str, path: str, body: bytes, headers: dict[str, str] | None = None):
+    """POST ``body`` as it is (no JSON encoding): status and parsed answer."""
+    parts = urllib.parse.urlsplit(base_url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    try:
+        connection.request("POST", path, body, {"Content-Type": "application/json",
+                                                **(headers or {})})
+        reply = connection.getresponse()
+        raw = reply.read()
+        return reply.status, (json.loads(raw) if raw else None)
+    finally:
+        connection.close()
+
+
+def deeply_nested_json_is_refused(base_url: str) -> None:
+    body = b"[" * 1000 + b"]" * 1000
+    status, answer = raw_post(base_url, f"{API}/auth/guest", body)
+    assert (status, answer["code"]) == (400, "malformed_request")
+
+
+def huge_bodies_are_refused_unread(base_url: str) -> None:
+    body = b'{"display_name": "' + b"x" * (20 * 1024 * 1024) + b'"}'
+    status, answer = raw_post(base_url, f"{API}/auth/guest", body)
+    assert (status, answer["code"]) == (413, "request_too_large")
+
+
+def my_turn_view(api: client.Api, match_id: str) -> dict:
+    """The seat's view once it is to act (the computer players may be moving in a worker)."""
+    deadline = time.monotonic() + 20
+    while not client.my_turn(view := client.view(api, match_id)):
+        assert time.monotonic() < deadline, "the computer players did not hand over the turn"
+        time.sleep(0.1)
+    return view
+
+
+def idempotency_keys_outside_the_pattern_are_400(base_url: str) -> None:
+    api = client.guest(base_url, "Keys")
+    match_id = client.match_against_bots(api, levels=["easy"] * 3)
+    view = my_turn_view(api, match_id)
+    action = view["deal"]["legal_actions"][0]
+    for key in ("k" * 256, "two words", "ü"):
+        response = client.act(api, match_id, action, idempotency_key=key)
+        assert (response.status, response.body["code"]) == (400, "invalid_idempotency_key"), key
+    assert client.view(api, match_id)["version"] == view["version"]
+
+
+def one_key_sent_to_many_matches_at_once_applies_once(base_url: str) -> None:
+    api = client.guest(base_url, "Racer")
+    matches = [client.match_against_bots(api, levels=["easy"] * 3) for _ in range(8)]
+    key = secrets.token_hex(8)
+
+    def send(match_id: str) -> int:
+        mine = client.Api(base_url, api.token)
+        action = my_turn_view(mine, match_id)["deal"]["legal_actions"][0]
+        return client.act(mine, match_id, action, idempotency_key=key).status
+
+    with ThreadPoolExecutor(8) as pool:
+        statuses = Counter(pool.map(send, matches))
+    assert not any(status >= 500 for status in statuses), statuses
+    assert statuses[200] <= 1 and set(statuses) <= {200, 409, 422}, statuses
+
+
+def racing_registrations_of_one_name_make_one_account(base_url: str) -> None:
+    name = "Racer" + secrets.token_hex(3)
+    names = [name] * 6 + [name.lower(), name.upper()] * 3
+
+    def register(username: str) -> int:
+        anonymous = client.Api(base_url)
+        body = {"username": username, "password": "kozmaca-2026-" + secrets.token_hex(4)}
+        return anonymous.post(f"{API}/auth/register", body).status
+
+    with ThreadPoolExecutor(12) as pool:
+        statuses = Counter(pool.map(register, names))
+    assert statuses == {201: 1, 409: 11}, statuses
+
+
+def weak_passwords_are_refused(base_url: str) -> None:
+    anonymous = client.Api(base_url)
+    # All digits, too common, the username itself.
+    for username, password in (("weakling", "12345678"), ("weakling", "password"),
+                               ("racerweak1", "racerweak1")):
+        body = {"username": username, "password": password}
+        response = anonymous.post(f"{API}/auth/register", body)
+        assert response.status == 400, (password, response.body)
+        assert {error["field"] for error in response.body["errors"]} == {"password"}
+
+
+def a_bounded_flood_gets_no_server_error(base_url: str, requests: int = 200) -> Counter[int]:
+    """``requests`` mixed requests from 20 threads: sign-ups, matches, views, moves, the feed."""
+    owner = client.guest(base_url, "Flood")
+    match_id = client.match_against_bots(owner, levels=["easy"] * 3)
+
+    def one(number: int) -> int:
+        api = client.Api(base_url, owner.token)
+        kind = number % 5
+        if kind == 0:
+            return client.Api(base_url).post(f"{API}/auth/guest", {}).status
+        if kind == 1:
+            return api.get(f"{API}/matches/{match_id}/view").status
+        if kind == 2:
+            return api.get(f"{API}/matches/{match_id}/events?after=0&wait=0&limit=5").status
+        if kind == 3:
+            view = api.get(f"{API}/matches/{match_id}/view")
+            deal = view.body.get("deal") if view.status == 200 else None
+            if not deal or not deal["legal_actions"]:
+                return view.status
+            return client.act(api, match_id, deal["legal_actions"][0],
+                              expected_version=view.body["version"]).status
+        return api.get(f"{API}/matches?page_size=5").status
+
+    with ThreadPoolExecutor(20) as pool:
+        statuses = Counter(pool.map(one, range(requests)))
+    assert not any(status >= 500 for status in statuses), statuses
+    return statuses
+
+
+SCENARIOS = [
+    deeply_nested_json_is_refused,
+    huge_bodies_are_refused_unread,
+    idempotency_keys_outside_the_pattern_are_400,
+    one_key_sent_to_many_matches_at_once_applies_once,
+    racing_registrations_of_one_name_make_one_account,
+    weak_passwords_are_refused,
+    a_bounded_flood_gets_no_server_error,
+]
