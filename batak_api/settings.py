@@ -124,8 +124,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite has no row locks: taking the write lock when a transaction begins makes
     # `select_for_update` transactions queue up instead of failing with "database is locked".
+    # WAL lets reads go on while a write commits, and the busy timeout queues writers.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"transaction_mode": "IMMEDIATE", "timeout": 20}
+        {"transaction_mode": "IMMEDIATE", "timeout": 20,
+         "init_command": "PRAGMA journal_mode=WAL;"}
     )
     # A shared-cache in-memory test database fails concurrent writers at once ("table is
     # locked") instead of queueing them, so tests use a file like the service does.
@@ -212,9 +214,10 @@ REST_FRAMEWORK = {
         "anon": os.environ.get("THROTTLE_ANON_RATE") or (None if DEBUG else "30/minute"),
         "user": os.environ.get("THROTTLE_USER_RATE") or (None if DEBUG else "600/minute"),
     },
-    # The client address is the last one the proxy (see SECURE_PROXY_SSL_HEADER) appended to
-    # X-Forwarded-For; with no proxy (0) it is the peer address.
-    "NUM_PROXIES": int(os.environ.get("DJANGO_NUM_PROXIES") or (0 if DEBUG else 1)),
+    # The client address is the peer address unless the deployment says how many proxies in
+    # front append to X-Forwarded-For: trusting the header with no proxy there would let any
+    # client name a new address per request and escape the throttle.
+    "NUM_PROXIES": int(os.environ.get("DJANGO_NUM_PROXIES") or 0),
 }
 
 SPECTACULAR_SETTINGS = {

@@ -150,6 +150,26 @@ def test_sign_ups_beyond_the_rate_are_refused_with_a_problem(
     assert int(refused["Retry-After"]) > 0
 
 
+def test_a_rotating_forwarded_for_header_does_not_escape_the_throttle(
+    client: Client, db: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # By default no proxy is trusted, in production too: X-Forwarded-For is the client's claim.
+    shown = _manage(
+        "shell", "-c", "from django.conf import settings; "
+        "print(settings.REST_FRAMEWORK['NUM_PROXIES'])",
+        DJANGO_DEBUG="false", DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
+    )
+    assert shown.stdout.strip().splitlines()[-1] == "0", shown.stderr
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"anon": "2/minute", "user": None})
+    cache.clear()
+    statuses = [
+        client.post("/api/v1/auth/guest", {}, content_type="application/json",
+                    HTTP_X_FORWARDED_FOR=f"203.0.113.{number}").status_code
+        for number in range(4)
+    ]
+    assert statuses == [201, 201, 429, 429]
+
+
 def test_the_cache_fails_open_when_redis_is_unreachable() -> None:
     unreachable = FailOpenRedisCache(f"redis://127.0.0.1:{_closed_port()}/0", {})
 
