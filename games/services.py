@@ -229,26 +229,36 @@ def play_bot_turn(
     """Let the computer player whose turn it is at ``version`` move; returns the new version.
 
     ``choose(observation, seat)`` decides from the seat's observation (the seat row tells what
-    the player plays as). It runs under the match lock, so it decides on exactly the state its
-    move applies to (the deal is replayed once) and no one else can act meanwhile: it is a
-    bot's turn anyway. Returns None, changing nothing, when the match is not at ``version`` or
-    no bot is to act: a duplicate or late task can never move twice.
+    the player plays as), outside any transaction: a search that thinks for seconds holds no
+    lock, so no other match (on SQLite, no other write at all) waits for it. The move is then
+    applied under the match lock only if the match is still at ``version``, so it applies to
+    exactly the state it was decided on. Returns None, changing nothing, when the match is not
+    (or no longer) at ``version`` or no bot is to act: a duplicate or late task can never move
+    twice, and a stale decision is dropped (whoever moved the match on carries it further).
     """
+    match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
+    if match is None or match.status != MatchStatus.ACTIVE or match.version != version:
+        return None
+    deals = selectors.latest_deals(match)
+    deal = selectors.replay_deal(match, deals[0])
+    if match.version != version or deals[0].status != DealStatus.IN_PROGRESS:
+        return None
+    seat = selectors.bot_seat(match, deal)
+    if seat is None:
+        return None
+    action = choose(deal.observation(seat), _seat(match, seat))
     with transaction.atomic():
         try:
-            match = _lock_active(match_id)
+            locked = _lock_active(match_id)
         except MatchNotFound:
             return None
-        if match.status != MatchStatus.ACTIVE or match.version != version:
+        if locked.status != MatchStatus.ACTIVE or locked.version != version:
             return None
-        deals = selectors.latest_deals(match)
-        deal = selectors.replay_deal(match, deals[0])
-        seat = selectors.bot_seat(match, deal)
-        if seat is None:
-            return None
-        action = choose(deal.observation(seat), _seat(match, seat))
-        _apply(match, deals, deal, seat, action)
-    return match.version
+        # Unchanged since the decision (same version), so the same deals: replayed once more
+        # under the lock, from the cached start, to apply the move to the locked rows.
+        deals = selectors.latest_deals(locked)
+        _apply(locked, deals, selectors.replay_deal(locked, deals[0]), seat, action)
+    return locked.version
 
 
 def abandon_match(*, match_id: uuid.UUID) -> Match:

@@ -2,11 +2,15 @@
 the service layer, exactly once."""
 
 import random
+import threading
+import uuid
 
 import pytest
+from django.db import connection
 
-from bots import players
+from bots import players, tasks
 from bots.tasks import play_bot_turns
+from games import selectors, services
 from games.models import Action, Match
 from tests.api.conftest import submit
 
@@ -78,3 +82,64 @@ def test_bid_estimate_for_my_hand(player) -> None:
     assert all(0 <= e["tricks"] <= 13 for e in body["estimates"])
     assert someone.get(f"/matches/{match_id}/bid-estimate").json() == body  # stable
     assert player().get(f"/matches/{match_id}/bid-estimate").status_code == 403
+
+
+def bot_to_move(owner) -> tuple[str, int]:
+    """A match whose computer player is to act and has not moved (nothing sends its turn)."""
+    seats = [{"kind": "bot", "bot_level": "medium"}] * 3 + [{"kind": "me"}]
+    for _ in range(20):
+        match = owner.post("/matches", {"deals": 1, "seats": seats}).json()
+        if Match.objects.get(pk=match["id"]).version == 0 and bot_to_act_in(match["id"]):
+            return match["id"], 0
+    raise AssertionError("no match with a computer player first")
+
+
+def bot_to_act_in(match_id: str) -> bool:
+    match = Match.objects.prefetch_related("seats").get(pk=match_id)
+    return selectors.bot_to_act(match) is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_thinking_computer_player_blocks_no_other_write(player, settings) -> None:
+    """On SQLite a transaction locks the whole database: a decision taken inside one would make
+    every other match wait. The decision waits here until another match has been written."""
+    settings.COMPUTER_PLAYERS = "tests.bots.idle_players"
+    owner = player("Owner")
+    match_id, version = bot_to_move(owner)
+    other = owner.post("/matches", {"deals": 1, "seats": [{"kind": "me"}] + [
+        {"kind": "open"}] * 3}).json()["id"]
+    thinking, written = threading.Event(), threading.Event()
+
+    def slow_choose(observation, seat):
+        thinking.set()
+        assert written.wait(15), "another match's write waited for the thinking bot"
+        return tasks._choose(observation, seat)
+
+    result = {}
+    bot = threading.Thread(target=lambda: result.update(version=services.play_bot_turn(
+        match_id=uuid.UUID(match_id), version=version, choose=slow_choose)))
+    bot.start()
+    assert thinking.wait(15)
+    joined = player("Joiner").post(f"/matches/{other}/join", {"seat": 1})
+    assert joined.status_code == 200
+    written.set()
+    bot.join(30)
+    connection.close()
+    assert result["version"] == version + 1
+    assert Action.objects.filter(match_id=match_id).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_decision_gone_stale_while_thinking_is_dropped(player, settings) -> None:
+    settings.COMPUTER_PLAYERS = "tests.bots.idle_players"
+    match_id, version = bot_to_move(player("Owner"))
+
+    def choose_while_another_moves(observation, seat):
+        # A duplicate task moves first while this one thinks.
+        assert services.play_bot_turn(match_id=uuid.UUID(match_id), version=version,
+                                      choose=tasks._choose) == version + 1
+        return tasks._choose(observation, seat)
+
+    assert services.play_bot_turn(match_id=uuid.UUID(match_id), version=version,
+                                  choose=choose_while_another_moves) is None
+    assert Action.objects.filter(match_id=match_id).count() == 1

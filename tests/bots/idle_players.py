@@ -1,0 +1,13 @@
+"""A COMPUTER_PLAYERS module whose computer players never take their turn by themselves: tests
+play those turns one at a time through `services.play_bot_turn`."""
+
+from __future__ import annotations
+
+from bots.interface import bid_estimate
+
+
+def send_turns(match_id: str, version: int) -> None:
+    """Nothing is sent."""
+
+
+__all__ = ["bid_estimate", "send_turns"]
