@@ -305,6 +305,10 @@ CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 # The module that plays the computer seats (games/computer_players.py): games itself never
 # imports the bots.
 COMPUTER_PLAYERS = "bots.interface"
+# What one account may keep going (games/services.py): matches waiting or in play, and deals of
+# computer players in them (each computer seat counts its match's deals).
+MAX_UNFINISHED_MATCHES = int(os.environ.get("MAX_UNFINISHED_MATCHES", 10))
+MAX_BOT_SEAT_DEALS = int(os.environ.get("MAX_BOT_SEAT_DEALS", 3 * 52))
 BOT_STALE_AFTER_SECONDS = env_float("BOT_STALE_AFTER_SECONDS", 15)
 BOT_SWEEP_INTERVAL_SECONDS = env_float("BOT_SWEEP_INTERVAL_SECONDS", 5)
 CELERY_BEAT_SCHEDULE = {

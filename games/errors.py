@@ -50,6 +50,29 @@ class HandInPlay(ServiceError):
     )
 
 
+class PersonSeatRequired(ServiceError):
+    status = 403
+    code = "person_seat_required"
+    default_detail = _("A match needs at least one seat for a person (`me` or `open`).")
+
+
+class TooManyMatches(ServiceError):
+    status = 409
+    code = "too_many_matches"
+    default_detail = _(
+        "You have as many unfinished matches as an account may have; finish one first."
+    )
+
+
+class TooManyBotDeals(ServiceError):
+    status = 409
+    code = "too_many_bot_deals"
+    default_detail = _(
+        "Your unfinished matches already hold as many computer players' deals as an account "
+        "may have; finish one first."
+    )
+
+
 class SeatUnavailable(ServiceError):
     status = 409
     code = "seat_unavailable"

@@ -58,6 +58,11 @@ class Match(models.Model):
     class Meta:
         ordering = ("-created_at",)
         verbose_name_plural = "matches"
+        permissions = (
+            # Without it a match needs a person's seat: a table of computer players alone is
+            # minutes of search that nobody waits for.
+            ("play_bot_only_matches", "May create matches of computer players only"),
+        )
 
     def __str__(self) -> str:
         return f"{self.get_game_display()} match {self.id}"

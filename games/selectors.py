@@ -14,13 +14,13 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Q, QuerySet, prefetch_related_objects
+from django.db.models import Count, Q, QuerySet, prefetch_related_objects
 
 from games import engine, notify
 from games.computer_players import computer_players
 from games.engine.scoring import partner_of
 from games.errors import reason_message
-from games.models import Action, Deal, DealStatus, Match, Seat
+from games.models import Action, Deal, DealStatus, Match, MatchStatus, Seat
 
 ENDED = (DealStatus.FINISHED, DealStatus.REDEALT)
 
@@ -41,6 +41,20 @@ def matches_for(user: AbstractBaseUser) -> QuerySet[Match]:
         .prefetch_related("seats")
         .order_by("-created_at")
     )
+
+
+def unfinished_matches_of(user: AbstractBaseUser) -> list[tuple[int, int]]:
+    """(computer seats, deals) of each match waiting or in play that ``user`` created or sits
+    at: what the account limits count."""
+    mine = Match.objects.filter(
+        Q(seats__user=user) | Q(created_by=user),
+        status__in=[MatchStatus.WAITING, MatchStatus.ACTIVE],
+    ).values("pk")
+    # Counted over the match's own seats, not the seats the filter above joined.
+    matches = Match.objects.filter(pk__in=mine).annotate(
+        bots=Count("seats", filter=~Q(seats__bot_level=""))
+    )
+    return list(matches.values_list("bots", "deal_count"))
 
 
 def seat_of(match: Match, user: AbstractBaseUser) -> Seat | None:

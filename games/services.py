@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import prefetch_related_objects
@@ -34,8 +35,11 @@ from games.errors import (
     MatchNotActive,
     MatchNotFound,
     NotYourSeat,
+    PersonSeatRequired,
     SeatUnavailable,
     StaleVersion,
+    TooManyBotDeals,
+    TooManyMatches,
 )
 from games.models import (
     Action,
@@ -101,6 +105,10 @@ def create_match(
         raise InvalidMatch(field="deals")
     if len(seats) != 4 or sum(spec.kind == "me" for spec in seats) > 1:
         raise InvalidMatch(field="seats")
+    bot_seats = sum(spec.kind == "bot" for spec in seats)
+    if bot_seats == 4 and not user.has_perm("games.play_bot_only_matches"):
+        raise PersonSeatRequired()
+    _check_account_limits(user, new_bot_deals=bot_seats * deal_count)
     with transaction.atomic():
         match = Match.objects.create(
             game=table.game.value,
@@ -120,6 +128,18 @@ def create_match(
             )
         _start_if_full(match)
     return match
+
+
+def _check_account_limits(user: AbstractBaseUser, *, new_bot_deals: int) -> None:
+    """No account keeps more than MAX_UNFINISHED_MATCHES matches waiting or in play, nor more
+    than MAX_BOT_SEAT_DEALS deals of computer players in them (a seat's deals: a 4-deal match
+    against three computer players is 12)."""
+    unfinished = selectors.unfinished_matches_of(user)
+    if len(unfinished) >= settings.MAX_UNFINISHED_MATCHES:
+        raise TooManyMatches(limit=settings.MAX_UNFINISHED_MATCHES)
+    in_flight = sum(bots * deals for bots, deals in unfinished)
+    if in_flight + new_bot_deals > settings.MAX_BOT_SEAT_DEALS:
+        raise TooManyBotDeals(limit=settings.MAX_BOT_SEAT_DEALS)
 
 
 def _default_name(spec: SeatSpec, user: AbstractBaseUser) -> str:

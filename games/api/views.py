@@ -170,10 +170,15 @@ class MatchListCreateView(generics.GenericAPIView):
             "Creates a match of `game` with table `rules` changed from the game's preset, "
             "`deals` deals and four seats. When no seat is open the match starts at once: the "
             "first dealer is drawn at random and the first deal is dealt. The answer describes "
-            "the match at the `version` it names: computer players may already have moved."
+            "the match at the `version` it names: computer players may already have moved. "
+            "A match needs a seat for a person (`me` or `open`) unless your account may play "
+            "computer players alone (403 `person_seat_required`); an account keeps at most "
+            "10 matches waiting or in play and 156 computer players' deals in them (a "
+            "computer seat counts its match's deals): beyond, 409 `too_many_matches` or "
+            "`too_many_bot_deals`."
         ),
         request=s.MatchCreateSerializer,
-        responses={201: s.MatchSerializer, **errors(400, 401)},
+        responses={201: s.MatchSerializer, **errors(400, 401, 403, 409)},
         examples=[
             OpenApiExample(
                 "Me against three bots", request_only=True,

@@ -7,6 +7,7 @@ import json
 import random
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.test import Client
 
 from games.models import Action, Match
@@ -233,9 +234,12 @@ def test_join_answers_the_seat_taken(player) -> None:
 
 
 def test_a_match_of_computer_players_answers_what_a_read_right_after_shows(
-    player, transactional_db
+    player, transactional_db, django_user_model
 ) -> None:
     someone = player("A")
+    django_user_model.objects.get(pk=someone.user_id).user_permissions.add(
+        Permission.objects.get(codename="play_bot_only_matches")
+    )
     created = create_match(someone, deals=1, seats=[{"kind": "bot", "bot_level": "easy"}] * 4)
     fetched = someone.get(f"/matches/{created['id']}").json()
     assert created == fetched
