@@ -1,11 +1,12 @@
 """Move notifications, so that long polls of the event feed wait without querying the database.
 
-Every committed action is announced on a Redis channel of its match; a waiting request
-subscribes to it and sleeps until something is announced. Announcements are only a hint: the
-waiter looks at the database before sleeping and again after, and sleeps at most
-RECHECK_SECONDS, so a lost announcement (Redis restarting, a publish failing) delays a client by
-seconds, never loses a move. Without Redis (the in-process default, or Redis down) a waiter looks
-at the database every POLL_SECONDS instead.
+Every committed action is announced on a Redis channel of its match, and to the waiters of the
+same process; a waiting request subscribes to it and sleeps until something is announced.
+Announcements are only a hint: the waiter looks at the database before sleeping and again
+after, and sleeps at most RECHECK_SECONDS, so a lost announcement (Redis restarting, a publish
+failing, a move made by another process without Redis) delays a client by seconds, never loses
+a move. Without Redis (the embedded default) the process's own announcements wake its waiters:
+a waiting request costs no query until it wakes.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ RECHECK_SECONDS = 2.0
 _clients: dict[str, redis.Redis] = {}
 _clients_lock = threading.Lock()
 
+# This process's waiters, by match: each waits on an event of its own.
+_waiters: dict[str, set[threading.Event]] = {}
+_waiters_lock = threading.Lock()
+
 
 def _redis() -> redis.Redis | None:
     url = settings.REDIS_URL
@@ -48,6 +53,9 @@ def _channel(match_id: uuid.UUID | str) -> str:
 
 def announce(match_id: uuid.UUID | str, version: int) -> None:
     """Tell the waiters of ``match_id`` that it reached ``version`` (once committed)."""
+    with _waiters_lock:
+        for event in _waiters.get(str(match_id), ()):
+            event.set()
     client = _redis()
     if client is None:
         return
@@ -63,7 +71,7 @@ def wait(match_id: uuid.UUID | str, moved: Callable[[], bool], timeout: float) -
     or after ``timeout`` seconds at most; the caller then reads the database again."""
     client = _redis()
     if client is None:
-        time.sleep(max(0.0, min(timeout, POLL_SECONDS)))
+        _wait_in_process(str(match_id), moved, timeout)
         return
     deadline = time.monotonic() + min(timeout, RECHECK_SECONDS)
     try:
@@ -77,3 +85,20 @@ def wait(match_id: uuid.UUID | str, moved: Callable[[], bool], timeout: float) -
                     return
     except redis.RedisError:
         time.sleep(max(0.0, min(deadline - time.monotonic(), POLL_SECONDS)))
+
+
+def _wait_in_process(match_id: str, moved: Callable[[], bool], timeout: float) -> None:
+    event = threading.Event()
+    with _waiters_lock:
+        _waiters.setdefault(match_id, set()).add(event)
+    try:
+        # Registered first, then looked: a move committed in between is heard or seen.
+        if not moved():
+            event.wait(max(0.0, min(timeout, RECHECK_SECONDS)))
+    finally:
+        with _waiters_lock:
+            waiting = _waiters.get(match_id)
+            if waiting is not None:
+                waiting.discard(event)
+                if not waiting:
+                    del _waiters[match_id]
