@@ -12,7 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, Permission
 from django.utils import timezone
 
 from bots.players import choose_action
@@ -34,7 +34,10 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
 
 @pytest.fixture
 def user(django_user_model: Any) -> AbstractBaseUser:
-    return django_user_model.objects.create_user("sweeper-test")
+    # Its matches of computer players alone need the permission.
+    created = django_user_model.objects.create_user("sweeper-test")
+    created.user_permissions.add(Permission.objects.get(codename="play_bot_only_matches"))
+    return django_user_model.objects.get(pk=created.pk)
 
 
 def idle_for_a_minute(match: Match) -> None:
