@@ -7,6 +7,7 @@ expects to sit behind a TLS-terminating proxy that sets `X-Forwarded-Proto` and 
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -61,7 +62,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    # Tokens stored as hashes, with an expiry, revocable (games/api/accounts.py).
+    "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "games.apps.GamesConfig",
@@ -191,13 +193,22 @@ else:
 
 # REST API
 
+# Tokens (django-rest-knox): only a hash is stored; a token lapses after TOKEN_TTL_DAYS without
+# use (each use, at most hourly, moves its expiry on), and can be revoked (`/auth/logout`).
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=float(os.environ.get("TOKEN_TTL_DAYS", 30))),
+    "AUTO_REFRESH": True,
+    "MIN_REFRESH_INTERVAL": 3600,
+    "AUTH_HEADER_PREFIX": "Token",
+}
+
 # A larger API request body is refused with 413 before it is read (batak_api/limits.py).
 API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", 64 * 1024))
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "games.api.authentication.TokenAuthentication",
         "games.api.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

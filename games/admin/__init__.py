@@ -9,5 +9,6 @@ move: the deal pages show it, replayed.
 """
 
 from games.admin.match import MatchAdmin
+from games.admin.tokens import TokenAdmin
 
-__all__ = ["MatchAdmin"]
+__all__ = ["MatchAdmin", "TokenAdmin"]

@@ -10,8 +10,8 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiExample, extend_schema
+from knox.models import AuthToken
 from rest_framework import status
-from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import ErrorDetail, ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -40,8 +40,10 @@ class BadCredentials(ServiceError):
 
 
 def token_body(user: AbstractBaseUser) -> dict[str, object]:
-    token, _ = Token.objects.get_or_create(user=user)
-    return {"token": token.key, "user": user_body(user)}
+    """A new token of ``user``'s: every sign-up and log-in issues its own (the earlier ones stay
+    valid until they lapse or are revoked)."""
+    instance, token = AuthToken.objects.create(user)
+    return {"token": token, "expiry": instance.expiry, "user": user_body(user)}
 
 
 def user_body(user: AbstractBaseUser) -> dict[str, object]:
@@ -151,3 +153,37 @@ class MeView(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response(s.UserSerializer(user_body(request.user)).data)
+
+
+NOT_SIGNED_IN = OpenApiExample(
+    "No token", status_codes=["401"], response_only=True,
+    value={"type": "https://batak.example/problems/not_authenticated", "title": "Unauthorized",
+           "status": 401, "code": "not_authenticated",
+           "detail": "Sign in first: send the header Authorization: Token <token>."},
+)
+
+
+class LogoutView(APIView):
+    @extend_schema(
+        operation_id="logOut", tags=["accounts"], summary="Log out",
+        description="Revokes the token this request carries; other tokens stay valid.",
+        request=None, responses={204: None, **errors(401)},
+        examples=[NOT_SIGNED_IN],
+    )
+    def post(self, request: Request) -> Response:
+        if isinstance(request.auth, AuthToken):
+            request.auth.delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class LogoutAllView(APIView):
+    @extend_schema(
+        operation_id="logOutEverywhere", tags=["accounts"], summary="Log out everywhere",
+        description="Revokes every token of the account, this one included.",
+        request=None, responses={204: None, **errors(401)},
+        examples=[NOT_SIGNED_IN],
+    )
+    def post(self, request: Request) -> Response:
+        AuthToken.objects.filter(user=request.user).delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+

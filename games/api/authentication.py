@@ -3,8 +3,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular import authentication as drf_spectacular_authentication
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from knox import auth as knox_auth
+from knox.models import AuthToken
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
@@ -35,3 +41,28 @@ class SessionScheme(drf_spectacular_authentication.SessionScheme):
     """The schema names the session as drf-spectacular does DRF's own (`cookieAuth`)."""
 
     target_class = "games.api.authentication.SessionAuthentication"
+
+
+class TokenAuthentication(knox_auth.TokenAuthentication):
+    """knox's token authentication (hashed, expiring, revocable tokens), refusing a token that
+    is not even text with 401 rather than failing on it."""
+
+    def authenticate_credentials(self, token: bytes) -> tuple[AbstractBaseUser, AuthToken]:
+        try:
+            token.decode("utf-8")
+        except UnicodeDecodeError:
+            raise exceptions.AuthenticationFailed() from None
+        return super().authenticate_credentials(token)
+
+
+class TokenScheme(OpenApiAuthenticationExtension):
+    target_class = "games.api.authentication.TokenAuthentication"
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, Any]:
+        return {
+            "type": "apiKey", "in": "header", "name": "Authorization",
+            "description": "`Token <token>`, the token of `/auth/guest`, `/auth/register` or "
+            "`/auth/token`. It lapses after 30 days unused and ends with `/auth/logout`.",
+        }
+

@@ -202,4 +202,8 @@ USER: dict[str, Any] = {
     "is_staff": False,
 }
 
-TOKEN: dict[str, Any] = {"token": "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b", "user": USER}
+TOKEN: dict[str, Any] = {
+    "token": "4c1f0b2e7d9a6e3f5b8c2a1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f",
+    "expiry": "2026-12-31T20:21:39.197808Z",
+    "user": USER,
+}

@@ -484,6 +484,9 @@ class UserSerializer(serializers.Serializer):
 
 class TokenSerializer(serializers.Serializer):
     token = serializers.CharField(help_text="Send as `Authorization: Token <token>`.")
+    expiry = serializers.DateTimeField(
+        help_text="When the token lapses if unused; each use moves it on (at most hourly)."
+    )
     user = UserSerializer()
 
 
