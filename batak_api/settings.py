@@ -193,6 +193,12 @@ else:
 
 # REST API
 
+# Failed log-ins before a lock-out, per username and per client address, and its window
+# (games/api/lockout.py).
+LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", 5))
+LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("LOGIN_FAILURES_PER_ADDRESS", 20))
+LOGIN_LOCKOUT_SECONDS = int(os.environ.get("LOGIN_LOCKOUT_SECONDS", 15 * 60))
+
 # Tokens (django-rest-knox): only a hash is stored; a token lapses after TOKEN_TTL_DAYS without
 # use (each use, at most hourly, moves its expiry on), and can be revoked (`/auth/logout`).
 REST_KNOX = {

@@ -17,8 +17,11 @@ class ServiceError(Exception):
     code = "bad_request"
     default_detail: Any = _("The request could not be processed.")
 
-    def __init__(self, detail: str | None = None, **extra: Any) -> None:
+    def __init__(
+        self, detail: str | None = None, *, retry_after: int | None = None, **extra: Any
+    ) -> None:
         self.detail = str(detail if detail is not None else self.default_detail)
+        self.retry_after = retry_after  # seconds, sent as the Retry-After header
         self.extra = extra
         super().__init__(self.detail)
 

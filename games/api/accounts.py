@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors
-from games.api import examples
+from games.api import examples, lockout
 from games.api import serializers as s
 from games.api.views import errors, example
 from games.errors import ServiceError
@@ -131,7 +131,11 @@ class TokenView(APIView):
 
     @extend_schema(
         operation_id="logIn", tags=["accounts"], summary="Log in",
-        description="Exchanges a username and password for the account's token.",
+        description=(
+            "Exchanges a username and password for a new token of the account. After 5 "
+            "failed log-ins for one username, or 20 from one address, within 15 minutes, "
+            "log-in is refused with 429 `login_locked` (and `Retry-After`) until then."
+        ),
         request=s.LoginInputSerializer, responses={200: s.TokenSerializer, **errors(400, 401)},
         examples=[OpenApiExample("Log in", request_only=True,
                                  value={"username": "ayse", "password": "kozmaca-2026"})],
@@ -139,9 +143,13 @@ class TokenView(APIView):
     def post(self, request: Request) -> Response:
         serializer = s.LoginInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        username = serializer.validated_data["username"]
+        lockout.check(request, username)
         user = authenticate(request, **serializer.validated_data)
         if user is None:
+            lockout.failed(request, username)
             raise BadCredentials()
+        lockout.succeeded(request, username)
         return Response(s.TokenSerializer(token_body(user)).data)
 
 

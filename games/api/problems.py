@@ -147,6 +147,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
             headers["WWW-Authenticate"] = exc.auth_header  # type: ignore[attr-defined]
         if getattr(exc, "wait", None):
             headers["Retry-After"] = str(max(1, round(exc.wait)))  # type: ignore[attr-defined]
+    if isinstance(exc, ServiceError) and exc.retry_after is not None:
+        headers["Retry-After"] = str(exc.retry_after)
     return Response(
         body, status=body["status"], headers=headers, content_type=PROBLEM_CONTENT_TYPE
     )

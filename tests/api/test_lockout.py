@@ -1,0 +1,63 @@
+"""Log-in lock-out: repeated failures for one account, or from one address, lock log-in for a
+while, the right password included, in every configuration (here: debug, no throttles)."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from games.api import lockout
+
+from .conftest import API
+
+RIGHT = {"username": "ayse", "password": "kozmaca-2026"}
+WRONG = {"username": "ayse", "password": "wrong-password"}
+
+
+@pytest.fixture
+def accounts(db):
+    cache.clear()
+    for name in ("ayse", "mehmet"):
+        APIClient().post(f"{API}/auth/register", {"username": name, "password": "kozmaca-2026"},
+                         format="json")
+    yield
+    cache.clear()
+
+
+def log_in(body: dict, address: str = "192.0.2.1"):
+    return APIClient().post(f"{API}/auth/token", body, format="json", REMOTE_ADDR=address)
+
+
+def test_five_failures_lock_the_account_even_for_the_right_password(accounts, settings):
+    for _ in range(settings.LOGIN_FAILURES_PER_ACCOUNT):
+        assert log_in(WRONG).status_code == 401
+    locked = log_in(RIGHT)
+    assert locked.status_code == 429 and locked.json()["code"] == "login_locked"
+    assert 0 < int(locked["Retry-After"]) <= settings.LOGIN_LOCKOUT_SECONDS + 1
+    # Another account, from another address, is not locked by this one's failures.
+    assert log_in({**RIGHT, "username": "mehmet"}, "192.0.2.9").status_code == 200
+
+
+def test_the_lock_lifts_when_its_window_has_passed(accounts, settings, monkeypatch):
+    for _ in range(settings.LOGIN_FAILURES_PER_ACCOUNT):
+        log_in(WRONG)
+    later = lockout.time.time() + settings.LOGIN_LOCKOUT_SECONDS + 2
+    monkeypatch.setattr(lockout.time, "time", lambda: later)
+    assert log_in(RIGHT).status_code == 200
+
+
+def test_one_address_trying_many_accounts_is_locked(accounts, settings):
+    settings.LOGIN_FAILURES_PER_ADDRESS = 3
+    for number in range(3):
+        assert log_in({"username": f"nobody{number}", "password": "x"}).status_code == 401
+    assert log_in(RIGHT).status_code == 429
+    assert log_in(RIGHT, "192.0.2.50").status_code == 200
+
+
+def test_a_success_clears_the_accounts_count(accounts, settings):
+    for _ in range(settings.LOGIN_FAILURES_PER_ACCOUNT - 1):
+        log_in(WRONG)
+    assert log_in(RIGHT).status_code == 200
+    assert log_in(WRONG).status_code == 401
+    assert log_in(RIGHT).status_code == 200
