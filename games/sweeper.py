@@ -73,3 +73,25 @@ def resend_stuck_bot_turns() -> int:
         computer_players().send_turns(match_id, version)
         sent += 1
     return sent
+
+
+def resume_if_stuck(match: Match) -> bool:
+    """On the embedded default no beat runs the sweep: a read of an active match that has sat
+    still past BOT_STALE_AFTER_SECONDS with a computer player to act (the process was stopped
+    in the middle of its turns) sends the turns again, once per version. Scaled out, beat does
+    this; here the read then plays them in-process before it answers. True when it did."""
+    if settings.REDIS_URL or match.status != MatchStatus.ACTIVE:
+        return False
+    cutoff = timezone.now() - timedelta(seconds=settings.BOT_STALE_AFTER_SECONDS)
+    if match.updated_at >= cutoff or cache.get(_note_key(match.id)) == match.version:
+        return False
+    if selectors.bot_to_act(match) is None:
+        cache.set(_note_key(match.id), match.version, WAITING_NOTE_SECONDS)
+        return False
+    if not cache.add(f"sweeper:sent:{match.id}:{match.version}", 1,
+                     settings.BOT_STALE_AFTER_SECONDS):
+        return False
+    logger.warning("bot turn stuck, resuming it", extra={"match_id": str(match.id)})
+    computer_players().send_turns(str(match.id), match.version)
+    return True
+

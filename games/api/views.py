@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import engine, selectors, services
+from games import engine, selectors, services, sweeper
 from games.api import examples
 from games.api import serializers as s
 from games.errors import (
@@ -97,6 +97,8 @@ class MatchEndpoint(APIView):
         self.seat = selectors.seat_of(self.match, request.user)
         if self.seat is None and not self._may_read_without_seat(request):
             raise NotYourSeat()
+        if request.method in ("GET", "HEAD") and sweeper.resume_if_stuck(self.match):
+            self.match = Match.objects.prefetch_related("seats").get(pk=self.match.pk)
 
     def _may_read_without_seat(self, request: Request) -> bool:
         if not self.requires_seat:

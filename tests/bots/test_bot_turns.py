@@ -4,9 +4,12 @@ the service layer, exactly once."""
 import random
 import threading
 import uuid
+from datetime import timedelta
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
+from django.utils import timezone
 
 from bots import players, tasks
 from bots.tasks import play_bot_turns
@@ -143,3 +146,19 @@ def test_a_decision_gone_stale_while_thinking_is_dropped(player, settings) -> No
     assert services.play_bot_turn(match_id=uuid.UUID(match_id), version=version,
                                   choose=choose_while_another_moves) is None
     assert Action.objects.filter(match_id=match_id).count() == 1
+
+
+def test_a_match_left_stuck_on_the_embedded_default_resumes_when_read(player, settings) -> None:
+    """The process stopped in the middle of the computer players' turns: nothing runs the
+    sweep in-process, so the next read of the match sends them again."""
+    settings.COMPUTER_PLAYERS = "tests.bots.idle_players"
+    owner = player("Owner")
+    match_id, version = bot_to_move(owner)
+    settings.COMPUTER_PLAYERS = "bots.interface"
+    cache.clear()
+    assert owner.view(match_id)["version"] == version  # not stale yet: left alone
+    Match.objects.filter(pk=match_id).update(
+        updated_at=timezone.now() - timedelta(seconds=settings.BOT_STALE_AFTER_SECONDS + 1)
+    )
+    view = owner.view(match_id)
+    assert view["version"] > version and view["deal"]["to_act"] == view["seat"]
