@@ -1,9 +1,10 @@
 """Long polls of the event feed on the embedded default: ``python -m loadtest.long_polls``.
 
 Starts the development server (SQLite, computer players in-process) on a scratch database,
-seats four people at a match, then holds ``--waiters`` long polls of ``--wait`` seconds open at
-once on a match where nothing moves (opened over the first quarter of the wait). Prints the server's CPU while they wait (as a share of one
-core) and how long past their ``wait`` they end. Each waiter connects before its clock starts.
+seats four people at a match, then holds ``--waiters`` long polls of ``--wait`` seconds open
+on a match where nothing moves (opened over the first quarter of the wait). Prints the
+server's CPU while they wait (as a share of one core) and how long past their ``wait`` they
+end. Each waiter connects before its clock starts.
 """
 
 from __future__ import annotations
