@@ -14,6 +14,11 @@ moves  each client plays all four seats of matches between people, so that every
 bots   each client plays matches against three computer players of ``--level``, following the
        event feed as an app does: move latency, bot turnaround (the person's move answered →
        the person's next turn seen), actions per second (the bots' included).
+hostile  the bots phase again, while ``--hostile`` accounts do everything their limits allow,
+       flat out: each tries a match of computer players alone and more computer players'
+       deals than it may have (both refused), and plays the heaviest match it may keep (52
+       deals against three Hard computer players) without a pause. The clients' turnaround
+       is reported against the bots phase's, measured in the same run.
 
 Finally every match played is checked against an engine replay (no accepted move lost or
 applied twice), the scratch database is dropped and every process stopped.
@@ -48,7 +53,7 @@ import psycopg
 from tests.integration.harness import client
 from tests.integration.harness.stack import ROOT, Stack, production_env
 
-PHASES = ("touch", "moves", "bots")
+PHASES = ("touch", "moves", "bots", "hostile")
 
 
 @dataclasses.dataclass
@@ -204,6 +209,37 @@ def bots_client(
     return tally
 
 
+def hostile_client(web: str, token: str, budget: Budget, rng: random.Random) -> Tally:
+    """One account doing all its limits allow, flat out (see the module's ``hostile``)."""
+    tally = Tally()
+    api = client.Api(web, token)
+    hard = [{"kind": "bot", "bot_level": "hard"}] * 3
+    refused = api.post(f"{client.API}/matches", {"deals": 52, "seats": [*hard, hard[0]]})
+    tally.reads[f"refused {refused.status} {refused.body.get('code')}"] += 1
+    match_id = client.match_against_bots(api, levels=["hard"] * 3, deals=52)
+    refused = api.post(f"{client.API}/matches",
+                       {"deals": 52, "seats": [{"kind": "me"}, *hard]})
+    tally.reads[f"refused {refused.status} {refused.body.get('code')}"] += 1
+    view = client.view(api, match_id)
+    while view["status"] == "active" and budget.open():
+        if not client.my_turn(view):
+            client.events(api, match_id, after=view["version"], wait=10)
+            view = client.view(api, match_id)
+            continue
+        if not budget.take():
+            break
+        action = client.random_action(view, rng)
+        response = client.act(api, match_id, action, expected_version=view["version"])
+        if not tally.answer(response):
+            view = client.view(api, match_id)
+            continue
+        tally.accepted.append((match_id, response.body["version"], 0, action))
+        tally.reads["moves"] += 1
+        view = response.body
+    api.close()
+    return tally
+
+
 def run_phase(
     name: str, count: int, seconds: float, limit: int, make: Callable[[int, Budget], Tally]
 ) -> tuple[Tally, float]:
@@ -336,6 +372,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="mean seconds a person thinks before each move in the bots phase "
                         "(each wait drawn between half and one and a half times this)")
     parser.add_argument("--phases", default=",".join(PHASES))
+    parser.add_argument("--hostile", type=int, default=4,
+                        help="accounts doing all their limits allow in the hostile phase")
     parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--web-threads", type=int, default=32)
     parser.add_argument("--celery-concurrency", type=int, default=2)
@@ -404,13 +442,14 @@ def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) ->
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine(),
         "settings": {key: getattr(args, key) for key in
-                     ("clients", "seconds", "level", "think", "web_workers", "web_threads",
-                      "celery_concurrency")},
+                     ("clients", "seconds", "level", "think", "hostile", "web_workers",
+                      "web_threads", "celery_concurrency")},
         "phases": {},
     }
     rng = random.Random(2026)
     seats = 4 if "moves" in phases else 1
     tokens = [[client.guest(web).token or "" for _ in range(seats)] for _ in range(args.clients)]
+    hostile_tokens = [client.guest(web).token or "" for _ in range(args.hostile)]
     accepted: list[tuple[str, int, int, dict[str, Any]]] = []
     errors = 0
     for phase in phases:
@@ -418,18 +457,27 @@ def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) ->
         before = {name: cpu_seconds(pids) for name, pids in groups.items()}
         machine_before = busy_cores()
         started_at = datetime.now(UTC)
-        seeds = [rng.randrange(2**32) for _ in range(args.clients)]
+        hostile = args.hostile if phase == "hostile" else 0
+        seeds = [rng.randrange(2**32) for _ in range(args.clients + hostile)]
+        hostiles: list[Tally] = []
 
-        def make(i: int, budget: Budget, phase: str = phase, seeds: list[int] = seeds) -> Tally:
+        def make(i: int, budget: Budget, phase: str = phase, seeds: list[int] = seeds,
+                 hostiles: list[Tally] = hostiles) -> Tally:
             rng = random.Random(seeds[i])
+            if i >= args.clients:
+                # Kept apart: the clients' figures are what the hostile accounts may not spoil.
+                hostiles.append(hostile_client(web, hostile_tokens[i - args.clients], budget,
+                                               rng))
+                return Tally(accepted=hostiles[-1].accepted, errors=hostiles[-1].errors)
             if phase == "touch":
                 return touch_client(web, tokens[i][0], budget, rng)
             if phase == "moves":
                 return moves_client(web, tokens[i], budget, rng)
             return bots_client(web, tokens[i][0], budget, rng, args.level, args.think)
 
-        tally, elapsed = run_phase(phase, args.clients, args.seconds, args.max_requests, make)
-        if phase == "bots":
+        tally, elapsed = run_phase(phase, args.clients + hostile, args.seconds,
+                                   args.max_requests, make)
+        if phase in ("bots", "hostile"):
             time.sleep(2)  # the bots' turns still queued when the clients stopped
         after = {name: cpu_seconds(pids) for name, pids in groups.items()}
         machine_after = busy_cores()
@@ -451,7 +499,7 @@ def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) ->
                 (machine_after[0] - machine_before[0]) / (machine_after[1] - machine_before[1]), 2
             ),
         }
-        if phase == "bots":
+        if phase in ("bots", "hostile"):
             actions = Action.objects.filter(created_at__gte=started_at).count()
             result["actions"] = actions
             result["actions_per_second"] = round(actions / elapsed, 1)
@@ -467,9 +515,18 @@ def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) ->
             result["bot_turnaround_in_log_ms"] = {
                 f"p{q}": round(percentile(served, q / 100) * 1000, 1) for q in (50, 95, 99)
             }
+        if phase == "hostile":
+            seen: Counter[str] = Counter()
+            for one in hostiles:
+                seen.update(one.reads)
+            result["hostile_accounts"] = {"accounts": hostile, **dict(seen)}
         report["phases"][phase] = result
         accepted += tally.accepted
         errors += sum(tally.errors.values())
+    if "bots" in report["phases"] and "hostile" in report["phases"]:
+        calm, loaded = (report["phases"][name]["bot_turnaround_ms"]["p95"]
+                        for name in ("bots", "hostile"))
+        report["hostile_to_calm_turnaround_p95"] = round(loaded / calm, 2)
     if "touch" in report["phases"] and "moves" in report["phases"]:
         report["moves_to_touch_throughput"] = round(
             report["phases"]["moves"]["requests_per_second"]
