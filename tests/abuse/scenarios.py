@@ -105,6 +105,25 @@ def weak_passwords_are_refused(base_url: str) -> None:
         assert {error["field"] for error in response.body["errors"]} == {"password"}
 
 
+def thirty_simultaneous_match_creations_all_succeed(base_url: str) -> None:
+    """Each a person against three computer players, whose first turns run at once (on SQLite,
+    writes that once failed with "database is locked")."""
+    players = [client.guest(base_url, f"Crowd{number}") for number in range(30)]
+
+    def create(api: client.Api) -> tuple[int, str]:
+        mine = client.Api(base_url, api.token)
+        body = {"deals": 1, "seats": [{"kind": "me"}] + [
+            {"kind": "bot", "bot_level": "medium"}] * 3}
+        response = mine.post(f"{API}/matches", body)
+        return response.status, (response.body or {}).get("id", "")
+
+    with ThreadPoolExecutor(30) as pool:
+        created = list(pool.map(create, players))
+    assert [status for status, _ in created] == [201] * 30, Counter(s for s, _ in created)
+    for api, (_, match_id) in zip(players, created, strict=True):
+        assert my_turn_view(api, match_id)["status"] == "active"
+
+
 def a_bounded_flood_gets_no_server_error(base_url: str, requests: int = 200) -> Counter[int]:
     """``requests`` mixed requests from 20 threads: sign-ups, matches, views, moves, the feed."""
     owner = client.guest(base_url, "Flood")
@@ -141,5 +160,6 @@ SCENARIOS = [
     one_key_sent_to_many_matches_at_once_applies_once,
     racing_registrations_of_one_name_make_one_account,
     weak_passwords_are_refused,
+    thirty_simultaneous_match_creations_all_succeed,
     a_bounded_flood_gets_no_server_error,
 ]
