@@ -183,30 +183,39 @@ def bots_client(
     time.sleep(rng.uniform(0, think))
     while budget.open():
         match_id = client.match_against_bots(api, levels=[level] * 3, deals=4)
-        view = client.view(api, match_id)
-        answered: tuple[float, int] | None = None  # when the person's last move was answered
-        while view["status"] == "active" and budget.open():
-            if not client.my_turn(view):
-                client.events(api, match_id, after=view["version"], wait=10)
-                view = client.view(api, match_id)
-                tally.reads.update(("events", "view"))
-                continue
-            if answered is not None and view["version"] > answered[1]:
-                tally.turnarounds.append(time.perf_counter() - answered[0])
-            time.sleep(rng.uniform(0.5, 1.5) * think)
-            if not budget.take():
-                break
-            action = client.random_action(view, rng)
-            response = client.act(api, match_id, action, expected_version=view["version"])
-            if not tally.answer(response):
-                view = client.view(api, match_id)
-                answered = None
-                continue
-            tally.accepted.append((match_id, response.body["version"], 0, action))
-            answered = (time.perf_counter(), response.body["version"])
-            view = response.body
+        play_against_bots(api, match_id, budget, rng, think, tally)
     api.close()
     return tally
+
+
+def play_against_bots(
+    api: client.Api, match_id: str, budget: Budget, rng: random.Random, think: float,
+    tally: Tally,
+) -> None:
+    """The person's moves in ``match_id`` until it ends or the budget does, following the event
+    feed while the computer players move; each move taken ``think`` (about) after the turn."""
+    view = client.view(api, match_id)
+    answered: tuple[float, int] | None = None  # when the person's last move was answered
+    while view["status"] == "active" and budget.open():
+        if not client.my_turn(view):
+            client.events(api, match_id, after=view["version"], wait=10)
+            view = client.view(api, match_id)
+            tally.reads.update(("events", "view"))
+            continue
+        if answered is not None and view["version"] > answered[1]:
+            tally.turnarounds.append(time.perf_counter() - answered[0])
+        time.sleep(rng.uniform(0.5, 1.5) * think)
+        if not budget.take():
+            break
+        action = client.random_action(view, rng)
+        response = client.act(api, match_id, action, expected_version=view["version"])
+        if not tally.answer(response):
+            view = client.view(api, match_id)
+            answered = None
+            continue
+        tally.accepted.append((match_id, response.body["version"], 0, action))
+        answered = (time.perf_counter(), response.body["version"])
+        view = response.body
 
 
 def hostile_client(web: str, token: str, budget: Budget, rng: random.Random) -> Tally:
@@ -214,28 +223,14 @@ def hostile_client(web: str, token: str, budget: Budget, rng: random.Random) -> 
     tally = Tally()
     api = client.Api(web, token)
     hard = [{"kind": "bot", "bot_level": "hard"}] * 3
-    refused = api.post(f"{client.API}/matches", {"deals": 52, "seats": [*hard, hard[0]]})
-    tally.reads[f"refused {refused.status} {refused.body.get('code')}"] += 1
+    bots_only = api.post(f"{client.API}/matches", {"deals": 52, "seats": [*hard, hard[0]]})
     match_id = client.match_against_bots(api, levels=["hard"] * 3, deals=52)
-    refused = api.post(f"{client.API}/matches",
-                       {"deals": 52, "seats": [{"kind": "me"}, *hard]})
-    tally.reads[f"refused {refused.status} {refused.body.get('code')}"] += 1
-    view = client.view(api, match_id)
-    while view["status"] == "active" and budget.open():
-        if not client.my_turn(view):
-            client.events(api, match_id, after=view["version"], wait=10)
-            view = client.view(api, match_id)
-            continue
-        if not budget.take():
-            break
-        action = client.random_action(view, rng)
-        response = client.act(api, match_id, action, expected_version=view["version"])
-        if not tally.answer(response):
-            view = client.view(api, match_id)
-            continue
-        tally.accepted.append((match_id, response.body["version"], 0, action))
-        tally.reads["moves"] += 1
-        view = response.body
+    beyond_the_cap = api.post(f"{client.API}/matches",
+                              {"deals": 52, "seats": [{"kind": "me"}, *hard]})
+    for refused in (bots_only, beyond_the_cap):
+        tally.reads[f"refused {refused.status} {refused.body.get('code')}"] += 1
+    play_against_bots(api, match_id, budget, rng, 0.0, tally)
+    tally.reads["moves"] = len(tally.accepted)
     api.close()
     return tally
 
