@@ -260,9 +260,9 @@ def play_bot_turn(
     if match is None or match.status != MatchStatus.ACTIVE or match.version != version:
         return None
     deals = selectors.latest_deals(match)
-    deal = selectors.replay_deal(match, deals[0])
-    if match.version != version or deals[0].status != DealStatus.IN_PROGRESS:
+    if deals[0].status != DealStatus.IN_PROGRESS:  # a move came between the two reads
         return None
+    deal = selectors.replay_deal(match, deals[0])
     seat = selectors.bot_seat(match, deal)
     if seat is None:
         return None
@@ -274,10 +274,9 @@ def play_bot_turn(
             return None
         if locked.status != MatchStatus.ACTIVE or locked.version != version:
             return None
-        # Unchanged since the decision (same version), so the same deals: replayed once more
-        # under the lock, from the cached start, to apply the move to the locked rows.
-        deals = selectors.latest_deals(locked)
-        _apply(locked, deals, selectors.replay_deal(locked, deals[0]), seat, action)
+        # Every write to a match moves its version on: at the same version, the deals read and
+        # replayed before the decision are still what the rows say, so the move applies to them.
+        _apply(locked, deals, deal, seat, action)
     return locked.version
 
 
