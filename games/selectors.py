@@ -347,10 +347,11 @@ def event_page(match: Match, after: int, limit: int) -> dict[str, Any]:
         .select_related("deal")
         .order_by("version")[:limit]
     )
-    next_after = rows[-1].version if rows else max(after, 0)
-    rules = table_rules(match)
+    next_after = rows[-1].version if rows else after
+    # Read off the stored rules: a feed page needs one flag, not the whole parsed rule set.
+    dummy_plays = bool(match.rules.get("partnership_dummy"))
     return {
-        "events": [_event(row, rules) for row in rows],
+        "events": [_event(row, dummy_plays) for row in rows],
         "next_after": next_after,
         "has_more": next_after < version,
         "version": version,
@@ -358,9 +359,9 @@ def event_page(match: Match, after: int, limit: int) -> dict[str, Any]:
     }
 
 
-def _event(row: Action, rules: engine.TableRules) -> dict[str, Any]:
+def _event(row: Action, dummy_plays: bool) -> dict[str, Any]:
     seat = row.seat
-    if row.kind == engine.ActionKind.PLAY and rules.partnership_dummy:
+    if row.kind == engine.ActionKind.PLAY and dummy_plays:
         # The declarer plays a face-up dummy's cards: the card is the dummy's, as in the tricks.
         dummy = partner_of(row.seat)
         if row.payload["card"] in row.deal.hands[dummy]:

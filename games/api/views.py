@@ -157,7 +157,7 @@ class MatchListCreateView(generics.GenericAPIView):
         examples=[example("A match", examples.MATCH)],
     )
     def get(self, request: Request) -> Response:
-        query = _valid(MatchListQuerySerializer, request.query_params.dict())
+        query = _valid_query(MatchListQuerySerializer, request)
         queryset = self.get_queryset()
         if "status" in query:
             queryset = queryset.filter(status=query["status"])
@@ -274,7 +274,7 @@ class SeatViewView(MatchEndpoint):
     )
     def get(self, request: Request, match_id: str) -> Response:
         seat = self.seat.index if self.seat is not None else None
-        query = _valid(SeatQuerySerializer, request.query_params.dict())
+        query = _valid_query(SeatQuerySerializer, request)
         if "seat" in query and query["seat"] != seat:
             if not request.user.is_staff:
                 raise NotYourSeat()
@@ -526,7 +526,7 @@ class EventsView(MatchEndpoint):
         examples=[example("Two moves", examples.EVENT_PAGE)],
     )
     def get(self, request: Request, match_id: str) -> Response:
-        params = _valid(EventQuerySerializer, request.query_params.dict())
+        params = _valid_query(EventQuerySerializer, request)
         after = params["after"]
         deadline = time.monotonic() + params["wait"]
         while (
@@ -550,9 +550,15 @@ class RulePresetsView(APIView):
         return Response(s.TableRulesSerializer(presets, many=True).data)
 
 
+def _valid_query(
+    serializer_class: type[serializers.Serializer], request: Request
+) -> dict[str, Any]:
+    # As a plain dict: DRF reads a QueryDict as a form, where an empty value counts as absent,
+    # and `?status=` must be refused, not ignored.
+    return _valid(serializer_class, request.query_params.dict())
+
+
 def _valid(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
-    # Query parameters come as a plain dict (`query_params.dict()`): DRF reads a QueryDict as
-    # a form, where an empty value counts as absent, and `?status=` must be refused, not ignored.
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
