@@ -328,12 +328,30 @@ MAX_UNFINISHED_MATCHES = int(os.environ.get("MAX_UNFINISHED_MATCHES", 10))
 MAX_BOT_SEAT_DEALS = int(os.environ.get("MAX_BOT_SEAT_DEALS", 3 * 52))
 BOT_STALE_AFTER_SECONDS = env_float("BOT_STALE_AFTER_SECONDS", 15)
 BOT_SWEEP_INTERVAL_SECONDS = env_float("BOT_SWEEP_INTERVAL_SECONDS", 5)
+# Tables between people (games/clock.py, games/seating.py). A turn clock gives a person this
+# many seconds per call (`bid`: bids, passes, trumps, announcements) and per card, unless the
+# match sets its own; matches with one person and no open seat have none by default.
+CLOCK_DEFAULT = {"bid": int(env_float("CLOCK_BID_SECONDS", 20)),
+                 "card": int(env_float("CLOCK_CARD_SECONDS", 30))}
+# Timeouts in a row after which a computer player keeps the seat until its person is back.
+AUTOPILOT_AFTER_TIMEOUTS = int(env_float("AUTOPILOT_AFTER_TIMEOUTS", 2))
+# A person (or spectator) counts as connected this long after their last request.
+PRESENCE_SECONDS = env_float("PRESENCE_SECONDS", 45)
+# Scaled out, beat runs the clocks this often; on the embedded default a thread of the serving
+# process does (CLOCK_TIMER), looking that often.
+CLOCK_SWEEP_INTERVAL_SECONDS = env_float("CLOCK_SWEEP_INTERVAL_SECONDS", 1)
+CLOCK_TIMER = env_bool("CLOCK_TIMER", not REDIS_URL)
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {
         "task": "bots.tasks.sweep_bot_turns",
         "schedule": BOT_SWEEP_INTERVAL_SECONDS,
         # A sweep still queued when the next is due is dropped, so a backlog does not grow.
         "options": {"expires": BOT_SWEEP_INTERVAL_SECONDS},
+    },
+    "run-clocks": {
+        "task": "bots.tasks.run_clocks",
+        "schedule": CLOCK_SWEEP_INTERVAL_SECONDS,
+        "options": {"expires": CLOCK_SWEEP_INTERVAL_SECONDS},
     },
 }
 

@@ -38,4 +38,6 @@ def _play_in_background(match_id: str, version: int) -> None:
         connection.close()
 
 
-__all__ = ["bid_estimate", "send_turns"]
+choose = tasks.choose
+
+__all__ = ["bid_estimate", "choose", "send_turns"]

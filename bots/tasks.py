@@ -21,9 +21,12 @@ TASK_BUDGET_SECONDS = 5.0
 _rng = random.SystemRandom()
 
 
-def _choose(observation: engine.Observation, seat: Seat) -> engine.Action:
-    # A story-mode character plays its own style; other computer seats their level's default.
-    return choose_action(observation, seat.bot_level, _rng, style_for(seat.character))
+def choose(observation: engine.Observation, seat: Seat) -> engine.Action:
+    """The computer player's move at ``seat``: its own level at a computer seat, the stand-in
+    level at a person's seat (a timeout, autopilot, a person who left). A story-mode character
+    plays its own style; other computer seats their level's default."""
+    level = seat.bot_level or services.STAND_IN_LEVEL
+    return choose_action(observation, level, _rng, style_for(seat.character))
 
 
 @shared_task(
@@ -53,7 +56,7 @@ def play_bot_turns(match_id: str, version: int) -> int:
     with log_context(match_id=match_id):
         while time.monotonic() <= deadline:
             new_version = services.play_bot_turn(
-                match_id=uuid.UUID(match_id), version=version, choose=_choose
+                match_id=uuid.UUID(match_id), version=version, choose=choose
             )
             if new_version is None:
                 return played
@@ -67,3 +70,10 @@ def play_bot_turns(match_id: str, version: int) -> int:
 def sweep_bot_turns() -> int:
     """Send stuck computer-player turns to a worker again (run by beat); returns how many."""
     return sweeper.resend_stuck_bot_turns()
+
+
+@shared_task
+def run_clocks() -> int:
+    """Make the moves of people whose turn clock ran out and fill quick-match tables whose wait
+    is over (run by beat every CLOCK_SWEEP_INTERVAL_SECONDS); returns how many."""
+    return sweeper.run_clocks()

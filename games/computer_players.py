@@ -14,12 +14,17 @@ from typing import Protocol, cast
 from django.conf import settings
 
 from games import engine
+from games.models import Seat
 
 
 class ComputerPlayers(Protocol):
     def send_turns(self, match_id: str, version: int) -> None:
         """Have the computer players' turns of ``match_id`` from ``version`` on played (by a
         worker, or in-process with the embedded default)."""
+
+    def choose(self, observation: engine.Observation, seat: Seat) -> engine.Action:
+        """The move a computer player makes at ``seat``, now (a computer seat, or a person's
+        seat whose clock ran out, on autopilot or left)."""
 
     def bid_estimate(
         self, hand: int, rules: engine.TableRules, seat: int, leader: int

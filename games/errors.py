@@ -88,6 +88,44 @@ class AlreadySeated(ServiceError):
     default_detail = _("You already have a seat at this match.")
 
 
+class InvitationRequired(ServiceError):
+    status = 403
+    code = "invitation_required"
+    default_detail = _(
+        "This match is private: join it with its invitation code (ask its creator for it)."
+    )
+
+
+class InvitationNotFound(ServiceError):
+    status = 404
+    code = "not_found"
+    default_detail = _("No such invitation: it may have been revoked or the match is full.")
+
+
+class NotMatchCreator(ServiceError):
+    status = 403
+    code = "not_match_creator"
+    default_detail = _("Only the match's creator may do this.")
+
+
+class MatchNotPublic(ServiceError):
+    status = 403
+    code = "match_not_public"
+    default_detail = _("Only public matches can be watched.")
+
+
+class MatchNotPrivate(ServiceError):
+    status = 409
+    code = "match_not_private"
+    default_detail = _("Only private matches have invitations.")
+
+
+class MatchStarted(ServiceError):
+    status = 409
+    code = "match_started"
+    default_detail = _("The match has already started.")
+
+
 class MatchNotActive(ServiceError):
     status = 409
     code = "match_not_active"

@@ -27,6 +27,22 @@ class MatchStatus(models.TextChoices):
     ACTIVE = "active", _("In play")
     FINISHED = "finished", _("Finished")
     ABANDONED = "abandoned", _("Abandoned")
+    CANCELLED = "cancelled", _("Cancelled before the start")
+
+
+class Visibility(models.TextChoices):
+    PUBLIC = "public", _("Public: listed in the lobby, open to spectators")
+    PRIVATE = "private", _("Private: joined with an invitation code")
+
+
+class ActionOrigin(models.TextChoices):
+    """Who made a move at its seat: the seat's own player (a person or a computer seat), or a
+    computer player standing in for a person."""
+
+    PLAYER = "player", _("The seat's player")
+    TIMEOUT = "timeout", _("A computer player, as the turn clock ran out")
+    AUTOPILOT = "autopilot", _("A computer player, while the seat is on autopilot")
+    STAND_IN = "stand_in", _("A computer player, after the person left")
 
 
 class BotLevel(models.TextChoices):
@@ -54,10 +70,37 @@ class Match(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    visibility = models.CharField(
+        max_length=8, choices=Visibility.choices, default=Visibility.PRIVATE
+    )
+    # Lets its holder join a private match; null once revoked (and for public matches).
+    invitation_code = models.CharField(max_length=32, null=True, blank=True, unique=True)
+    # Kept with every seat change, so that the lobby filters on a column, not a join.
+    open_seats = models.PositiveSmallIntegerField(default=0)
+    # Game, rules and deals as one short digest: what "a compatible table" means to quick match.
+    table_key = models.CharField(max_length=16, blank=True, db_index=True)
+    clock = models.JSONField(
+        null=True, blank=True, help_text="Seconds per action: {bid, card}; null for no clock."
+    )
+    # When the person to act runs out of time; null when nobody is on the clock.
+    turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # A quick-match table still waiting then gets computer players in its open seats.
+    fill_bots_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    fill_bots_level = models.CharField(max_length=8, choices=BotLevel.choices, blank=True)
+    # Tour of Tables: a person who leaves forfeits the match instead of handing the seat over.
+    leave_forfeits = models.BooleanField(default=False)
 
     class Meta:
         ordering = ("-created_at",)
         verbose_name_plural = "matches"
+        indexes = (
+            # The lobby's one query: only the public tables with a seat to take are indexed.
+            models.Index(
+                fields=["game", "created_at"],
+                condition=models.Q(visibility="public", status="waiting", open_seats__gt=0),
+                name="match_lobby",
+            ),
+        )
         permissions = (
             # Without it a match needs a person's seat: a table of computer players alone is
             # minutes of search that nobody waits for.
@@ -83,6 +126,14 @@ class Seat(models.Model):
     # A story-mode character (a slug of `tour.content`) at a computer seat: the bot then plays
     # with that character's style rather than its level's default one.
     character = models.CharField(max_length=32, blank=True)
+    # A person's presence: their last request about this match (or an open wait on its feed).
+    last_seen = models.DateTimeField(null=True, blank=True)
+    # A person who left an active match: a computer player plays the seat to the end.
+    left_at = models.DateTimeField(null=True, blank=True)
+    # After AUTOPILOT_AFTER_TIMEOUTS timeouts in a row a computer player plays the seat until
+    # the person acts again (or says they are back).
+    autopilot = models.BooleanField(default=False)
+    timeouts_in_row = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ("match", "index")
@@ -110,6 +161,23 @@ class Seat(models.Model):
     @property
     def is_open(self) -> bool:
         return self.user_id is None and not self.bot_level
+
+    @property
+    def is_person(self) -> bool:
+        return self.user_id is not None
+
+    @property
+    def computer_plays(self) -> bool:
+        """A computer player makes this seat's moves: a computer seat, or a person's seat
+        after they left or while it is on autopilot."""
+        return self.is_bot or (self.is_person and (self.left_at is not None or self.autopilot))
+
+    @property
+    def origin(self) -> str:
+        """What a computer move at this seat is recorded as."""
+        if self.is_bot:
+            return ActionOrigin.PLAYER
+        return ActionOrigin.STAND_IN if self.left_at is not None else ActionOrigin.AUTOPILOT
 
 
 class DealStatus(models.TextChoices):
@@ -161,6 +229,9 @@ class Action(models.Model):
     seat = models.PositiveSmallIntegerField()
     kind = models.CharField(max_length=16)
     payload = models.JSONField(default=dict)
+    origin = models.CharField(
+        max_length=12, choices=ActionOrigin.choices, default=ActionOrigin.PLAYER
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -191,3 +262,32 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"idempotency key {self.key}"
+
+
+class Spectator(models.Model):
+    """A signed-in user watching a public match; counted while seen in the last
+    PRESENCE_SECONDS."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="spectator_rows")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    last_seen = models.DateTimeField()
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["match", "user"], name="spectator_unique_user"),
+        )
+        indexes = (models.Index(fields=["match", "last_seen"], name="spectator_recent"),)
+
+    def __str__(self) -> str:
+        return f"spectator {self.user_id} of {self.match_id}"
+
+
+class QuickMatchQueue(models.Model):
+    """One row per kind of table (`Match.table_key`): quick-match requests for the same kind
+    take its row lock in turn, so two of them never open two half-empty tables at once."""
+
+    table_key = models.CharField(max_length=16, unique=True)
+    touched_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"quick-match queue {self.table_key}"

@@ -8,19 +8,32 @@ it from the engine's per-seat `Observation`.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Count, Q, QuerySet, prefetch_related_objects
+from django.utils import timezone
 
 from games import engine, notify
 from games.computer_players import computer_players
 from games.engine.scoring import partner_of
 from games.errors import reason_message
-from games.models import Action, Deal, DealStatus, Match, MatchStatus, Seat
+from games.models import (
+    Action,
+    Deal,
+    DealStatus,
+    Match,
+    MatchStatus,
+    Seat,
+    Spectator,
+    Visibility,
+)
 
 ENDED = (DealStatus.FINISHED, DealStatus.REDEALT)
 
@@ -31,6 +44,12 @@ def display_name(user: AbstractBaseUser) -> str:
 
 def table_rules(match: Match) -> engine.TableRules:
     return engine.TableRules.from_dict(match.rules)
+
+
+def table_key(rules: engine.TableRules, deal_count: int) -> str:
+    """Game, rules and deals as one digest: tables with the same key are interchangeable."""
+    canonical = json.dumps([rules.to_dict(), deal_count], sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
 def matches_for(user: AbstractBaseUser) -> QuerySet[Match]:
@@ -114,11 +133,12 @@ def latest_deals(match: Match) -> list[Deal]:
 
 
 def bot_seat(match: Match, deal: engine.Deal) -> int | None:
-    """The seat of the computer player to act in ``deal``, if any (seats prefetched or not)."""
+    """The seat to act in ``deal`` if a computer player makes its move (a computer seat, or a
+    person's seat on autopilot or left), else None (seats prefetched or not)."""
     if deal.to_act is None:
         return None
     seat = next(seat for seat in match.seats.all() if seat.index == deal.to_act)
-    return seat.index if seat.is_bot else None
+    return seat.index if seat.computer_plays else None
 
 
 def bot_to_act(match: Match) -> int | None:
@@ -127,15 +147,28 @@ def bot_to_act(match: Match) -> int | None:
 
 
 def seats_summary(match: Match) -> list[dict[str, Any]]:
+    connected_since = timezone.now() - timedelta(seconds=settings.PRESENCE_SECONDS)
     return [
         {
             "index": seat.index,
             "kind": "bot" if seat.is_bot else ("open" if seat.is_open else "person"),
             "display_name": seat.display_name,
             "bot_level": seat.bot_level or None,
+            # Presence and stand-ins concern people's seats only.
+            "connected": (
+                seat.last_seen is not None and seat.last_seen >= connected_since
+                and seat.left_at is None
+            ) if seat.is_person else None,
+            "last_seen": _time(seat.last_seen) if seat.is_person else None,
+            "left_at": _time(seat.left_at),
+            "autopilot": seat.autopilot,
         }
         for seat in match.seats.all()
     ]
+
+
+def _time(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
 
 
 def match_summary(match: Match) -> dict[str, Any]:
@@ -159,7 +192,26 @@ def _match_summary(match: Match) -> dict[str, Any]:
         "ranking": match.ranking,
         "created_at": match.created_at.isoformat(),
         "finished_at": match.finished_at.isoformat() if match.finished_at else None,
+        **table_facts(match),
+        "fill_with_bots_at": _time(match.fill_bots_at),
+        "spectators": spectator_count(match),
     }
+
+
+def table_facts(match: Match) -> dict[str, Any]:
+    """What match summaries and every view show of the table between people."""
+    return {
+        "visibility": match.visibility,
+        "clock": match.clock,
+        "turn_deadline": _time(match.turn_deadline),
+    }
+
+
+def spectator_count(match: Match) -> int:
+    if match.visibility != Visibility.PUBLIC:
+        return 0
+    since = timezone.now() - timedelta(seconds=settings.PRESENCE_SECONDS)
+    return Spectator.objects.filter(match=match, last_seen__gte=since).count()
 
 
 def _trick(trick: engine.Trick | None) -> dict[str, Any] | None:
@@ -167,7 +219,9 @@ def _trick(trick: engine.Trick | None) -> dict[str, Any] | None:
 
 
 # What an action can change on a match row.
-MATCH_STATE = ["status", "version", "totals", "ranking", "finished_at", "updated_at"]
+MATCH_STATE = [
+    "status", "version", "totals", "ranking", "finished_at", "turn_deadline", "updated_at"
+]
 VIEW_READ_ATTEMPTS = 3
 
 
@@ -225,6 +279,7 @@ def _seat_view(
         "deal_count": match.deal_count,
         "totals": match.totals,
         "ranking": match.ranking,
+        **table_facts(match),
         "deal": None,
         "previous_deal": None,
     }
@@ -238,6 +293,44 @@ def _seat_view(
         if current is None:
             current = replay_deal(match, current_row)
         view["deal"] = deal_view(current.observation(seat), current_row)
+    return view
+
+
+def spectator_view(match: Match) -> dict[str, Any]:
+    """What anyone watching a public match may see: the public history, a face-up dummy, hand
+    sizes; no hand of any seat until its deal has ended."""
+    return _consistent(match, _spectator_view)
+
+
+def _spectator_view(match: Match) -> dict[str, Any]:
+    deals = latest_deals(match)
+    view: dict[str, Any] = {
+        "match_id": str(match.id),
+        "game": match.game,
+        "status": match.status,
+        "version": match.version,
+        "seats": seats_summary(match),
+        "rules": match.rules,
+        "deal_count": match.deal_count,
+        "totals": match.totals,
+        "ranking": match.ranking,
+        **table_facts(match),
+        "spectators": spectator_count(match),
+        "deal": None,
+        "previous_deal": None,
+    }
+    if not deals:
+        return view
+    previous = next((d for d in deals if d.status in ENDED), None)
+    if previous is not None:
+        view["previous_deal"] = ended_deal_summary(match, previous)
+    if deals[0].status == DealStatus.IN_PROGRESS:
+        # Any seat's observation, less what only that seat sees.
+        observation = replay_deal(match, deals[0]).observation(0).to_dict()
+        for private in ("seat", "hand", "legal_actions", "refusals"):
+            del observation[private]
+        view["deal"] = {**observation, "sequence": deals[0].sequence,
+                        "commitment": deals[0].commitment}
     return view
 
 
@@ -372,9 +465,63 @@ def _event(row: Action, dummy_plays: bool) -> dict[str, Any]:
         "deal_sequence": row.deal.sequence,
         "seat": seat,
         "submitted_by": row.seat,
+        "origin": row.origin,
         "kind": row.kind,
         **row.payload,
         "created_at": row.created_at.isoformat(),
+    }
+
+
+# --- the lobby ---------------------------------------------------------------------------------
+
+
+def lobby(
+    *, game: str | None = None, deals: int | None = None, preset: bool | None = None,
+    rules: dict[str, Any] | None = None,
+) -> QuerySet[Match]:
+    """Public matches with a seat to take, oldest first: the `match_lobby` partial index
+    serves it however many tables there are."""
+    tables = Match.objects.filter(
+        visibility=Visibility.PUBLIC, status=MatchStatus.WAITING, open_seats__gt=0
+    )
+    if game is not None:
+        tables = tables.filter(game=game)
+    if deals is not None:
+        tables = tables.filter(deal_count=deals)
+    if preset is not None:
+        keys = [
+            table_key(engine.PRESETS[kind], count)
+            for kind in ([engine.Game(game)] if game else list(engine.Game))
+            for count in ([deals] if deals else range(1, engine.MAX_DEALS + 1))
+        ]
+        tables = tables.filter(table_key__in=keys) if preset else tables.exclude(
+            table_key__in=keys
+        )
+    for name, value in (rules or {}).items():
+        tables = tables.filter(**{f"rules__{name}": value})
+    return tables.select_related("created_by").prefetch_related("seats").order_by(
+        "created_at", "pk"
+    )
+
+
+def lobby_entry(match: Match) -> dict[str, Any]:
+    preset = engine.PRESETS[engine.Game(match.game)].to_dict()
+    changes = {name: value for name, value in match.rules.items() if preset.get(name) != value}
+    seats = seats_summary(match)
+    return {
+        "id": str(match.id),
+        "game": match.game,
+        "deal_count": match.deal_count,
+        "rules": match.rules,
+        "preset": not changes,
+        "rule_changes": changes,
+        "clock": match.clock,
+        "seats": seats,
+        "seats_taken": sum(seat["kind"] != "open" for seat in seats),
+        "open_seats": match.open_seats,
+        "created_by": display_name(match.created_by),
+        "created_at": match.created_at.isoformat(),
+        "fill_with_bots_at": _time(match.fill_bots_at),
     }
 
 

@@ -11,6 +11,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import secrets
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -22,7 +23,7 @@ from django.db.models import prefetch_related_objects
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
-from games import engine, notify, selectors
+from games import clock, engine, notify, selectors
 from games.computer_players import computer_players
 from games.engine.shuffle import deck_commitment, new_salt, secure_choice
 from games.errors import (
@@ -32,6 +33,7 @@ from games.errors import (
     IdempotencyKeyReused,
     InvalidMatch,
     InvalidRules,
+    InvitationRequired,
     MatchNotActive,
     MatchNotFound,
     NotYourSeat,
@@ -43,6 +45,7 @@ from games.errors import (
 )
 from games.models import (
     Action,
+    ActionOrigin,
     BotLevel,
     Deal,
     DealStatus,
@@ -50,6 +53,7 @@ from games.models import (
     Match,
     MatchStatus,
     Seat,
+    Visibility,
 )
 
 
@@ -85,6 +89,11 @@ class ActionResult:
 
 
 BOT_NAMES = {BotLevel.EASY: "Easy bot", BotLevel.MEDIUM: "Medium bot", BotLevel.HARD: "Hard bot"}
+# The computer player that moves for a person whose clock ran out, who is on autopilot or who
+# left: quick, and a fair stand-in for a person.
+STAND_IN_LEVEL = BotLevel.MEDIUM
+# Marks "the creator named no clock": None is a clock of its own (none at all).
+DEFAULT_CLOCK: Any = object()
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +105,15 @@ def create_match(
     rules: dict[str, Any] | None = None,
     deal_count: int,
     seats: Sequence[SeatSpec],
+    visibility: str = Visibility.PRIVATE,
+    clock_seconds: dict[str, int] | None = DEFAULT_CLOCK,
+    leave_forfeits: bool = False,
+    fill_bots_at: Any = None,
+    fill_bots_level: str = "",
 ) -> Match:
+    """A new match; it starts at once when no seat is open. A private match with open seats
+    gets an invitation code; ``fill_bots_at`` (quick match) is when its still open seats go
+    to computer players of ``fill_bots_level``."""
     try:
         table = engine.TableRules.create(game, **(rules or {}))
     except engine.RuleError as error:
@@ -109,6 +126,7 @@ def create_match(
     if bot_seats == 4 and not user.has_perm("games.play_bot_only_matches"):
         raise PersonSeatRequired()
     _check_account_limits(user, new_bot_deals=bot_seats * deal_count)
+    open_seats = sum(spec.kind == "open" for spec in seats)
     with transaction.atomic():
         match = Match.objects.create(
             game=table.game.value,
@@ -117,6 +135,18 @@ def create_match(
             first_dealer=secure_choice(4),
             totals=[0, 0, 0, 0],
             created_by=user,
+            visibility=visibility,
+            invitation_code=(
+                new_invitation_code()
+                if visibility == Visibility.PRIVATE and open_seats else None
+            ),
+            open_seats=open_seats,
+            table_key=selectors.table_key(table, deal_count),
+            clock=clock.default_clock(list(seats)) if clock_seconds is DEFAULT_CLOCK
+            else clock_seconds,
+            leave_forfeits=leave_forfeits,
+            fill_bots_at=fill_bots_at if open_seats else None,
+            fill_bots_level=fill_bots_level,
         )
         for index, spec in enumerate(seats):
             Seat.objects.create(
@@ -126,7 +156,7 @@ def create_match(
                 bot_level=spec.bot_level if spec.kind == "bot" else "",
                 display_name=spec.display_name or _default_name(spec, user),
             )
-        _start_if_full(match)
+        start_if_full(match)
     return match
 
 
@@ -150,25 +180,47 @@ def _default_name(spec: SeatSpec, user: AbstractBaseUser) -> str:
     return ""
 
 
-def join_match(*, match_id: uuid.UUID, user: AbstractBaseUser, seat: int | None = None) -> Seat:
-    """Take an open seat (the lowest one when ``seat`` is None)."""
+def new_invitation_code() -> str:
+    return secrets.token_urlsafe(12)
+
+
+def join_match(
+    *,
+    match_id: uuid.UUID,
+    user: AbstractBaseUser,
+    seat: int | None = None,
+    invitation: str | None = None,
+) -> Seat:
+    """Take an open seat (the lowest one when ``seat`` is None): of a public match, or of a
+    private one with its current ``invitation`` code."""
     with transaction.atomic():
-        match = _lock(match_id)
-        seats = list(match.seats.order_by("index"))
-        if any(s.user_id == user.pk for s in seats):
-            raise AlreadySeated()
-        open_seats = [s for s in seats if s.is_open and (seat is None or s.index == seat)]
-        if match.status != MatchStatus.WAITING or not open_seats:
-            raise SeatUnavailable()
-        chosen = open_seats[0]
-        chosen.user = user
-        chosen.display_name = selectors.display_name(user)
-        chosen.save(update_fields=["user", "display_name"])
-        # A taken seat changes what the match shows without a new version: `updated_at` tells
-        # the readers (see `selectors._consistent`).
-        match.save(update_fields=["updated_at"])
-        _start_if_full(match)
-        return chosen
+        match = lock(match_id)
+        if match.visibility == Visibility.PRIVATE and (
+            invitation is None or invitation != match.invitation_code
+        ):
+            raise InvitationRequired()
+        return take_seat(match, user, seat)
+
+
+def take_seat(match: Match, user: AbstractBaseUser, seat: int | None) -> Seat:
+    """Seat ``user`` at ``match`` (locked by the caller); starts it when the last seat goes."""
+    seats = list(match.seats.order_by("index"))
+    if any(s.user_id == user.pk for s in seats):
+        raise AlreadySeated()
+    open_seats = [s for s in seats if s.is_open and (seat is None or s.index == seat)]
+    if match.status != MatchStatus.WAITING or not open_seats:
+        raise SeatUnavailable()
+    chosen = open_seats[0]
+    chosen.user = user
+    chosen.display_name = selectors.display_name(user)
+    chosen.last_seen = timezone.now()
+    chosen.save(update_fields=["user", "display_name", "last_seen"])
+    match.open_seats -= 1
+    # A taken seat changes what the match shows without a new version: `updated_at` tells
+    # the readers (see `selectors._consistent`).
+    match.save(update_fields=["open_seats", "updated_at"])
+    start_if_full(match)
+    return chosen
 
 
 def submit_action(
@@ -205,7 +257,7 @@ def _submit_action(
     idempotency: Idempotency | None,
 ) -> ActionResult:
     with transaction.atomic():
-        match = _lock_active(match_id)
+        match = lock_active(match_id)
         if idempotency is not None:
             record = IdempotencyRecord.objects.filter(
                 user_id=idempotency.user_id, key=idempotency.key
@@ -223,6 +275,9 @@ def _submit_action(
             raise MatchNotActive()
         if expected_version is not None and expected_version != match.version:
             raise StaleVersion(current_version=match.version)
+        if user is not None:
+            # A person's own move takes their seat back from the autopilot.
+            _seat_is_back(seat_row)
         deals = selectors.latest_deals(match)
         deals, current = _apply(match, deals, selectors.replay_deal(match, deals[0]), seat, action)
         view = selectors.seat_view(match, seat, deals=deals, current=current)
@@ -236,7 +291,7 @@ def _submit_action(
             )
         if user is not None:
             # A bot's own task goes on playing the following bot turns itself.
-            _schedule_bots_on_commit(match, current)
+            schedule_bots_on_commit(match, current)
     return ActionResult(view=view)
 
 
@@ -269,42 +324,107 @@ def play_bot_turn(
     action = choose(deal.observation(seat), _seat(match, seat))
     with transaction.atomic():
         try:
-            locked = _lock_active(match_id)
+            locked = lock_active(match_id)
         except MatchNotFound:
             return None
         if locked.status != MatchStatus.ACTIVE or locked.version != version:
             return None
+        seat_row = _seat(locked, seat)
+        if not seat_row.computer_plays:  # its person came back while the bot was thinking
+            return None
         # Every write to a match moves its version on: at the same version, the deals read and
         # replayed before the decision are still what the rows say, so the move applies to them.
-        _apply(locked, deals, deal, seat, action)
+        _apply(locked, deals, deal, seat, action, origin=seat_row.origin)
     return locked.version
+
+
+def time_out_turn(
+    *,
+    match_id: uuid.UUID,
+    version: int,
+    choose: Callable[[engine.Observation, Seat], engine.Action],
+) -> int | None:
+    """The person to act at ``version`` ran out of time: a STAND_IN_LEVEL computer player
+    moves for them, recorded as a timeout; after AUTOPILOT_AFTER_TIMEOUTS in a row the seat
+    goes on autopilot. Returns the new version, or None, changing nothing, unless the match is
+    still at ``version`` with its deadline passed: a clock fires at most once per turn, and
+    never after the move was made."""
+    with transaction.atomic():
+        try:
+            match = lock_active(match_id)
+        except MatchNotFound:
+            return None
+        now = timezone.now()
+        if (
+            match.status != MatchStatus.ACTIVE
+            or match.version != version
+            or match.turn_deadline is None
+            or match.turn_deadline > now
+        ):
+            return None
+        deals = selectors.latest_deals(match)
+        deal = selectors.replay_deal(match, deals[0])
+        if deal.to_act is None:
+            return None
+        seat_row = _seat(match, deal.to_act)
+        # The stand-in decides in milliseconds (Medium), so under the lock.
+        action = choose(deal.observation(deal.to_act), seat_row)
+        seat_row.timeouts_in_row += 1
+        if seat_row.timeouts_in_row >= settings.AUTOPILOT_AFTER_TIMEOUTS:
+            seat_row.autopilot = True
+        seat_row.save(update_fields=["timeouts_in_row", "autopilot"])
+        logger.info(
+            "turn clock ran out",
+            extra={"match_id": str(match_id), "seat": seat_row.index,
+                   "late_seconds": (now - match.turn_deadline).total_seconds()},
+        )
+        deals, current = _apply(
+            match, deals, deal, seat_row.index, action, origin=ActionOrigin.TIMEOUT
+        )
+        schedule_bots_on_commit(match, current)
+    return match.version
+
+
+def _seat_is_back(seat: Seat) -> None:
+    """The seat's person acts again: no autopilot, and the count of timeouts starts again."""
+    if seat.autopilot or seat.timeouts_in_row:
+        seat.autopilot = False
+        seat.timeouts_in_row = 0
+        seat.save(update_fields=["autopilot", "timeouts_in_row"])
 
 
 def abandon_match(*, match_id: uuid.UUID) -> Match:
     """Stop a match that cannot go on; its log stays for review."""
     with transaction.atomic():
-        match = _lock(match_id)
-        if match.status in (MatchStatus.FINISHED, MatchStatus.ABANDONED):
+        match = lock(match_id)
+        if match.status in (MatchStatus.FINISHED, MatchStatus.ABANDONED, MatchStatus.CANCELLED):
             raise MatchNotActive()
-        match.status = MatchStatus.ABANDONED
-        match.finished_at = timezone.now()
-        match.version += 1
-        match.save()
-        _announce_on_commit(match)
+        abandon_locked(match)
     return match
 
 
-def _lock(match_id: uuid.UUID) -> Match:
+def abandon_locked(match: Match) -> None:
+    match.status = MatchStatus.ABANDONED
+    match.finished_at = timezone.now()
+    match.turn_deadline = None
+    match.invitation_code = None
+    match.fill_bots_at = None
+    match.version += 1
+    match.save()
+    announce_on_commit(match)
+
+
+def lock(match_id: uuid.UUID) -> Match:
     try:
         return Match.objects.select_for_update().get(pk=match_id)
     except (Match.DoesNotExist, ValueError):
         raise MatchNotFound() from None
 
 
-def _lock_active(match_id: uuid.UUID) -> Match:
+def lock_active(match_id: uuid.UUID) -> Match:
     """`_lock`, with the seats loaded: they never change once a match is active, so one query
     serves every later look-up of the action."""
-    match = _lock(match_id)
+    match = lock(match_id)
     prefetch_related_objects([match], "seats")
     return match
 
@@ -314,7 +434,13 @@ def _seat(match: Match, index: int) -> Seat:
 
 
 def _apply(
-    match: Match, deals: list[Deal], deal: engine.Deal, seat: int, action: engine.Action
+    match: Match,
+    deals: list[Deal],
+    deal: engine.Deal,
+    seat: int,
+    action: engine.Action,
+    *,
+    origin: str = ActionOrigin.PLAYER,
 ) -> tuple[list[Deal], engine.Deal | None]:
     """Apply ``action`` to ``deal`` (the replayed ``deals[0]``) and record it. Returns the
     latest deals and the current deal's engine state afterwards: a fresh deal when this action
@@ -333,6 +459,7 @@ def _apply(
         seat=seat,
         kind=action.kind.value,
         payload={k: v for k, v in action.to_dict().items() if k != "kind"},
+        origin=origin,
     )
     _record_progress(deal_row, deal)
     current: engine.Deal | None = deal
@@ -340,19 +467,28 @@ def _apply(
         next_row = _end_deal(match, deal_row, deal)
         deals = [deal_row] if next_row is None else [next_row, deal_row]
         current = None if next_row is None else engine.Deal(selectors.deal_start(match, next_row))
+    match.turn_deadline = clock.deadline(match, current, timezone.now())
     # Only what an action changes: the rest of the row (the rules among it) stays as written.
     match.save(update_fields=selectors.MATCH_STATE)
-    _announce_on_commit(match)
+    announce_on_commit(match)
     return deals, current
 
 
-def _start_if_full(match: Match) -> None:
-    if match.seats.filter(user__isnull=True, bot_level="").exists():
+def start_if_full(match: Match) -> None:
+    if match.open_seats:
         return
     match.status = MatchStatus.ACTIVE
-    match.save(update_fields=["status", "updated_at"])
+    # Nobody joins a full table: its invitation and the wait for computer players are over.
+    match.invitation_code = None
+    match.fill_bots_at = None
     deal_row = _deal(match, dealer=match.first_dealer, number=1)
-    _schedule_bots_on_commit(match, engine.Deal(selectors.deal_start(match, deal_row)))
+    current = engine.Deal(selectors.deal_start(match, deal_row))
+    prefetch_related_objects([match], "seats")
+    match.turn_deadline = clock.deadline(match, current, timezone.now())
+    match.save(update_fields=[
+        "status", "invitation_code", "fill_bots_at", "turn_deadline", "updated_at"
+    ])
+    schedule_bots_on_commit(match, current)
 
 
 def _deal(match: Match, *, dealer: int, number: int) -> Deal:
@@ -421,13 +557,13 @@ def _end_deal(match: Match, deal_row: Deal, deal: engine.Deal) -> Deal | None:
     return _deal(match, dealer=dealer, number=number)
 
 
-def _announce_on_commit(match: Match) -> None:
+def announce_on_commit(match: Match) -> None:
     # Wakes the event feed's long polls of this match (games/notify.py).
     match_id, version = match.id, match.version
     transaction.on_commit(lambda: notify.announce(match_id, version))
 
 
-def _schedule_bots_on_commit(match: Match, current: engine.Deal | None) -> None:
+def schedule_bots_on_commit(match: Match, current: engine.Deal | None) -> None:
     """Once the transaction commits, send a task to play the computer players' turns that
     follow, if a computer player is to act in ``current`` (the current deal's engine state)."""
     if match.status != MatchStatus.ACTIVE or current is None:

@@ -11,13 +11,16 @@ BOT_STALE_AFTER_SECONDS. Tasks are idempotent, so a sweep racing a slow task cos
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from datetime import timedelta
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import close_old_connections
 from django.utils import timezone
 
-from games import selectors
+from games import seating, selectors, services
 from games.computer_players import computer_players
 from games.models import Match, MatchStatus
 
@@ -95,3 +98,59 @@ def resume_if_stuck(match: Match) -> bool:
     computer_players().send_turns(str(match.id), match.version)
     return True
 
+
+
+# --- turn clocks ---------------------------------------------------------------------------------
+
+
+def run_clocks() -> int:
+    """Move for every person whose turn clock has run out (`services.time_out_turn`), and give
+    the open seats of quick-match tables whose wait is over to computer players. Run by beat
+    scaled out, by `start_clock_timer`'s thread on the embedded default; any number of them at
+    once is safe, since each move is made under the match lock for the version it was due at.
+    Returns how many moves and fills it made."""
+    now = timezone.now()
+    done = 0
+    due = Match.objects.filter(status=MatchStatus.ACTIVE, turn_deadline__lte=now)
+    choose = computer_players().choose
+    for match_id, version in list(due.values_list("id", "version")[:CHUNK]):
+        if services.time_out_turn(match_id=match_id, version=version, choose=choose) is not None:
+            done += 1
+    waiting = Match.objects.filter(status=MatchStatus.WAITING, fill_bots_at__lte=now)
+    for match_id in list(waiting.values_list("id", flat=True)[:CHUNK]):
+        done += seating.fill_with_bots(match_id=match_id)
+    return done
+
+
+_timer_started = False
+_timer_lock = threading.Lock()
+
+
+def start_clock_timer() -> None:
+    """On the embedded default (CLOCK_TIMER), run the clocks in a thread of this process every
+    CLOCK_SWEEP_INTERVAL_SECONDS: one indexed query when nothing is due. Started by the first
+    request about a match, so commands and tests that never serve one never start it."""
+    global _timer_started
+    if _timer_started or not settings.CLOCK_TIMER:
+        return
+    with _timer_lock:
+        if _timer_started:
+            return
+        threading.Thread(target=_clock_loop, daemon=True, name="turn-clocks").start()
+        _timer_started = True
+
+
+def _clock_loop() -> None:
+    global _timer_started
+    while True:
+        time.sleep(settings.CLOCK_SWEEP_INTERVAL_SECONDS)
+        if not settings.CLOCK_TIMER:  # switched off (tests do, between their servers)
+            with _timer_lock:
+                _timer_started = False
+            return
+        try:
+            run_clocks()
+        except Exception:  # the next round tries again; a dead timer would stop every clock
+            logger.exception("running the turn clocks failed")
+        finally:
+            close_old_connections()

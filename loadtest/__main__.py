@@ -116,6 +116,7 @@ def moves_client(web: str, tokens: list[str], budget: Budget, rng: random.Random
     while budget.open():
         match_id = client.expect(apis[0].post(f"{client.API}/matches", {
             "game": "auction", "deals": 4, "seats": [{"kind": "me"}] + [{"kind": "open"}] * 3,
+            "visibility": "public",
         }), 201, "create match")["id"]
         for seat, api in enumerate(apis[1:], start=1):
             client.expect(api.post(f"{client.API}/matches/{match_id}/join", {"seat": seat}),

@@ -2,10 +2,18 @@
 
 import os
 
-from hypothesis import settings
+import pytest
+from hypothesis import settings as hypothesis_settings
 
 # CI runs the same examples every time (a red run must be reproducible); a developer's run
 # explores new ones, and failures are kept in .hypothesis/ for the next run.
-settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
-settings.register_profile("dev", deadline=None)
-settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
+hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+hypothesis_settings.register_profile("dev", deadline=None)
+hypothesis_settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
+
+
+@pytest.fixture(autouse=True)
+def _no_clock_timer(settings):
+    """The embedded default's clock thread would outlive each test's database: tests run the
+    clocks themselves (`sweeper.run_clocks`), and the end-to-end tests switch the thread on."""
+    settings.CLOCK_TIMER = False

@@ -1,7 +1,8 @@
 """Writes of the tour: starting a table's match and counting finished matches into progress.
 
-A finished match is counted when it is next read (the tour, a table, the match's result, or a
-new start), not when its last card falls: the game's services know nothing of the tour. Each
+A finished match, or one the player left (a forfeit: played and lost), is counted when it is
+next read (the tour, a table, the match's result, or a new start), not when its last card
+falls: the game's services know nothing of the tour. Each
 match is counted exactly once, however often and however concurrently it is read: its
 `TourMatch` row is locked and its ``recorded`` flag set in the same transaction as the progress.
 """
@@ -37,6 +38,7 @@ def start_table(*, user: AbstractBaseUser, slug: str) -> Match:
             game=table.game.value,
             rules=table.rules,
             deal_count=content.DEALS,
+            leave_forfeits=True,
             seats=[
                 games_services.SeatSpec(kind="me"),
                 *(
@@ -60,7 +62,7 @@ def record_results(*, user: AbstractBaseUser, match_id: uuid.UUID | None = None)
     ``match_id``. Matches still in play cost one query and take no lock, so a client may
     poll freely."""
     pending = TourMatch.objects.filter(
-        user=user, recorded=False, match__status=MatchStatus.FINISHED
+        user=user, recorded=False, match__status__in=[MatchStatus.FINISHED, MatchStatus.ABANDONED]
     )
     if match_id is not None:
         pending = pending.filter(match_id=match_id)
@@ -76,9 +78,17 @@ def _record(tour_match_id: int) -> None:
         if tour_match.recorded:
             return
         match = Match.objects.get(pk=tour_match.match_id)
-        # The engine's ranking already shares a place between tied seats (RULES.md: more
-        # tricks in the last deal, then a shared place), so a shared first place counts as won.
-        place = match.ranking[content.PERSON_SEAT]
+        left = Seat.objects.filter(
+            match=match, index=content.PERSON_SEAT, left_at__isnull=False
+        ).exists()
+        if match.status == MatchStatus.ABANDONED and not left:  # stopped by staff: no result
+            tour_match.recorded = True
+            tour_match.save(update_fields=["recorded"])
+            return
+        # The engine's ranking already shares a place between tied seats (RULES.md: more tricks
+        # in the last deal, then a shared place), so a shared first place is a win; a forfeit
+        # counts as a match played and lost, in last place.
+        place = match.ranking[content.PERSON_SEAT] if match.status == MatchStatus.FINISHED else 4
         total = match.totals[content.PERSON_SEAT]
         progress, _ = TableProgress.objects.select_for_update().get_or_create(
             user_id=tour_match.user_id,

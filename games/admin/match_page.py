@@ -11,7 +11,7 @@ from django.urls import reverse
 from games import engine, selectors
 from games.admin.faces import OUTCOME_LABELS, seat_names, suit_face
 from games.admin.replay import cards_visible, replay
-from games.models import DealStatus, Match
+from games.models import Action, ActionOrigin, DealStatus, Match
 
 
 def rules_in_words(rules: engine.TableRules) -> list[str]:
@@ -114,9 +114,46 @@ def _scoring_in_words(rules: engine.TableRules) -> str:
     )
 
 
+def stand_ins(match: Match) -> list[dict[str, Any]]:
+    """Per seat, the moves computer players made for its person: timeouts (by version), the
+    autopilot periods (first and last version of each run of autopilot moves, a move of the
+    person ending a run) and the moves after the person left."""
+    seats: list[dict[str, Any]] = [
+        {"timeouts": [], "autopilot_periods": [], "stand_in_moves": 0} for _ in range(4)
+    ]
+    running: list[list[int] | None] = [None] * 4
+    for seat, origin, version in (
+        Action.objects.filter(match=match).order_by("version")
+        .values_list("seat", "origin", "version")
+    ):
+        if origin == ActionOrigin.AUTOPILOT:
+            if running[seat] is None:
+                running[seat] = [version, version]
+                seats[seat]["autopilot_periods"].append(running[seat])
+            else:
+                running[seat][1] = version  # type: ignore[index]
+            continue
+        running[seat] = None
+        if origin == ActionOrigin.TIMEOUT:
+            seats[seat]["timeouts"].append(version)
+        elif origin == ActionOrigin.STAND_IN:
+            seats[seat]["stand_in_moves"] += 1
+    return seats
+
+
+def clock_in_words(match: Match) -> str:
+    if match.clock is None:
+        return "No turn clock."
+    words = f"Turn clock: {match.clock['bid']} s a call, {match.clock['card']} s a card."
+    if match.turn_deadline is not None:
+        words += f" The person to act runs out of time at {match.turn_deadline:%H:%M:%S} UTC."
+    return words
+
+
 def seat_rows(match: Match, names: Sequence[str]) -> list[dict[str, Any]]:
     ranking = match.ranking or [None] * 4
     partnership = match.game == engine.Game.PARTNERSHIP
+    moves_for = stand_ins(match)
     rows = []
     for seat in match.seats.all():
         if seat.is_bot:
@@ -133,6 +170,10 @@ def seat_rows(match: Match, names: Sequence[str]) -> list[dict[str, Any]]:
             "first_dealer": seat.index == match.first_dealer,
             "total": match.totals[seat.index] if match.totals else 0,
             "place": ranking[seat.index],
+            "last_seen": seat.last_seen,
+            "left_at": seat.left_at,
+            "autopilot": seat.autopilot,
+            **moves_for[seat.index],
         })
     return rows
 
@@ -210,6 +251,7 @@ def match_page(match: Match) -> dict[str, Any]:
     return {
         "rules_in_words": rules_in_words(selectors.table_rules(match)),
         "rules_json": json.dumps(match.rules, indent=2),
+        "clock_in_words": clock_in_words(match),
         "seats": seat_rows(match, names),
         "names": names,
         "deals": deals,

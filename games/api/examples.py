@@ -7,13 +7,20 @@ from typing import Any
 
 from games.engine import PRESETS, Game
 
+BOT_SEAT: dict[str, Any] = {"connected": None, "last_seen": None, "left_at": None,
+                            "autopilot": False}
 SEATS: list[dict[str, Any]] = [
-    {"index": 0, "kind": "person", "display_name": "Ayşe", "bot_level": None},
-    {"index": 1, "kind": "bot", "display_name": "Easy bot", "bot_level": "easy"},
-    {"index": 2, "kind": "bot", "display_name": "Medium bot", "bot_level": "medium"},
-    {"index": 3, "kind": "bot", "display_name": "Hard bot", "bot_level": "hard"},
+    {"index": 0, "kind": "person", "display_name": "Ayşe", "bot_level": None,
+     "connected": True, "last_seen": "2026-11-29T20:21:39.301311+00:00", "left_at": None,
+     "autopilot": False},
+    {"index": 1, "kind": "bot", "display_name": "Easy bot", "bot_level": "easy", **BOT_SEAT},
+    {"index": 2, "kind": "bot", "display_name": "Medium bot", "bot_level": "medium",
+     **BOT_SEAT},
+    {"index": 3, "kind": "bot", "display_name": "Hard bot", "bot_level": "hard", **BOT_SEAT},
 ]
 RULES: dict[str, Any] = PRESETS[Game.AUCTION].to_dict()
+# A match of one person against computer players: private and without a clock by default.
+TABLE_FACTS: dict[str, Any] = {"visibility": "private", "clock": None, "turn_deadline": None}
 
 SEAT_VIEW: dict[str, Any] = {'match_id': '6990c34b-402a-4832-b7a0-91140a5b4ddf',
  'game': 'auction',
@@ -25,6 +32,7 @@ SEAT_VIEW: dict[str, Any] = {'match_id': '6990c34b-402a-4832-b7a0-91140a5b4ddf',
  'deal_count': 1,
  'totals': [0, 0, 0, 0],
  'ranking': None,
+ **TABLE_FACTS,
  'deal': {'number': 1,
           'sequence': 1,
           'dealer': 2,
@@ -76,13 +84,52 @@ MATCH: dict[str, Any] = {'id': '6990c34b-402a-4832-b7a0-91140a5b4ddf',
  'totals': [0, 0, 0, 0],
  'ranking': None,
  'created_at': '2026-11-29T20:21:39.197808+00:00',
- 'finished_at': None}
+ 'finished_at': None,
+ **TABLE_FACTS,
+ 'fill_with_bots_at': None,
+ 'spectators': 0}
+
+PUBLIC_DEAL: dict[str, Any] = {
+    name: value for name, value in SEAT_VIEW["deal"].items()
+    if name not in ("hand", "legal_actions", "legal_cards", "refusals")
+}
+
+SPECTATOR_VIEW: dict[str, Any] = {
+    **{name: value for name, value in SEAT_VIEW.items() if name != "seat"},
+    "visibility": "public",
+    "spectators": 3,
+    "deal": PUBLIC_DEAL,
+}
+
+OPEN_SEAT: dict[str, Any] = {"kind": "open", "display_name": "", "bot_level": None,
+                             **BOT_SEAT}
+LOBBY_TABLE: dict[str, Any] = {
+    "id": "1b7e0a52-7c4f-4c33-9f0e-5f1f3b7d2a10",
+    "game": "spades",
+    "deal_count": 4,
+    "rules": PRESETS[Game.SPADES].to_dict(),
+    "preset": True,
+    "rule_changes": {},
+    "clock": {"bid": 20, "card": 30},
+    "seats": [SEATS[0], *({**OPEN_SEAT, "index": index} for index in (1, 2, 3))],
+    "seats_taken": 1,
+    "open_seats": 3,
+    "created_by": "Ayşe",
+    "created_at": "2026-11-29T20:21:39.197808+00:00",
+    "fill_with_bots_at": "2026-11-29T20:22:39.197808+00:00",
+}
+
+INVITATION: dict[str, Any] = {
+    "match_id": "6990c34b-402a-4832-b7a0-91140a5b4ddf",
+    "code": "q3Zr8e0LxV1mT9kA",
+}
 
 EVENT_PAGE: dict[str, Any] = {'events': [{'version': 8,
              'deal_number': 1,
              'deal_sequence': 1,
              'seat': 3,
              'submitted_by': 3,
+             'origin': 'player',
              'kind': 'trump',
              'suit': 'S',
              'created_at': '2026-11-29T20:21:39.388248+00:00'},
@@ -91,6 +138,7 @@ EVENT_PAGE: dict[str, Any] = {'events': [{'version': 8,
              'deal_sequence': 1,
              'seat': 3,
              'submitted_by': 3,
+             'origin': 'player',
              'kind': 'play',
              'card': 'JH',
              'created_at': '2026-11-29T20:21:39.410008+00:00'}],

@@ -10,10 +10,10 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 
-from games import engine
+from games import clock, engine
 from games.engine.cards import ALL_CARDS
 from games.engine.rules import AllPass, Direction, Scoring, TrumpLead
-from games.models import BotLevel, DealStatus, GameChoice, MatchStatus
+from games.models import ActionOrigin, BotLevel, DealStatus, GameChoice, MatchStatus, Visibility
 
 CARD_CHOICES = [str(card) for card in sorted(ALL_CARDS, key=lambda c: (c.suit, -c.rank))]
 SUIT_CHOICES = [suit.letter for suit in engine.Suit]
@@ -196,8 +196,29 @@ def default_seats() -> list[dict[str, str]]:
     return [{"kind": "me"}, *({"kind": "bot", "bot_level": "medium"} for _ in range(3))]
 
 
+class ClockSerializer(StrictInputSerializer):
+    """Seconds a person has for each action before a computer player makes it for them."""
+
+    bid = StrictIntegerField(
+        min_value=clock.MIN_SECONDS, max_value=clock.MAX_SECONDS,
+        help_text="For a bid, a pass, naming trumps, an announcement or asking for a redeal.",
+    )
+    card = StrictIntegerField(min_value=clock.MIN_SECONDS, max_value=clock.MAX_SECONDS,
+                              help_text="For a card.")
+
+
 class MatchCreateSerializer(StrictInputSerializer):
     game = StrictChoiceField(choices=GameChoice.choices, default=GameChoice.AUCTION)
+    visibility = StrictChoiceField(
+        choices=Visibility.choices, default=Visibility.PRIVATE,
+        help_text="`public`: listed in the lobby, anyone may join an open seat and watch; "
+        "`private`: joined only with the invitation code (`GET /matches/{id}/invitation`).",
+    )
+    clock = ClockSerializer(
+        required=False, allow_null=True,
+        help_text="Turn clock; null for none. Default: 20 s a call and 30 s a card when more "
+        "than one person may sit at the match (`me` and `open` seats), none otherwise.",
+    )
     rules = RuleOverridesSerializer(required=False)
     deals = StrictIntegerField(
         min_value=1, max_value=engine.MAX_DEALS, default=4,
@@ -223,9 +244,40 @@ class SeatSerializer(serializers.Serializer):
                                             ("open", "open")])
     display_name = serializers.CharField()
     bot_level = serializers.ChoiceField(choices=BotLevel.choices, allow_null=True)
+    connected = serializers.BooleanField(
+        allow_null=True,
+        help_text="A person's seat: seen in the last 45 seconds (any request about the match, "
+        "or a wait on its event feed). Null for computer and open seats.",
+    )
+    last_seen = serializers.DateTimeField(allow_null=True,
+                                          help_text="A person's last request about the match.")
+    left_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the person left: a computer player plays the seat from then on and "
+        "the person's result counts as abandoned.",
+    )
+    autopilot = serializers.BooleanField(
+        help_text="A computer player plays the person's seat after timeouts in a row, until "
+        "the person acts again or posts `return`."
+    )
 
 
-class MatchSerializer(serializers.Serializer):
+class ClockOutSerializer(serializers.Serializer):
+    bid = serializers.IntegerField(help_text="Seconds for a call.")
+    card = serializers.IntegerField(help_text="Seconds for a card.")
+
+
+class TableFactsSerializer(serializers.Serializer):
+    visibility = serializers.ChoiceField(choices=Visibility.choices)
+    clock = ClockOutSerializer(allow_null=True, help_text="Null: no turn clock.")
+    turn_deadline = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the person to act runs out of time and a computer player moves for "
+        "them; null while no person is on the clock.",
+    )
+
+
+class MatchSerializer(TableFactsSerializer):
     id = serializers.UUIDField()
     game = serializers.ChoiceField(choices=GameChoice.choices)
     status = serializers.ChoiceField(choices=MatchStatus.choices)
@@ -238,6 +290,11 @@ class MatchSerializer(serializers.Serializer):
     ranking = seat_list(allow_null=True, help_text="Place per seat (1 = first; ties share).")
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
+    fill_with_bots_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="A quick-match table: when computer players take the seats still open.",
+    )
+    spectators = serializers.IntegerField(help_text="People watching (public matches).")
 
 
 class JoinSerializer(StrictInputSerializer):
@@ -338,7 +395,7 @@ class EndedDealSerializer(serializers.Serializer):
     last_trick = TrickSerializer(allow_null=True)
 
 
-class SeatViewSerializer(serializers.Serializer):
+class SeatViewSerializer(TableFactsSerializer):
     match_id = serializers.UUIDField()
     game = serializers.ChoiceField(choices=GameChoice.choices)
     status = serializers.ChoiceField(choices=MatchStatus.choices)
@@ -351,6 +408,91 @@ class SeatViewSerializer(serializers.Serializer):
     ranking = seat_list(allow_null=True)
     deal = DealViewSerializer(allow_null=True, help_text="The deal in play, if any.")
     previous_deal = EndedDealSerializer(allow_null=True, help_text="The last ended deal.")
+
+
+class PublicDealSerializer(serializers.Serializer):
+    """A deal in play as anyone may see it: no hand but a face-up dummy."""
+
+    number = serializers.IntegerField()
+    sequence = serializers.IntegerField()
+    dealer = seat_field()
+    phase = serializers.ChoiceField(choices=PHASES)
+    turn = seat_field(allow_null=True)
+    to_act = seat_field(allow_null=True)
+    hand_sizes = seat_list()
+    dummy = seat_field(allow_null=True)
+    dummy_hand = serializers.ListField(child=card_field(), allow_null=True)
+    auction = AuctionCallSerializer(many=True)
+    high_bid = serializers.IntegerField(allow_null=True)
+    declarer = seat_field(allow_null=True)
+    bid = serializers.IntegerField(allow_null=True)
+    trump = serializers.ChoiceField(choices=SUIT_CHOICES, allow_null=True)
+    announcements = serializers.ListField(child=serializers.IntegerField(allow_null=True))
+    trump_broken = serializers.BooleanField()
+    tricks = TrickSerializer(many=True)
+    current_trick = TrickSerializer(allow_null=True)
+    last_trick = TrickSerializer(allow_null=True)
+    tricks_won = seat_list()
+    redeal_requested_by = seat_field(allow_null=True)
+    score = DealScoreSerializer(allow_null=True)
+    commitment = serializers.CharField()
+
+
+class SpectatorViewSerializer(TableFactsSerializer):
+    match_id = serializers.UUIDField()
+    game = serializers.ChoiceField(choices=GameChoice.choices)
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+    version = serializers.IntegerField()
+    seats = SeatSerializer(many=True)
+    rules = TableRulesSerializer()
+    deal_count = serializers.IntegerField()
+    totals = seat_list()
+    ranking = seat_list(allow_null=True)
+    spectators = serializers.IntegerField(help_text="People watching, you among them.")
+    deal = PublicDealSerializer(allow_null=True, help_text="The deal in play, if any.")
+    previous_deal = EndedDealSerializer(allow_null=True)
+
+
+# --- lobby and quick match -----------------------------------------------------------------------
+
+
+class LobbyTableSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    game = serializers.ChoiceField(choices=GameChoice.choices)
+    deal_count = serializers.IntegerField()
+    rules = TableRulesSerializer()
+    preset = serializers.BooleanField(help_text="The game's preset rules, unchanged.")
+    rule_changes = serializers.DictField(
+        child=serializers.JSONField(allow_null=True),
+        help_text="The rules that differ from the game's preset, with their values.",
+    )
+    clock = ClockOutSerializer(allow_null=True)
+    seats = SeatSerializer(many=True)
+    seats_taken = serializers.IntegerField()
+    open_seats = serializers.IntegerField()
+    created_by = serializers.CharField(help_text="The creator's display name.")
+    created_at = serializers.DateTimeField()
+    fill_with_bots_at = serializers.DateTimeField(allow_null=True)
+
+
+class QuickMatchSerializer(StrictInputSerializer):
+    game = StrictChoiceField(choices=GameChoice.choices)
+    rules = RuleOverridesSerializer(required=False)
+    deals = StrictIntegerField(min_value=1, max_value=engine.MAX_DEALS, default=4)
+    fill_with_bots_after = StrictIntegerField(
+        min_value=0, max_value=3600, required=False, allow_null=True, default=60,
+        help_text="Seconds after a new table opens when computer players take its seats still "
+        "open (default 60); null to wait for people only.",
+    )
+    bot_level = StrictChoiceField(choices=BotLevel.choices, default=BotLevel.MEDIUM,
+                                  help_text="Level of those computer players.")
+
+
+class InvitationSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField()
+    code = serializers.CharField(
+        help_text="Give it to the people you invite: `POST /invitations/{code}/join`."
+    )
 
 
 class DealRecordSerializer(EndedDealSerializer):
@@ -377,6 +519,12 @@ class EventSerializer(serializers.Serializer):
     seat = seat_field(help_text="Whose call or card it is (for a face-up dummy's card, the "
                       "dummy's seat).")
     submitted_by = seat_field(help_text="The seat that submitted it (the declarer for a dummy).")
+    origin = serializers.ChoiceField(
+        choices=ActionOrigin.choices,
+        help_text="`player`: the seat's own player; `timeout`: a computer player, as the "
+        "person's clock ran out; `autopilot`: a computer player, the seat being on autopilot; "
+        "`stand_in`: a computer player, the person having left.",
+    )
     kind = serializers.ChoiceField(choices=ACTION_KINDS)
     tricks = serializers.IntegerField(required=False)
     suit = serializers.ChoiceField(choices=SUIT_CHOICES, required=False)

@@ -9,7 +9,7 @@ import re
 import time
 from typing import Any, ClassVar
 
-from django.db.models import QuerySet, prefetch_related_objects
+from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import engine, selectors, services, sweeper
+from games import engine, seating, selectors, services, sweeper
 from games.api import examples
 from games.api import serializers as s
 from games.errors import (
@@ -26,11 +26,14 @@ from games.errors import (
     DealNotFound,
     HandInPlay,
     InvalidIdempotencyKey,
+    InvitationNotFound,
     MatchNotActive,
     MatchNotFound,
+    MatchNotPublic,
+    NotMatchCreator,
     NotYourSeat,
 )
-from games.models import Match, MatchStatus, Seat
+from games.models import GameChoice, Match, MatchStatus, Seat, Visibility
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +64,12 @@ ILLEGAL_EXAMPLE = OpenApiExample(
            "detail": "You must follow suit.", "reason": "must_follow_suit",
            "legal_actions": [{"kind": "play", "card": "QC"}], "legal_cards": ["QC"]},
 )
+NOT_CREATOR_EXAMPLE = OpenApiExample(
+    "Not the creator", status_codes=["403"], response_only=True,
+    value={"type": "https://batak.example/problems/not_match_creator", "title": "Forbidden",
+           "status": 403, "code": "not_match_creator",
+           "detail": "Only the match's creator may do this."},
+)
 IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]{1,255}$"
 IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 IDEMPOTENCY_HEADER = OpenApiParameter(
@@ -81,21 +90,28 @@ class MatchEndpoint(APIView):
     """Loads the match named in the URL and the caller's seat before the handler runs, so no
     handler can forget the check. Only a seated person may act; its seated people, its creator
     and staff may read it; endpoints with ``requires_seat = False`` are open to anyone signed in
-    (a match's public facts, joining)."""
+    (a match's public facts, joining), and those with ``spectators = True`` to anyone signed in
+    watching a public match. Every request of a seated person counts as their presence."""
 
     requires_seat: ClassVar[bool] = True
+    spectators: ClassVar[bool] = False
 
     match: Match
     seat: Seat | None
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
+        sweeper.start_clock_timer()
         try:
             self.match = Match.objects.prefetch_related("seats").get(pk=kwargs["match_id"])
         except Match.DoesNotExist:
             raise MatchNotFound() from None
         self.seat = selectors.seat_of(self.match, request.user)
-        if self.seat is None and not self._may_read_without_seat(request):
+        if self.seat is not None:
+            seating.seen(self.seat)
+        elif self.spectators and self.match.visibility == Visibility.PUBLIC:
+            seating.watching(self.match, request.user)
+        elif not self._may_read_without_seat(request):
             raise NotYourSeat()
         if request.method in ("GET", "HEAD") and sweeper.resume_if_stuck(self.match):
             self.match = Match.objects.prefetch_related("seats").get(pk=self.match.pk)
@@ -207,7 +223,8 @@ class MatchListCreateView(generics.GenericAPIView):
         ]
         match = services.create_match(
             user=request.user, game=data["game"], rules=data.get("rules") or {},
-            deal_count=data["deals"], seats=seats,
+            deal_count=data["deals"], seats=seats, visibility=data["visibility"],
+            clock_seconds=data.get("clock", services.DEFAULT_CLOCK),
         )
         match.refresh_from_db(fields=selectors.MATCH_STATE)
         body = s.MatchSerializer(selectors.match_summary(match)).data
@@ -233,8 +250,10 @@ class JoinMatchView(MatchEndpoint):
     @extend_schema(
         operation_id="joinMatch", tags=["matches"], summary="Join an open seat",
         description=(
-            "Takes an open seat (`seat`, or the lowest open one) and answers with the seat you "
-            "took and the match; the match starts when the last seat is taken."
+            "Takes an open seat (`seat`, or the lowest open one) of a public match and answers "
+            "with the seat you took and the match; the match starts when the last seat is "
+            "taken. A private match is joined with its invitation code instead (403 "
+            "`invitation_required`)."
         ),
         request=s.JoinSerializer, responses={200: s.JoinedSerializer, **errors(400, 401, 404, 409)},
         examples=[OpenApiExample("Take seat 2", value={"seat": 2}, request_only=True),
@@ -244,10 +263,146 @@ class JoinMatchView(MatchEndpoint):
         data = _valid(s.JoinSerializer, request.data)
         seat = services.join_match(match_id=self.match.id, user=request.user,
                                    seat=data.get("seat"))
-        self.match.refresh_from_db()
-        prefetch_related_objects([self.match], "seats")
-        body = {"seat": seat.index, "match": selectors.match_summary(self.match)}
-        return Response(s.JoinedSerializer(body).data)
+        return _joined(seating.Seated(self.match, seat))
+
+
+def _joined(seated: seating.Seated) -> Response:
+    match = Match.objects.prefetch_related("seats").get(pk=seated.match.pk)
+    body = {"seat": seated.seat.index, "match": selectors.match_summary(match)}
+    return Response(s.JoinedSerializer(body).data)
+
+
+class InvitationView(MatchEndpoint):
+    """The creator's invitation code of a private match waiting for people."""
+
+    requires_seat = False
+
+    def _code(self, request: Request) -> str:
+        if self.match.created_by_id != request.user.pk:
+            raise NotMatchCreator()
+        if self.match.invitation_code is None:
+            raise InvitationNotFound()
+        return self.match.invitation_code
+
+    @extend_schema(
+        operation_id="getInvitation", tags=["tables"], summary="The invitation code",
+        description=(
+            "The creator's code for a private match with open seats: whoever holds it may join "
+            "with `POST /invitations/{code}/join`. 404 once revoked or the match has started."
+        ),
+        responses={200: s.InvitationSerializer, **errors(401, 403, 404)},
+        examples=[example("A code", examples.INVITATION)],
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        code = self._code(request)
+        return Response(s.InvitationSerializer({"match_id": self.match.id, "code": code}).data)
+
+    @extend_schema(
+        operation_id="renewInvitation", tags=["tables"], summary="A new invitation code",
+        description="A new code for the creator's private waiting match; the old one stops "
+        "working.",
+        request=None, responses={200: s.InvitationSerializer, **errors(401, 403, 404, 409)},
+        examples=[example("A new code", examples.INVITATION)],
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        code = seating.renew_invitation(match_id=self.match.id, user=request.user)
+        return Response(s.InvitationSerializer({"match_id": self.match.id, "code": code}).data)
+
+    @extend_schema(
+        operation_id="revokeInvitation", tags=["tables"], summary="Revoke the invitation",
+        description="Nobody can join with the code any more (a new one can be made).",
+        responses={204: None, **errors(401, 403, 404, 409)},
+        examples=[NOT_CREATOR_EXAMPLE],
+    )
+    def delete(self, request: Request, match_id: str) -> Response:
+        seating.revoke_invitation(match_id=self.match.id, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class InvitationJoinView(APIView):
+    @extend_schema(
+        operation_id="joinByInvitation", tags=["tables"], summary="Join with an invitation",
+        description="Takes an open seat (`seat`, or the lowest open one) of the private match "
+        "the code belongs to; 404 when the code is unknown or revoked.",
+        request=s.JoinSerializer, responses={200: s.JoinedSerializer, **errors(400, 401, 404, 409)},
+        examples=[example("Seat 2 taken", {"seat": 2, "match": examples.MATCH})],
+    )
+    def post(self, request: Request, code: str) -> Response:
+        data = _valid(s.JoinSerializer, request.data)
+        seated = seating.join_by_invitation(code=code, user=request.user, seat=data.get("seat"))
+        return _joined(seated)
+
+
+class CancelMatchView(MatchEndpoint):
+    requires_seat = False
+
+    @extend_schema(
+        operation_id="cancelMatch", tags=["tables"], summary="Cancel a match",
+        description="The creator calls off a match that has not started (status `cancelled`).",
+        request=None, responses={200: s.MatchSerializer, **errors(401, 403, 404, 409)},
+        examples=[example("Cancelled", {**examples.MATCH, "status": "cancelled"})],
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        match = seating.cancel_match(match_id=self.match.id, user=request.user)
+        return Response(s.MatchSerializer(selectors.match_summary(match)).data)
+
+
+class LeaveMatchView(MatchEndpoint):
+    @extend_schema(
+        operation_id="leaveMatch", tags=["tables"], summary="Leave the match",
+        description=(
+            "Before the start, your seat opens again (a match nobody sits at any more is "
+            "cancelled). In play, a Medium computer player plays your seat to the end "
+            "(`left_at` on the seat, `stand_in` in the feed) and your result counts as "
+            "abandoned. A Tour of Tables match is forfeited (status `abandoned`), as is a match "
+            "that no person is left at."
+        ),
+        request=None, responses={200: s.MatchSerializer, **errors(401, 403, 404, 409)},
+        examples=[example("Left", examples.MATCH)],
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        match = seating.leave_match(match_id=self.match.id, user=request.user)
+        return Response(s.MatchSerializer(selectors.match_summary(match)).data)
+
+
+class ReturnView(MatchEndpoint):
+    @extend_schema(
+        operation_id="returnToSeat", tags=["tables"], summary="Take my seat back",
+        description=(
+            "Ends the autopilot of your seat (after timeouts in a row a computer player plays "
+            "it): you play again from the next turn. Any action of yours does the same."
+        ),
+        request=None, responses={200: s.SeatViewSerializer, **errors(401, 403, 404, 409)},
+        examples=[example("Back at seat 0", examples.SEAT_VIEW)],
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        assert self.seat is not None
+        match = seating.return_to_seat(match_id=self.match.id, user=request.user)
+        return Response(s.SeatViewSerializer(selectors.seat_view(match, self.seat.index)).data)
+
+
+class SpectateView(MatchEndpoint):
+    requires_seat = False
+    spectators = True
+
+    @extend_schema(
+        operation_id="spectateMatch", tags=["tables"], summary="Watch a public match",
+        description=(
+            "What anyone may see of a public match: seats, auction, trump, every trick, hand "
+            "sizes and a face-up dummy, but no hand until its deal has ended (then the deal "
+            "list shows them). Follow it with the event feed, which public matches open to "
+            "every signed-in user. Carries an ETag like the seat view. 403 `match_not_public` "
+            "for a private match."
+        ),
+        responses={200: s.SpectatorViewSerializer, 304: None, **errors(401, 403, 404)},
+        examples=[example("Watching", examples.SPECTATOR_VIEW)],
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        if self.match.visibility != Visibility.PUBLIC:
+            raise MatchNotPublic()
+        return etag_response(
+            request, s.SpectatorViewSerializer(selectors.spectator_view(self.match)).data
+        )
 
 
 class SeatQuerySerializer(serializers.Serializer):
@@ -509,6 +664,8 @@ class EventQuerySerializer(serializers.Serializer):
 
 
 class EventsView(MatchEndpoint):
+    spectators = True
+
     @extend_schema(
         operation_id="listEvents", tags=["play"], summary="Event feed (long poll)",
         description=(
@@ -519,7 +676,9 @@ class EventsView(MatchEndpoint):
             "waiting. When nothing is after `after` yet, the request waits up to `wait` "
             f"seconds (default 20, at most {MAX_WAIT_SECONDS}) for the next action, so a client "
             "learns of other seats' moves without polling hard. Every action is public; a card "
-            "of a face-up dummy names the dummy as `seat` and the declarer as `submitted_by`."
+            "of a face-up dummy names the dummy as `seat` and the declarer as `submitted_by`; "
+            "`origin` tells moves a computer player made for a person. Open to its seated "
+            "people, its creator and staff, and to every signed-in user for a public match."
         ),
         parameters=[EventQuerySerializer],
         responses={200: s.EventPageSerializer, **errors(400, 401, 403, 404)},
@@ -536,8 +695,89 @@ class EventsView(MatchEndpoint):
         ):
             selectors.wait_for_move(self.match, after, left)
             self.match.refresh_from_db(fields=["version", "status"])
+        if self.seat is not None:  # a wait on the feed is presence all along
+            seating.seen(self.seat)
         page = selectors.event_page(self.match, after, params["limit"])
         return Response(s.EventPageSerializer(page).data)
+
+
+class LobbyQuerySerializer(serializers.Serializer):
+    game = serializers.ChoiceField(choices=GameChoice.choices, required=False)
+    deals = serializers.IntegerField(min_value=1, max_value=engine.MAX_DEALS, required=False)
+    preset = serializers.BooleanField(
+        required=False, allow_null=True, default=None,
+        help_text="true: only tables with the game's preset rules; false: only changed ones.",
+    )
+    min_bid = serializers.IntegerField(min_value=4, max_value=8, required=False)
+    direction = serializers.ChoiceField(choices=s.DIRECTIONS, required=False)
+    scoring = serializers.ChoiceField(choices=s.SCORINGS, required=False)
+    partnership_dummy = serializers.BooleanField(required=False, allow_null=True, default=None)
+    spades_announcements = serializers.BooleanField(required=False, allow_null=True,
+                                                    default=None)
+    weak_hand_redeal = serializers.BooleanField(required=False, allow_null=True, default=None)
+    page = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=1)
+    page_size = serializers.IntegerField(
+        min_value=1, max_value=MatchPagination.max_page_size,
+        default=MatchPagination.page_size,
+    )
+
+
+RULE_FILTERS = ("min_bid", "direction", "scoring", "partnership_dummy", "spades_announcements",
+                "weak_hand_redeal")
+
+
+@extend_schema(tags=["tables"])
+class LobbyView(generics.GenericAPIView):
+    pagination_class = MatchPagination
+    serializer_class = s.LobbyTableSerializer
+
+    @extend_schema(
+        operation_id="listLobby", summary="Open public tables",
+        description=(
+            "Public matches with a seat to take, oldest first, `page_size` a page, filtered by "
+            "game, deals and table rules. Join one with `POST /matches/{id}/join`, or let "
+            "`POST /quick-match` choose."
+        ),
+        parameters=[LobbyQuerySerializer],
+        responses={200: s.LobbyTableSerializer(many=True), **errors(400, 401, 404)},
+        examples=[example("A table waiting", examples.LOBBY_TABLE)],
+    )
+    def get(self, request: Request) -> Response:
+        query = _valid_query(LobbyQuerySerializer, request)
+        tables = selectors.lobby(
+            game=query.get("game"), deals=query.get("deals"), preset=query["preset"],
+            rules={name: query[name] for name in RULE_FILTERS if query.get(name) is not None},
+        )
+        page = self.paginate_queryset(tables)
+        data = [selectors.lobby_entry(match) for match in page or []]
+        return self.get_paginated_response(s.LobbyTableSerializer(data, many=True).data)
+
+
+class QuickMatchView(APIView):
+    @extend_schema(
+        operation_id="quickMatch", tags=["tables"], summary="Quick match",
+        description=(
+            "A seat at the oldest public table of this game, rules and deals that has one "
+            "open, or at a new public table of yours. A new table's open seats go to computer "
+            "players of `bot_level` after `fill_with_bots_after` seconds (null: wait for people "
+            "only). Asking again while your table waits answers the same seat. New tables "
+            "count towards your account's limits as created matches do."
+        ),
+        request=s.QuickMatchSerializer,
+        responses={200: s.JoinedSerializer, **errors(400, 401, 403, 409)},
+        examples=[OpenApiExample("Koz Maça, bots after 30 s", request_only=True,
+                                 value={"game": "spades", "deals": 4,
+                                        "fill_with_bots_after": 30})],
+    )
+    def post(self, request: Request) -> Response:
+        sweeper.start_clock_timer()
+        data = _valid(s.QuickMatchSerializer, request.data)
+        seated = seating.quick_match(
+            user=request.user, game=data["game"], rules=data.get("rules") or {},
+            deal_count=data["deals"], fill_with_bots_after=data["fill_with_bots_after"],
+            bot_level=data["bot_level"],
+        )
+        return _joined(seated)
 
 
 class RulePresetsView(APIView):

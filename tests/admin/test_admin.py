@@ -146,6 +146,23 @@ def test_match_page_shows_rules_seats_score_sheet_and_deal_links(admin_client, f
     assert 'href="' + reverse("admin:games_match_export", args=(finished.pk,)) in html
 
 
+def test_match_page_shows_clock_timeouts_autopilot_and_who_left(admin_client, finished) -> None:
+    versions = list(
+        Action.objects.filter(match=finished, seat=0).order_by("version")
+        .values_list("version", flat=True)
+    )
+    Match.objects.filter(pk=finished.pk).update(clock={"bid": 15, "card": 30})
+    Action.objects.filter(match=finished, version=versions[0]).update(origin="timeout")
+    Action.objects.filter(match=finished, version__in=versions[1:3]).update(origin="autopilot")
+    Action.objects.filter(match=finished, version__in=versions[5:]).update(origin="stand_in")
+    Seat.objects.filter(match=finished, index=0).update(left_at=timezone.now())
+    html = page(admin_client, match_url(finished))
+    assert "Turn clock: 15 s a call, 30 s a card." in html
+    assert f"1 (at version {versions[0]})" in html
+    assert f"versions {versions[1]}–{versions[2]}" in html
+    assert f"{len(versions) - 5} moves by a stand-in" in html
+
+
 def test_deal_page_shows_the_whole_deal_from_the_replay(admin_client, finished) -> None:
     html = page(admin_client, deal_url(finished))
     deal = selectors.replay_deal(finished, finished.deals.get())

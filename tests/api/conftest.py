@@ -57,7 +57,7 @@ def table_of_four(player, game: str = "auction", deals: int = 1, **rules: Any):
     """A match with four people seated 0..3, started."""
     players = [player(f"P{i}") for i in range(4)]
     match = create_match(
-        players[0], game=game, deals=deals, rules=rules,
+        players[0], game=game, deals=deals, rules=rules, visibility="public",
         seats=[{"kind": "me"}] + [{"kind": "open"}] * 3,
     )
     for index, someone in enumerate(players[1:], start=1):

@@ -221,8 +221,9 @@ def test_card_and_suit_strings_follow_their_pattern(player) -> None:
 
 def test_join_answers_the_seat_taken(player) -> None:
     owner, guest = player("A"), player("B")
-    match = create_match(owner, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"},
-                                       {"kind": "bot", "bot_level": "easy"}])
+    match = create_match(owner, visibility="public",
+                         seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"},
+                                {"kind": "bot", "bot_level": "easy"}])
     response = guest.post(f"/matches/{match['id']}/join", {"seat": 2})
     assert response.status_code == 200
     body = response.json()
@@ -284,6 +285,8 @@ OPERATION_IDS = {
     "createMatch", "getMatch", "joinMatch", "getSeatView", "getBidEstimate", "placeBid",
     "passAuction", "chooseTrump", "announceTricks", "playCard", "requestRedeal", "listEvents",
     "listDeals", "getDeal", "listTourTables", "getTourTable", "startTourTable", "getTourMatch",
+    "listLobby", "quickMatch", "getInvitation", "renewInvitation", "revokeInvitation",
+    "joinByInvitation", "cancelMatch", "leaveMatch", "returnToSeat", "spectateMatch",
 }
 
 

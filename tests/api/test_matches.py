@@ -90,9 +90,9 @@ class TestJoin:
 
     def test_join_errors(self, player) -> None:
         owner, guest, late = player(), player(), player()
-        match = create_match(owner, seats=[{"kind": "me"}, {"kind": "open"},
-                                           {"kind": "bot", "bot_level": "easy"},
-                                           {"kind": "open"}])
+        match = create_match(owner, visibility="public",
+                             seats=[{"kind": "me"}, {"kind": "open"},
+                                    {"kind": "bot", "bot_level": "easy"}, {"kind": "open"}])
         path = f"/matches/{match['id']}/join"
         assert owner.post(path).json()["code"] == "already_seated"
         assert guest.post(path, {"seat": 2}).json()["code"] == "seat_unavailable"
@@ -136,8 +136,9 @@ class TestSeatView:
         staff = get_user_model().objects.create_user("dealer", is_staff=True)
         client = APIClient()
         client.force_authenticate(staff)
-        match = create_match(owner, seats=[{"kind": "me"}, {"kind": "open"},
-                                           {"kind": "open"}, {"kind": "open"}])
+        match = create_match(owner, visibility="public",
+                             seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "open"},
+                                    {"kind": "open"}])
         assert client.post(f"/api/v1/matches/{match['id']}/join", {"seat": 1},
                            format="json").status_code == 200
         for seat in (2, 3):

@@ -10,7 +10,7 @@ from django.db import connection
 
 from games.models import Action
 
-from .conftest import play_random_turn, submit, table_of_four
+from .conftest import create_match, play_random_turn, submit, table_of_four
 
 
 def to_act(players, match_id):
@@ -110,7 +110,7 @@ def test_concurrent_duplicate_submissions_apply_once() -> None:
     players = [new_player(f"P{i}") for i in range(4)]
     from .conftest import create_match
 
-    match = create_match(players[0], deals=1,
+    match = create_match(players[0], deals=1, visibility="public",
                          seats=[{"kind": "me"}] + [{"kind": "open"}] * 3)
     for index in (1, 2, 3):
         players[index].post(f"/matches/{match['id']}/join", {"seat": index})
@@ -228,11 +228,17 @@ def test_submit_helper_round_trips(player) -> None:
 
 
 def test_history_and_events_are_for_the_table_only(player) -> None:
+    """A private match's feed and deals are its table's; a public match's feed is open to
+    spectators, its deals (with the hands) still only to its table."""
     match_id, _ = table_of_four(player)
+    private = create_match(player(), seats=[{"kind": "me"}] + [{"kind": "open"}] * 3)["id"]
     stranger = player()
     for path in ("events?wait=0", "deals", "deals/1"):
-        response = stranger.get(f"/matches/{match_id}/{path}")
+        response = stranger.get(f"/matches/{private}/{path}")
         assert response.status_code == 403, path
+    for path in ("deals", "deals/1", "view"):
+        assert stranger.get(f"/matches/{match_id}/{path}").status_code == 403, path
+    assert stranger.get(f"/matches/{match_id}/events?wait=0").status_code == 200
     assert stranger.get(f"/matches/{match_id}").status_code == 200
 
 

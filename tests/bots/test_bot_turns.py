@@ -74,7 +74,9 @@ def test_duplicate_and_late_tasks_do_nothing(player) -> None:
 def test_bid_estimate_for_my_hand(player) -> None:
     someone = player()
     seats = [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}]
-    match_id = someone.post("/matches", {"deals": 1, "seats": seats}).json()["id"]
+    match_id = someone.post(
+        "/matches", {"deals": 1, "seats": seats, "visibility": "public"}
+    ).json()["id"]
     for index in (1, 2, 3):
         player().post(f"/matches/{match_id}/join", {"seat": index})
     response = someone.get(f"/matches/{match_id}/bid-estimate")
@@ -109,14 +111,14 @@ def test_a_thinking_computer_player_blocks_no_other_write(player, settings) -> N
     settings.COMPUTER_PLAYERS = "tests.bots.idle_players"
     owner = player("Owner")
     match_id, version = bot_to_move(owner)
-    other = owner.post("/matches", {"deals": 1, "seats": [{"kind": "me"}] + [
-        {"kind": "open"}] * 3}).json()["id"]
+    other = owner.post("/matches", {"deals": 1, "visibility": "public", "seats": [
+        {"kind": "me"}] + [{"kind": "open"}] * 3}).json()["id"]
     thinking, written = threading.Event(), threading.Event()
 
     def slow_choose(observation, seat):
         thinking.set()
         assert written.wait(15), "another match's write waited for the thinking bot"
-        return tasks._choose(observation, seat)
+        return tasks.choose(observation, seat)
 
     result = {}
     bot = threading.Thread(target=lambda: result.update(version=services.play_bot_turn(
@@ -140,8 +142,8 @@ def test_a_decision_gone_stale_while_thinking_is_dropped(player, settings) -> No
     def choose_while_another_moves(observation, seat):
         # A duplicate task moves first while this one thinks.
         assert services.play_bot_turn(match_id=uuid.UUID(match_id), version=version,
-                                      choose=tasks._choose) == version + 1
-        return tasks._choose(observation, seat)
+                                      choose=tasks.choose) == version + 1
+        return tasks.choose(observation, seat)
 
     assert services.play_bot_turn(match_id=uuid.UUID(match_id), version=version,
                                   choose=choose_while_another_moves) is None

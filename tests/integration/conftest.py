@@ -173,7 +173,10 @@ def assert_log_matches_replay(
     assert match.totals == [sum(seat) for seat in zip(*scores, strict=True)]
     if feed is not None:
         rows = Action.objects.filter(match=match).order_by("version")
-        logged = [(row.version, row.seat, {"kind": row.kind, **row.payload}) for row in rows]
+        logged = [
+            (row.version, row.seat, {"kind": row.kind, "origin": row.origin, **row.payload})
+            for row in rows
+        ]
         shown = [
             (event["version"], event["submitted_by"],
              {k: v for k, v in event.items() if k not in ("version", "seat", "submitted_by",

@@ -34,7 +34,7 @@ def test_no_row_lock_is_held_while_a_computer_player_decides(settings) -> None:
 
     def watched_choose(observation, seat):
         seen.append(holds_a_match_lock())
-        return tasks._choose(observation, seat)
+        return tasks.choose(observation, seat)
 
     assert services.play_bot_turn(
         match_id=uuid.UUID(match_id), version=version, choose=watched_choose

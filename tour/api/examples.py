@@ -16,10 +16,10 @@ MATCH: dict[str, Any] = {
     "deal_count": 4,
     "version": 3,
     "seats": [
-        {"index": 0, "kind": "person", "display_name": "Ayşe", "bot_level": None},
+        games_examples.SEATS[0],
         *(
             {"index": seat, "kind": "bot", "display_name": character.name,
-             "bot_level": character.level.value}
+             "bot_level": character.level.value, **games_examples.BOT_SEAT}
             for seat, character in enumerate(content.TABLES[0].characters, start=1)
         ),
     ],

@@ -1,0 +1,288 @@
+"""Tables between people: invitations, quick match, leaving and coming back, computer players
+for seats nobody took, presence and spectators. Writes only, through `games.services`' locks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import prefetch_related_objects
+from django.utils import timezone
+
+from games import clock, engine, selectors, services
+from games.errors import (
+    InvalidRules,
+    InvitationNotFound,
+    MatchNotActive,
+    MatchNotFound,
+    MatchNotPrivate,
+    MatchNotPublic,
+    MatchStarted,
+    NotMatchCreator,
+    NotYourSeat,
+)
+from games.models import Match, MatchStatus, QuickMatchQueue, Seat, Spectator, Visibility
+
+logger = logging.getLogger(__name__)
+
+# A person's or a spectator's `last_seen` is written at most this often: a client polling its
+# view several times a second costs one write every few seconds, not one per read.
+PRESENCE_WRITE_SECONDS = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class Seated:
+    match: Match
+    seat: Seat
+
+
+# --- invitations and cancelling ----------------------------------------------------------------
+
+
+def _creators_waiting_match(match_id: uuid.UUID, user: AbstractBaseUser) -> Match:
+    match = services.lock(match_id)
+    if match.created_by_id != user.pk:
+        raise NotMatchCreator()
+    if match.status != MatchStatus.WAITING:
+        raise MatchStarted()
+    return match
+
+
+def renew_invitation(*, match_id: uuid.UUID, user: AbstractBaseUser) -> str:
+    """A new invitation code for the creator's private waiting match; the old one stops
+    working."""
+    with transaction.atomic():
+        match = _creators_waiting_match(match_id, user)
+        if match.visibility != Visibility.PRIVATE:
+            raise MatchNotPrivate()
+        match.invitation_code = services.new_invitation_code()
+        match.save(update_fields=["invitation_code", "updated_at"])
+        return match.invitation_code
+
+
+def revoke_invitation(*, match_id: uuid.UUID, user: AbstractBaseUser) -> None:
+    with transaction.atomic():
+        match = _creators_waiting_match(match_id, user)
+        match.invitation_code = None
+        match.save(update_fields=["invitation_code", "updated_at"])
+
+
+def join_by_invitation(
+    *, code: str, user: AbstractBaseUser, seat: int | None = None
+) -> Seated:
+    match = Match.objects.filter(invitation_code=code).only("pk").first()
+    if match is None:
+        raise InvitationNotFound()
+    try:
+        taken = services.join_match(match_id=match.pk, user=user, seat=seat, invitation=code)
+    except MatchNotFound:
+        raise InvitationNotFound() from None
+    return Seated(Match.objects.get(pk=match.pk), taken)
+
+
+def cancel_match(*, match_id: uuid.UUID, user: AbstractBaseUser) -> Match:
+    """The creator calls off a match that has not started."""
+    with transaction.atomic():
+        match = _creators_waiting_match(match_id, user)
+        _cancel(match)
+    return match
+
+
+def _cancel(match: Match) -> None:
+    match.status = MatchStatus.CANCELLED
+    match.finished_at = timezone.now()
+    match.invitation_code = None
+    match.fill_bots_at = None
+    match.version += 1
+    match.save()
+    services.announce_on_commit(match)
+
+
+# --- quick match -------------------------------------------------------------------------------
+
+
+def quick_match(
+    *,
+    user: AbstractBaseUser,
+    game: str,
+    rules: dict[str, Any] | None,
+    deal_count: int,
+    fill_with_bots_after: int | None,
+    bot_level: str,
+) -> Seated:
+    """A seat at the oldest public table of this game, rules and deals with a seat open, or
+    at a new one. A new table's open seats go to computer players of ``bot_level`` once
+    ``fill_with_bots_after`` seconds have passed (never, when None).
+
+    Requests for the same kind of table take one row lock in turn (both databases), so two of
+    them never open two tables where one would do, and the seat lock of `take_seat` never
+    seats two people in one seat."""
+    try:
+        table = engine.TableRules.create(game, **(rules or {}))
+    except engine.RuleError as error:
+        raise InvalidRules.from_rule_error(error) from None
+    key = selectors.table_key(table, deal_count)
+    _queue_row(key)
+    with transaction.atomic():
+        # The lock: an UPDATE, so SQLite's write lock and PostgreSQL's row lock both hold it.
+        QuickMatchQueue.objects.filter(table_key=key).update(touched_at=timezone.now())
+        compatible = Match.objects.filter(
+            table_key=key, visibility=Visibility.PUBLIC, status=MatchStatus.WAITING
+        )
+        mine = compatible.filter(seats__user=user).first()
+        if mine is not None:  # asking again finds the table already taken
+            prefetch_related_objects([mine], "seats")
+            seat = selectors.seat_of(mine, user)
+            assert seat is not None
+            return Seated(mine, seat)
+        oldest = compatible.filter(open_seats__gt=0).order_by("created_at", "pk").first()
+        if oldest is not None:
+            locked = services.lock(oldest.pk)
+            seat = services.take_seat(locked, user, None)
+            return Seated(locked, seat)
+        fill_at = (
+            None if fill_with_bots_after is None
+            else timezone.now() + timedelta(seconds=fill_with_bots_after)
+        )
+        match = services.create_match(
+            user=user, game=game, rules=rules, deal_count=deal_count,
+            seats=[services.SeatSpec(kind="me"), *[services.SeatSpec(kind="open")] * 3],
+            visibility=Visibility.PUBLIC, fill_bots_at=fill_at, fill_bots_level=bot_level,
+        )
+        seat = match.seats.get(user=user)
+        return Seated(match, seat)
+
+
+def _queue_row(key: str) -> None:
+    try:
+        with transaction.atomic():
+            QuickMatchQueue.objects.get_or_create(table_key=key)
+    except IntegrityError:  # another request made it first
+        pass
+
+
+def fill_with_bots(*, match_id: uuid.UUID) -> bool:
+    """The wait of a quick-match table is over: computer players take its open seats and it
+    starts. False, changing nothing, when it is no longer waiting or not yet due."""
+    with transaction.atomic():
+        try:
+            match = services.lock(match_id)
+        except MatchNotFound:
+            return False
+        if (
+            match.status != MatchStatus.WAITING
+            or match.fill_bots_at is None
+            or match.fill_bots_at > timezone.now()
+        ):
+            return False
+        level = match.fill_bots_level or services.STAND_IN_LEVEL
+        open_seats = list(match.seats.filter(user__isnull=True, bot_level=""))
+        for seat in open_seats:
+            seat.bot_level = level
+            seat.display_name = services.BOT_NAMES[level]
+        Seat.objects.bulk_update(open_seats, ["bot_level", "display_name"])
+        match.open_seats = 0
+        match.save(update_fields=["open_seats", "updated_at"])
+        services.start_if_full(match)
+    return True
+
+
+# --- leaving and coming back -------------------------------------------------------------------
+
+
+def leave_match(*, match_id: uuid.UUID, user: AbstractBaseUser) -> Match:
+    """Leave a match. Before the start the seat opens again (a match nobody sits at any more
+    is cancelled). In play a computer player takes the seat to the end and the person's
+    result counts as abandoned; where leaving forfeits (Tour of Tables), or when nobody is
+    left, the match is abandoned."""
+    with transaction.atomic():
+        match = services.lock_active(match_id)
+        seat = selectors.seat_of(match, user)
+        if seat is None or seat.left_at is not None:
+            raise NotYourSeat()
+        if match.status == MatchStatus.WAITING:
+            _free_seat(match, seat)
+            return match
+        if match.status != MatchStatus.ACTIVE:
+            raise MatchNotActive()
+        seat.left_at = timezone.now()
+        seat.autopilot = False
+        seat.save(update_fields=["left_at", "autopilot"])
+        people_left = [s for s in match.seats.all() if s.is_person and s.left_at is None]
+        if match.leave_forfeits or not people_left:
+            services.abandon_locked(match)
+            return match
+        _turn_changed(match)
+    return match
+
+
+def _free_seat(match: Match, seat: Seat) -> None:
+    seat.user = None
+    seat.display_name = ""
+    seat.last_seen = None
+    seat.save(update_fields=["user", "display_name", "last_seen"])
+    match.open_seats += 1
+    if not any(s.is_person for s in match.seats.all() if s.pk != seat.pk):
+        _cancel(match)
+        return
+    match.save(update_fields=["open_seats", "updated_at"])
+
+
+def return_to_seat(*, match_id: uuid.UUID, user: AbstractBaseUser) -> Match:
+    """The person is back: the autopilot hands the seat over from the next turn on."""
+    with transaction.atomic():
+        match = services.lock_active(match_id)
+        seat = selectors.seat_of(match, user)
+        if seat is None or seat.left_at is not None:
+            raise NotYourSeat()
+        if match.status != MatchStatus.ACTIVE:
+            raise MatchNotActive()
+        if seat.autopilot or seat.timeouts_in_row:
+            seat.autopilot = False
+            seat.timeouts_in_row = 0
+            seat.last_seen = timezone.now()
+            seat.save(update_fields=["autopilot", "timeouts_in_row", "last_seen"])
+            _turn_changed(match)
+    return match
+
+
+def _turn_changed(match: Match) -> None:
+    """Who plays a seat changed: the clock starts for a person now to act, and a computer
+    player now to act is sent its turn."""
+    current = selectors.replay_deal(match, selectors.current_deal(match))
+    match.turn_deadline = clock.deadline(match, current, timezone.now())
+    # No new version (the deal is as it was), but what the match shows changed.
+    match.save(update_fields=["turn_deadline", "updated_at"])
+    services.schedule_bots_on_commit(match, current)
+
+
+# --- presence ----------------------------------------------------------------------------------
+
+
+def seen(seat: Seat) -> None:
+    """Note a request of the seat's person (see PRESENCE_WRITE_SECONDS)."""
+    now = timezone.now()
+    if seat.last_seen is not None and now - seat.last_seen < timedelta(
+        seconds=PRESENCE_WRITE_SECONDS
+    ):
+        return
+    seat.last_seen = now
+    Seat.objects.filter(pk=seat.pk).update(last_seen=now)
+
+
+def watching(match: Match, user: AbstractBaseUser) -> None:
+    """Note that ``user`` (no seat at it) watches the public ``match``."""
+    if match.visibility != Visibility.PUBLIC:
+        raise MatchNotPublic()
+    now = timezone.now()
+    recent = now - timedelta(seconds=PRESENCE_WRITE_SECONDS)
+    if Spectator.objects.filter(match=match, user=user, last_seen__gte=recent).exists():
+        return
+    Spectator.objects.update_or_create(match=match, user=user, defaults={"last_seen": now})
+
