@@ -159,7 +159,7 @@ def test_match_page_shows_clock_timeouts_autopilot_and_who_left(admin_client, fi
     html = page(admin_client, match_url(finished))
     assert "Turn clock: 15 s a call, 30 s a card." in html
     assert f"1 (at version {versions[0]})" in html
-    assert f"versions {versions[1]}–{versions[2]}" in html
+    assert f"versions {versions[1]} to {versions[2]}" in html
     assert f"{len(versions) - 5} moves by a stand-in" in html
 
 
