@@ -115,10 +115,12 @@ def quick_match(
     deal_count: int,
     fill_with_bots_after: int | None,
     bot_level: str,
+    clock_seconds: dict[str, int] | None,
 ) -> Seated:
     """A seat at the oldest public table of this game, rules and deals with a seat open, or
     at a new one. A new table's open seats go to computer players of ``bot_level`` once
-    ``fill_with_bots_after`` seconds have passed (never, when None).
+    ``fill_with_bots_after`` seconds have passed (never, when None); ``clock_seconds`` is the
+    table's turn clock (tables of another clock are not compatible).
 
     Requests for the same kind of table take one row lock in turn (both databases), so two of
     them never open two tables where one would do, and the seat lock of `take_seat` never
@@ -127,7 +129,7 @@ def quick_match(
         table = engine.TableRules.create(game, **(rules or {}))
     except engine.RuleError as error:
         raise InvalidRules.from_rule_error(error) from None
-    key = selectors.table_key(table, deal_count)
+    key = selectors.table_key(table, deal_count, clock_seconds)
     _queue_row(key)
     with transaction.atomic():
         # The lock: an UPDATE, so SQLite's write lock and PostgreSQL's row lock both hold it.
@@ -154,6 +156,7 @@ def quick_match(
             user=user, game=game, rules=rules, deal_count=deal_count,
             seats=[services.SeatSpec(kind="me"), *[services.SeatSpec(kind="open")] * 3],
             visibility=Visibility.PUBLIC, fill_bots_at=fill_at, fill_bots_level=bot_level,
+            clock_seconds=clock_seconds,
         )
         seat = match.seats.get(user=user)
         return Seated(match, seat)

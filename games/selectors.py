@@ -46,9 +46,11 @@ def table_rules(match: Match) -> engine.TableRules:
     return engine.TableRules.from_dict(match.rules)
 
 
-def table_key(rules: engine.TableRules, deal_count: int) -> str:
-    """Game, rules and deals as one digest: tables with the same key are interchangeable."""
-    canonical = json.dumps([rules.to_dict(), deal_count], sort_keys=True)
+def table_key(
+    rules: engine.TableRules, deal_count: int, clock: dict[str, int] | None
+) -> str:
+    """Game, rules, deals and clock as one digest: tables with one key are interchangeable."""
+    canonical = json.dumps([rules.to_dict(), deal_count, clock], sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
@@ -489,14 +491,11 @@ def lobby(
     if deals is not None:
         tables = tables.filter(deal_count=deals)
     if preset is not None:
-        keys = [
-            table_key(engine.PRESETS[kind], count)
-            for kind in ([engine.Game(game)] if game else list(engine.Game))
-            for count in ([deals] if deals else range(1, engine.MAX_DEALS + 1))
-        ]
-        tables = tables.filter(table_key__in=keys) if preset else tables.exclude(
-            table_key__in=keys
+        presets = Q(rules=engine.PRESETS[engine.Game(game)].to_dict()) if game else Q(
+            *[Q(game=kind.value, rules=engine.PRESETS[kind].to_dict()) for kind in engine.Game],
+            _connector=Q.OR,
         )
+        tables = tables.filter(presets) if preset else tables.exclude(presets)
     for name, value in (rules or {}).items():
         tables = tables.filter(**{f"rules__{name}": value})
     return tables.select_related("created_by").prefetch_related("seats").order_by(

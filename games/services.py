@@ -127,6 +127,9 @@ def create_match(
         raise PersonSeatRequired()
     _check_account_limits(user, new_bot_deals=bot_seats * deal_count)
     open_seats = sum(spec.kind == "open" for spec in seats)
+    match_clock = (
+        clock.default_clock(list(seats)) if clock_seconds is DEFAULT_CLOCK else clock_seconds
+    )
     with transaction.atomic():
         match = Match.objects.create(
             game=table.game.value,
@@ -141,9 +144,8 @@ def create_match(
                 if visibility == Visibility.PRIVATE and open_seats else None
             ),
             open_seats=open_seats,
-            table_key=selectors.table_key(table, deal_count),
-            clock=clock.default_clock(list(seats)) if clock_seconds is DEFAULT_CLOCK
-            else clock_seconds,
+            table_key=selectors.table_key(table, deal_count, match_clock),
+            clock=match_clock,
             leave_forfeits=leave_forfeits,
             fill_bots_at=fill_bots_at if open_seats else None,
             fill_bots_level=fill_bots_level,

@@ -486,6 +486,11 @@ class QuickMatchSerializer(StrictInputSerializer):
     )
     bot_level = StrictChoiceField(choices=BotLevel.choices, default=BotLevel.MEDIUM,
                                   help_text="Level of those computer players.")
+    clock = ClockSerializer(
+        required=False, allow_null=True,
+        help_text="The table's turn clock; null for none. Default: 20 s a call, 30 s a card. "
+        "Only tables of the same clock are joined.",
+    )
 
 
 class InvitationSerializer(serializers.Serializer):

@@ -9,6 +9,7 @@ import re
 import time
 from typing import Any, ClassVar
 
+from django.conf import settings
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
@@ -776,6 +777,7 @@ class QuickMatchView(APIView):
             user=request.user, game=data["game"], rules=data.get("rules") or {},
             deal_count=data["deals"], fill_with_bots_after=data["fill_with_bots_after"],
             bot_level=data["bot_level"],
+            clock_seconds=data["clock"] if "clock" in data else dict(settings.CLOCK_DEFAULT),
         )
         return _joined(seated)
 

@@ -28,6 +28,8 @@ from tests.integration.harness.stack import Stack, production_env, redis_answers
 
 # Short enough that a lost turn is found within seconds, as the fault tests need.
 FAST_SWEEPER = {"BOT_STALE_AFTER_SECONDS": "2", "BOT_SWEEP_INTERVAL_SECONDS": "1"}
+# The people scenario (tests/people) needs a person away for seconds to show as gone.
+SHORT_PRESENCE = {"PRESENCE_SECONDS": "3"}
 # Every test signs up guests from 127.0.0.1; the production rate of 30 a minute is for people.
 TEST_RATES = {"THROTTLE_ANON_RATE": "10000/minute", "THROTTLE_USER_RATE": "10000/minute"}
 
@@ -65,7 +67,8 @@ def database_url() -> str:
 
 
 def stack_env(redis_url: str) -> dict[str, str]:
-    return production_env(database_url(), redis_url, **FAST_SWEEPER, **TEST_RATES)
+    return production_env(database_url(), redis_url, **FAST_SWEEPER, **SHORT_PRESENCE,
+                          **TEST_RATES)
 
 
 @pytest.fixture(scope="session")
