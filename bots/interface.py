@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import threading
+from datetime import datetime
 
 from django.conf import settings
 from django.db import connection
@@ -38,6 +39,10 @@ def _play_in_background(match_id: str, version: int) -> None:
         connection.close()
 
 
+def send_timeout(match_id: str, version: int, at: datetime) -> None:
+    tasks.time_out_turn.apply_async((match_id, version), eta=at)
+
+
 choose = tasks.choose
 
-__all__ = ["bid_estimate", "choose", "send_turns"]
+__all__ = ["bid_estimate", "choose", "send_timeout", "send_turns"]

@@ -72,6 +72,14 @@ def sweep_bot_turns() -> int:
     return sweeper.resend_stuck_bot_turns()
 
 
+@shared_task(acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=3,
+             retry_backoff=1)
+def time_out_turn(match_id: str, version: int) -> bool:
+    """The stand-in's move for a turn whose clock has just run out (sent for its deadline by
+    `run_clocks`); a no-op once the turn was played or timed out."""
+    return sweeper.time_out(match_id, version, choose)
+
+
 @shared_task
 def run_clocks() -> int:
     """Make the moves of people whose turn clock ran out and fill quick-match tables whose wait

@@ -8,6 +8,7 @@ turns, and the hand estimate a person may ask for before bidding.
 
 from __future__ import annotations
 
+from datetime import datetime
 from importlib import import_module
 from typing import Protocol, cast
 
@@ -25,6 +26,10 @@ class ComputerPlayers(Protocol):
     def choose(self, observation: engine.Observation, seat: Seat) -> engine.Action:
         """The move a computer player makes at ``seat``, now (a computer seat, or a person's
         seat whose clock ran out, on autopilot or left)."""
+
+    def send_timeout(self, match_id: str, version: int, at: datetime) -> None:
+        """Have the stand-in move for the turn at ``version`` once its clock runs out ``at``
+        (`games.sweeper.time_out`), on a worker."""
 
     def bid_estimate(
         self, hand: int, rules: engine.TableRules, seat: int, leader: int

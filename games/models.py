@@ -94,11 +94,17 @@ class Match(models.Model):
         ordering = ("-created_at",)
         verbose_name_plural = "matches"
         indexes = (
-            # The lobby's one query: only the public tables with a seat to take are indexed.
+            # The lobby's queries: only the public tables with a seat to take are indexed,
+            # in the lobby's order, and by game.
             models.Index(
-                fields=["game", "created_at"],
+                fields=["created_at", "id"],
                 condition=models.Q(visibility="public", status="waiting", open_seats__gt=0),
                 name="match_lobby",
+            ),
+            models.Index(
+                fields=["game", "created_at", "id"],
+                condition=models.Q(visibility="public", status="waiting", open_seats__gt=0),
+                name="match_lobby_game",
             ),
         )
         permissions = (

@@ -13,7 +13,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from datetime import timedelta
+import uuid
+from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -108,18 +110,46 @@ def run_clocks() -> int:
     the open seats of quick-match tables whose wait is over to computer players. Run by beat
     scaled out, by `start_clock_timer`'s thread on the embedded default; any number of them at
     once is safe, since each move is made under the match lock for the version it was due at.
-    Returns how many moves and fills it made."""
+    Scaled out, a clock that runs out before the next run is also sent to a worker for its
+    very deadline, so that a timeout is not up to a whole interval late. Returns how many
+    moves and fills it made."""
     now = timezone.now()
     done = 0
     due = Match.objects.filter(status=MatchStatus.ACTIVE, turn_deadline__lte=now)
     choose = computer_players().choose
     for match_id, version in list(due.values_list("id", "version")[:CHUNK]):
-        if services.time_out_turn(match_id=match_id, version=version, choose=choose) is not None:
+        if time_out(str(match_id), version, choose):
             done += 1
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        _send_clocks_running_out(now)
     waiting = Match.objects.filter(status=MatchStatus.WAITING, fill_bots_at__lte=now)
     for match_id in list(waiting.values_list("id", flat=True)[:CHUNK]):
         done += seating.fill_with_bots(match_id=match_id)
     return done
+
+
+
+def time_out(match_id: str, version: int, choose: Any = None) -> bool:
+    """The stand-in's move for the turn at ``version``, if its clock has run out."""
+    moved = services.time_out_turn(
+        match_id=uuid.UUID(match_id), version=version,
+        choose=choose or computer_players().choose,
+    )
+    return moved is not None
+
+
+def _send_clocks_running_out(now: datetime) -> None:
+    interval = timedelta(seconds=settings.CLOCK_SWEEP_INTERVAL_SECONDS)
+    soon = Match.objects.filter(
+        status=MatchStatus.ACTIVE, turn_deadline__gt=now, turn_deadline__lte=now + interval
+    )
+    for match_id, version, deadline in list(
+        soon.values_list("id", "version", "turn_deadline")[:CHUNK]
+    ):
+        # Once per turn; if that task is lost with its worker, the turn is overdue at a later
+        # run and made there.
+        if cache.add(f"clock:sent:{match_id}:{version}", 1, 2 * interval.total_seconds() + 1):
+            computer_players().send_timeout(str(match_id), version, deadline)
 
 
 _timer_started = False
@@ -143,7 +173,7 @@ def start_clock_timer() -> None:
 def _clock_loop() -> None:
     global _timer_started
     while True:
-        time.sleep(settings.CLOCK_SWEEP_INTERVAL_SECONDS)
+        time.sleep(_until_next_clock())
         if not settings.CLOCK_TIMER:  # switched off (tests do, between their servers)
             with _timer_lock:
                 _timer_started = False
@@ -154,3 +184,20 @@ def _clock_loop() -> None:
             logger.exception("running the turn clocks failed")
         finally:
             close_old_connections()
+
+
+def _until_next_clock() -> float:
+    """Seconds to sleep: to the next deadline, CLOCK_SWEEP_INTERVAL_SECONDS at most (a new
+    deadline is always further away than that)."""
+    interval = settings.CLOCK_SWEEP_INTERVAL_SECONDS
+    try:
+        upcoming = (
+            Match.objects.filter(status=MatchStatus.ACTIVE, turn_deadline__isnull=False)
+            .order_by("turn_deadline").values_list("turn_deadline", flat=True).first()
+        )
+    except Exception:  # the database is away: look again after the interval
+        logger.exception("reading the next turn deadline failed")
+        return interval
+    if upcoming is None:
+        return interval
+    return min(interval, max(0.0, (upcoming - timezone.now()).total_seconds()))

@@ -124,6 +124,25 @@ def thirty_simultaneous_match_creations_all_succeed(base_url: str) -> None:
         assert my_turn_view(api, match_id)["status"] == "active"
 
 
+def twenty_simultaneous_quick_matches_make_five_full_tables(base_url: str) -> None:
+    """Never two people in one seat, never two half-empty tables that could have been one."""
+    players = [client.guest(base_url, f"Quick{number}") for number in range(20)]
+    # A kind of table no other scenario asks for, so that only these twenty meet.
+    body = {"game": "spades", "deals": 3, "fill_with_bots_after": None}
+
+    def ask(api: client.Api) -> tuple[int, str, int]:
+        response = client.Api(base_url, api.token).post(f"{API}/quick-match", body)
+        answer = response.body or {}
+        return response.status, answer.get("match", {}).get("id", ""), answer.get("seat", -1)
+
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(pool.map(ask, players))
+    assert [status for status, _, _ in answers] == [200] * 20, Counter(a[0] for a in answers)
+    seats = Counter((match_id, seat) for _, match_id, seat in answers)
+    assert max(seats.values()) == 1, "two people in one seat"
+    assert sorted(Counter(match_id for _, match_id, _ in answers).values()) == [4] * 5
+
+
 def a_bounded_flood_gets_no_server_error(base_url: str, requests: int = 200) -> Counter[int]:
     """``requests`` mixed requests from 20 threads: sign-ups, matches, views, moves, the feed."""
     owner = client.guest(base_url, "Flood")
@@ -161,5 +180,6 @@ SCENARIOS = [
     racing_registrations_of_one_name_make_one_account,
     weak_passwords_are_refused,
     thirty_simultaneous_match_creations_all_succeed,
+    twenty_simultaneous_quick_matches_make_five_full_tables,
     a_bounded_flood_gets_no_server_error,
 ]

@@ -3,11 +3,17 @@ play those turns one at a time through `services.play_bot_turn`."""
 
 from __future__ import annotations
 
-from bots.interface import bid_estimate
+from datetime import datetime
+
+from bots.interface import bid_estimate, choose
 
 
 def send_turns(match_id: str, version: int) -> None:
     """Nothing is sent."""
 
 
-__all__ = ["bid_estimate", "send_turns"]
+def send_timeout(match_id: str, version: int, at: datetime) -> None:
+    """Nothing is sent."""
+
+
+__all__ = ["bid_estimate", "choose", "send_timeout", "send_turns"]
