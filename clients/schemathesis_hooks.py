@@ -47,6 +47,8 @@ def map_body(ctx: Any, body: Any) -> Any:
     deals = body.get("deals")
     if isinstance(deals, int) and not isinstance(deals, bool) and MAX_DEALS < deals <= 52:
         body = {**body, "deals": MAX_DEALS}
+    if body.get("bot_level") == "hard":  # a quick match's computer players
+        body = {**body, "bot_level": "medium"}
     seats = body.get("seats")
     if isinstance(seats, list):
         body = {**body, "seats": [

@@ -66,7 +66,8 @@ def matches_for(user: AbstractBaseUser) -> QuerySet[Match]:
 
 def unfinished_matches_of(user: AbstractBaseUser) -> list[tuple[int, int]]:
     """(computer seats, deals) of each match waiting or in play that ``user`` created or sits
-    at: what the account limits count."""
+    at: what the account limits count. The open seats of a quick-match table that will get
+    computer players count as theirs already."""
     mine = Match.objects.filter(
         Q(seats__user=user) | Q(created_by=user),
         status__in=[MatchStatus.WAITING, MatchStatus.ACTIVE],
@@ -75,7 +76,12 @@ def unfinished_matches_of(user: AbstractBaseUser) -> list[tuple[int, int]]:
     matches = Match.objects.filter(pk__in=mine).annotate(
         bots=Count("seats", filter=~Q(seats__bot_level=""))
     )
-    return list(matches.values_list("bots", "deal_count"))
+    return [
+        (bots + (open_seats if fill_bots_at is not None else 0), deals)
+        for bots, deals, open_seats, fill_bots_at in matches.values_list(
+            "bots", "deal_count", "open_seats", "fill_bots_at"
+        )
+    ]
 
 
 def seat_of(match: Match, user: AbstractBaseUser) -> Seat | None:

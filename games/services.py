@@ -125,8 +125,10 @@ def create_match(
     bot_seats = sum(spec.kind == "bot" for spec in seats)
     if bot_seats == 4 and not user.has_perm("games.play_bot_only_matches"):
         raise PersonSeatRequired()
-    _check_account_limits(user, new_bot_deals=bot_seats * deal_count)
     open_seats = sum(spec.kind == "open" for spec in seats)
+    # Open seats that computer players will take (quick match) count as theirs already.
+    future_bots = bot_seats + (open_seats if fill_bots_at is not None else 0)
+    _check_account_limits(user, new_bot_deals=future_bots * deal_count)
     match_clock = (
         clock.default_clock(list(seats)) if clock_seconds is DEFAULT_CLOCK else clock_seconds
     )

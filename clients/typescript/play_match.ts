@@ -42,6 +42,7 @@ async function main(): Promise<void> {
   const created = await client.POST("/api/v1/matches", {
     body: {
       game: "spades",
+      visibility: "private",
       deals: DEALS,
       seats: [
         { kind: "me" },

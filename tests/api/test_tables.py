@@ -392,3 +392,16 @@ class TestSpectators:
         match_id = create_match(owner, seats=OPEN3)["id"]
         problem(player().get(f"/matches/{match_id}/spectate"), 403, "match_not_public")
         problem(player().get(f"/matches/{match_id}/events?wait=0"), 403, "not_your_seat")
+
+
+def test_quick_match_tables_that_will_get_computer_players_count_towards_the_limits(
+    player, settings
+) -> None:
+    settings.MAX_BOT_SEAT_DEALS = 20
+    someone = player()
+    body = {"game": "auction", "deals": 6, "fill_with_bots_after": 600}
+    assert someone.post("/quick-match", body).status_code == 200  # 3 seats of 6 deals to come
+    response = someone.post("/quick-match", {**body, "deals": 1})
+    problem(response, 409, "too_many_bot_deals")
+    waiting_for_people = {**body, "deals": 1, "fill_with_bots_after": None}
+    assert someone.post("/quick-match", waiting_for_people).status_code == 200
