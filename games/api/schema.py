@@ -108,7 +108,7 @@ def _rules_of_each_game(schemas: dict[str, Any]) -> None:
     def game_is(game: str) -> dict[str, Any]:
         return {"properties": {"game": {"const": game}}, "required": ["game"]}
 
-    schemas["MatchCreateRequest"]["allOf"] = [
+    per_game = [
         {"if": game_is("spades"),
          "then": rules({"all_pass": False, "all_pass_bid": False,
                         "partnership_dummy": {"const": False}, "min_bid": {"enum": [4, 5]}}),
@@ -121,6 +121,9 @@ def _rules_of_each_game(schemas: dict[str, Any]) -> None:
                                          "required": ["spades_announcements"]}}},
          "else": rules({"spades_overtrick_limit": {"const": None}})},
     ]
+    # Both a created match and a quick match name their game and rules.
+    for request in ("MatchCreateRequest", "QuickMatchRequest"):
+        schemas[request]["allOf"] = per_game
 
 
 def _problem_response(description: str) -> dict[str, Any]:

@@ -256,7 +256,8 @@ class JoinMatchView(MatchEndpoint):
             "taken. A private match is joined with its invitation code instead (403 "
             "`invitation_required`)."
         ),
-        request=s.JoinSerializer, responses={200: s.JoinedSerializer, **errors(400, 401, 404, 409)},
+        request=s.JoinSerializer,
+        responses={200: s.JoinedSerializer, **errors(400, 401, 403, 404, 409)},
         examples=[OpenApiExample("Take seat 2", value={"seat": 2}, request_only=True),
                   example("Seat 2 taken", {"seat": 2, "match": examples.MATCH})],
     )
