@@ -69,6 +69,9 @@ INSTALLED_APPS = [
     "games.apps.GamesConfig",
     "bots.apps.BotsConfig",
     "tour.apps.TourConfig",
+    # Partner platforms' keys: djangorestframework-api-key (platforms/authentication.py).
+    "rest_framework_api_key",
+    "platforms.apps.PlatformsConfig",
 ]
 
 MIDDLEWARE = [
@@ -207,6 +210,10 @@ REST_KNOX = {
     "MIN_REFRESH_INTERVAL": 3600,
     "AUTH_HEADER_PREFIX": "Token",
 }
+
+# A platform's player token (PUT /platform/players/{id}) lapses this long after it is issued;
+# use does not extend it.
+PLATFORM_PLAYER_TOKEN_MINUTES = int(env_float("PLATFORM_PLAYER_TOKEN_MINUTES", 60))
 
 # A larger API request body is refused with 413 before it is read (batak_api/limits.py).
 API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", 64 * 1024))

@@ -25,7 +25,7 @@ CALL_PHASES = (engine.Phase.AUCTION, engine.Phase.TRUMP, engine.Phase.ANNOUNCEME
 def default_clock(seats: list[Any]) -> dict[str, int] | None:
     """The clock a match gets when its creator names none: CLOCK_DEFAULT when more than one
     person may sit at it, none for one person against computer players (nobody waits)."""
-    people = sum(spec.kind in ("me", "open") for spec in seats)
+    people = sum(spec.kind in ("me", "person", "open") for spec in seats)
     return dict(settings.CLOCK_DEFAULT) if people > 1 else None
 
 

@@ -59,12 +59,27 @@ from games.models import (
 
 @dataclasses.dataclass(frozen=True)
 class SeatSpec:
-    """How a seat is filled when a match is created: by its creator, left open for another
-    person, or taken by a computer player of ``bot_level``."""
+    """How a seat is filled when a match is created: by its creator, by the person ``user``
+    (a platform seats its players), left open for another person, or taken by a computer
+    player of ``bot_level``."""
 
-    kind: str  # "me", "open" or "bot"
+    kind: str  # "me", "person", "open" or "bot"
     bot_level: str = ""
     display_name: str = ""
+    user: AbstractBaseUser | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class AccountLimits:
+    """What one account may keep going: matches waiting or in play, and computer players'
+    deals in them. People use the settings' limits; a platform's account has its own."""
+
+    matches: int
+    bot_deals: int
+
+    @classmethod
+    def default(cls) -> AccountLimits:
+        return cls(settings.MAX_UNFINISHED_MATCHES, settings.MAX_BOT_SEAT_DEALS)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,6 +125,7 @@ def create_match(
     leave_forfeits: bool = False,
     fill_bots_at: Any = None,
     fill_bots_level: str = "",
+    limits: AccountLimits | None = None,
 ) -> Match:
     """A new match; it starts at once when no seat is open. A private match with open seats
     gets an invitation code; ``fill_bots_at`` (quick match) is when its still open seats go
@@ -120,7 +136,13 @@ def create_match(
         raise InvalidRules.from_rule_error(error) from None
     if not 1 <= deal_count <= engine.MAX_DEALS:
         raise InvalidMatch(field="deals")
-    if len(seats) != 4 or sum(spec.kind == "me" for spec in seats) > 1:
+    people = [spec.user.pk for spec in seats if spec.kind == "person" and spec.user is not None]
+    if (
+        len(seats) != 4
+        or sum(spec.kind == "me" for spec in seats) > 1
+        or len(set(people)) != sum(spec.kind == "person" for spec in seats)
+        or (user.pk in people and any(spec.kind == "me" for spec in seats))
+    ):
         raise InvalidMatch(field="seats")
     bot_seats = sum(spec.kind == "bot" for spec in seats)
     if bot_seats == 4 and not user.has_perm("games.play_bot_only_matches"):
@@ -128,7 +150,8 @@ def create_match(
     open_seats = sum(spec.kind == "open" for spec in seats)
     # Open seats that computer players will take (quick match) count as theirs already.
     future_bots = bot_seats + (open_seats if fill_bots_at is not None else 0)
-    _check_account_limits(user, new_bot_deals=future_bots * deal_count)
+    _check_account_limits(user, limits or AccountLimits.default(),
+                          new_bot_deals=future_bots * deal_count)
     match_clock = (
         clock.default_clock(list(seats)) if clock_seconds is DEFAULT_CLOCK else clock_seconds
     )
@@ -156,7 +179,7 @@ def create_match(
             Seat.objects.create(
                 match=match,
                 index=index,
-                user=user if spec.kind == "me" else None,
+                user=user if spec.kind == "me" else spec.user if spec.kind == "person" else None,
                 bot_level=spec.bot_level if spec.kind == "bot" else "",
                 display_name=spec.display_name or _default_name(spec, user),
             )
@@ -164,16 +187,18 @@ def create_match(
     return match
 
 
-def _check_account_limits(user: AbstractBaseUser, *, new_bot_deals: int) -> None:
-    """No account keeps more than MAX_UNFINISHED_MATCHES matches waiting or in play, nor more
-    than MAX_BOT_SEAT_DEALS deals of computer players in them (a seat's deals: a 4-deal match
-    against three computer players is 12)."""
+def _check_account_limits(
+    user: AbstractBaseUser, limits: AccountLimits, *, new_bot_deals: int
+) -> None:
+    """No account keeps more than ``limits.matches`` matches waiting or in play, nor more
+    than ``limits.bot_deals`` deals of computer players in them (a seat's deals: a 4-deal
+    match against three computer players is 12)."""
     unfinished = selectors.unfinished_matches_of(user)
-    if len(unfinished) >= settings.MAX_UNFINISHED_MATCHES:
-        raise TooManyMatches(limit=settings.MAX_UNFINISHED_MATCHES)
+    if len(unfinished) >= limits.matches:
+        raise TooManyMatches(limit=limits.matches)
     in_flight = sum(bots * deals for bots, deals in unfinished)
-    if in_flight + new_bot_deals > settings.MAX_BOT_SEAT_DEALS:
-        raise TooManyBotDeals(limit=settings.MAX_BOT_SEAT_DEALS)
+    if in_flight + new_bot_deals > limits.bot_deals:
+        raise TooManyBotDeals(limit=limits.bot_deals)
 
 
 def _default_name(spec: SeatSpec, user: AbstractBaseUser) -> str:
@@ -181,6 +206,8 @@ def _default_name(spec: SeatSpec, user: AbstractBaseUser) -> str:
         return BOT_NAMES[BotLevel(spec.bot_level)]
     if spec.kind == "me":
         return selectors.display_name(user)
+    if spec.kind == "person" and spec.user is not None:
+        return selectors.display_name(spec.user)
     return ""
 
 

@@ -44,6 +44,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="deal",
     ),
     path("tour/", include("tour.urls")),
+    path("platform/", include("platforms.urls")),
     # Unknown API paths answer with a problem document even when DEBUG shows HTML pages.
     re_path(r"", problems.not_found),
 ]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -15,6 +16,9 @@ from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from games.errors import ServiceError
+
+# Tokens issued for at most this long are never extended by use.
+SHORT_LIVED = timedelta(days=1)
 
 
 class CsrfFailed(ServiceError):
@@ -53,6 +57,15 @@ class TokenAuthentication(knox_auth.TokenAuthentication):
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed() from None
         return super().authenticate_credentials(token)
+
+    def renew_token(self, auth_token: AuthToken) -> None:
+        # A token issued short-lived (a platform's player token) stays short: only tokens
+        # issued for longer than SHORT_LIVED are moved on by use.
+        if auth_token.expiry is not None and (
+            auth_token.expiry - auth_token.created <= SHORT_LIVED
+        ):
+            return
+        super().renew_token(auth_token)
 
 
 class TokenScheme(OpenApiAuthenticationExtension):

@@ -287,6 +287,7 @@ OPERATION_IDS = {
     "listDeals", "getDeal", "listTourTables", "getTourTable", "startTourTable", "getTourMatch",
     "listLobby", "quickMatch", "getInvitation", "renewInvitation", "revokeInvitation",
     "joinByInvitation", "cancelMatch", "leaveMatch", "returnToSeat", "spectateMatch",
+    "putPlatformPlayer", "listPlatformMatches", "createPlatformMatch", "getPlatformMatch",
 }
 
 

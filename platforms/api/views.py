@@ -1,0 +1,188 @@
+"""The platform API under `/api/v1/platform/`: a partner platform's server, with its key."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import selectors
+from games import services as games_services
+from games.api import examples
+from games.api.views import MAX_PAGE, MatchPagination, errors
+from games.models import Match, MatchStatus
+from platforms import services
+from platforms.api import serializers as ps
+from platforms.authentication import PlatformKeyAuthentication, scoped
+from platforms.errors import InvalidExternalId, PlatformMatchNotFound
+from platforms.models import Platform, PlatformKey, PlatformPlayer, Scope
+
+EXTERNAL_ID = re.compile(ps.EXTERNAL_ID_PATTERN)
+EXTERNAL_ID_PARAMETER = OpenApiParameter(
+    "external_id", OpenApiTypes.STR, OpenApiParameter.PATH, pattern=ps.EXTERNAL_ID_PATTERN,
+    description="The platform's own id of the player: 1 to 128 of A-Z a-z 0-9 `_ . : @ + -`.",
+)
+
+
+class PlatformEndpoint(APIView):
+    authentication_classes: ClassVar[list[type]] = [PlatformKeyAuthentication]
+
+    @property
+    def platform(self) -> Platform:
+        key = self.request.auth
+        assert isinstance(key, PlatformKey)
+        return key.platform
+
+
+def platform_match(match: Match) -> dict[str, Any]:
+    """The match's summary with the platform's external id of each seat's player."""
+    summary = selectors.match_summary(match)
+    users = {seat.index: seat.user_id for seat in match.seats.all()}
+    ids = dict(
+        PlatformPlayer.objects.filter(user_id__in=[u for u in users.values() if u])
+        .values_list("user_id", "external_id")
+    )
+    return {**summary, "players": [ids.get(users.get(index)) for index in range(4)]}
+
+
+class PlayerView(PlatformEndpoint):
+    permission_classes: ClassVar[list[type]] = [scoped(Scope.PLAYERS_WRITE)]
+
+    @extend_schema(
+        operation_id="putPlatformPlayer", tags=["platform"], summary="Create or update a player",
+        description=(
+            "Creates the platform's player `external_id` (201) or updates its display name and "
+            "language (200), and answers a new player token for the platform's app, valid "
+            "for 60 minutes and not extended by use: PUT again for a fresh one (earlier tokens "
+            "keep working until they lapse). Scope `players:write`."
+        ),
+        parameters=[EXTERNAL_ID_PARAMETER],
+        request=ps.PlayerInputSerializer,
+        responses={200: ps.PlayerSerializer, 201: ps.PlayerSerializer,
+                   **errors(400, 401, 403)},
+        examples=[OpenApiExample("A player", response_only=True, status_codes=["200", "201"],
+                                 value={"external_id": "user-42", "display_name": "Ayşe",
+                                        "language": "tr", "token": "4c1f0b2e…",
+                                        "token_expiry": "2026-12-01T21:21:39Z"})],
+    )
+    def put(self, request: Request, external_id: str) -> Response:
+        if not EXTERNAL_ID.fullmatch(external_id):
+            raise InvalidExternalId(field="external_id")
+        data = _valid(ps.PlayerInputSerializer, request.data)
+        issued = services.put_player(
+            platform=self.platform, external_id=external_id,
+            display_name=data["display_name"], language=data["language"],
+        )
+        body = {"external_id": external_id, "display_name": issued.player.user.first_name,
+                "language": issued.player.language, "token": issued.token,
+                "token_expiry": issued.expiry}
+        return Response(ps.PlayerSerializer(body).data,
+                        status=status.HTTP_201_CREATED if issued.created else status.HTTP_200_OK)
+
+
+class PlatformMatchListQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
+    page = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=1)
+    page_size = serializers.IntegerField(
+        min_value=1, max_value=MatchPagination.max_page_size,
+        default=MatchPagination.page_size,
+    )
+
+
+class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
+    pagination_class = MatchPagination
+    serializer_class = ps.PlatformMatchSerializer
+
+    def get_permissions(self) -> list[Any]:
+        scope = Scope.MATCHES_WRITE if self.request.method == "POST" else Scope.MATCHES_READ
+        return [scoped(scope)()]
+
+    @extend_schema(
+        operation_id="listPlatformMatches", tags=["platform"], summary="The platform's matches",
+        description="Matches the platform created, newest first; `status` filters. Scope "
+        "`matches:read`.",
+        parameters=[PlatformMatchListQuerySerializer],
+        responses={200: ps.PlatformMatchSerializer(many=True), **errors(400, 401, 403, 404)},
+        examples=[OpenApiExample("A match", response_only=True, status_codes=["200"],
+                                 value={**examples.MATCH, "players": ["user-42", None, None,
+                                                                      None]})],
+    )
+    def get(self, request: Request) -> Response:
+        query = _valid(PlatformMatchListQuerySerializer, request.query_params.dict())
+        matches = Match.objects.filter(created_by=self.platform.user).prefetch_related(
+            "seats").order_by("-created_at")
+        if "status" in query:
+            matches = matches.filter(status=query["status"])
+        page = self.paginate_queryset(matches)
+        data = [platform_match(match) for match in page or []]
+        return self.get_paginated_response(ps.PlatformMatchSerializer(data, many=True).data)
+
+    @extend_schema(
+        operation_id="createPlatformMatch", tags=["platform"], summary="Create a match",
+        description=(
+            "A match of the platform's players (seats by `external_id`), computer players and "
+            "open seats; it starts when no seat is open. The players then play with their "
+            "player tokens on the ordinary endpoints. Counted against the platform's limits "
+            "(409 `too_many_matches`, `too_many_bot_deals`); an unknown player is 400 "
+            "`unknown_player`. Scope `matches:write`."
+        ),
+        request=ps.PlatformMatchInputSerializer,
+        responses={201: ps.PlatformMatchSerializer, **errors(400, 401, 403, 409)},
+        examples=[
+            OpenApiExample(
+                "Two players and two computer players", request_only=True,
+                value={"game": "auction", "deals": 4, "seats": [
+                    {"kind": "player", "external_id": "user-42"},
+                    {"kind": "bot", "bot_level": "medium"},
+                    {"kind": "player", "external_id": "user-7"},
+                    {"kind": "bot", "bot_level": "hard"}]},
+            ),
+            OpenApiExample("The match", response_only=True, status_codes=["201"],
+                           value={**examples.MATCH, "players": ["user-42", None, "user-7",
+                                                                None]}),
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        data = _valid(ps.PlatformMatchInputSerializer, request.data)
+        match = services.create_match(
+            platform=self.platform, game=data["game"], rules=data.get("rules") or {},
+            deal_count=data["deals"], seats=data["seats"], visibility=data["visibility"],
+            clock_seconds=data.get("clock", games_services.DEFAULT_CLOCK),
+        )
+        match = Match.objects.prefetch_related("seats").get(pk=match.pk)
+        return Response(ps.PlatformMatchSerializer(platform_match(match)).data,
+                        status=status.HTTP_201_CREATED)
+
+
+class PlatformMatchView(PlatformEndpoint):
+    permission_classes: ClassVar[list[type]] = [scoped(Scope.MATCHES_READ)]
+
+    @extend_schema(
+        operation_id="getPlatformMatch", tags=["platform"], summary="One of the platform's matches",
+        description="Its seats with the players' external ids, status, totals and, once "
+        "finished, the ranking. Another platform's match is 404. Scope `matches:read`.",
+        responses={200: ps.PlatformMatchSerializer, **errors(401, 403, 404)},
+        examples=[OpenApiExample("A finished match", response_only=True, status_codes=["200"],
+                                 value={**examples.MATCH, "status": "finished",
+                                        "ranking": [1, 3, 2, 4],
+                                        "players": ["user-42", None, "user-7", None]})],
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        match = Match.objects.prefetch_related("seats").filter(
+            pk=match_id, created_by=self.platform.user
+        ).first()
+        if match is None:
+            raise PlatformMatchNotFound()
+        return Response(ps.PlatformMatchSerializer(platform_match(match)).data)
+
+
+def _valid(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data

@@ -1,0 +1,31 @@
+"""Refusals of the platform API, as `ServiceError`s (problem documents, six languages)."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext_lazy as _
+
+from games.errors import ServiceError
+
+
+class MissingScope(ServiceError):
+    status = 403
+    code = "missing_scope"
+    default_detail = _("This platform key does not have the scope this request needs.")
+
+
+class InvalidExternalId(ServiceError):
+    status = 400
+    code = "invalid_input"
+    default_detail = _("An external id is 1 to 128 of the characters A-Z a-z 0-9 _ . : @ + -.")
+
+
+class UnknownPlayer(ServiceError):
+    status = 400
+    code = "unknown_player"
+    default_detail = _("No player of your platform has this external id; create it first.")
+
+
+class PlatformMatchNotFound(ServiceError):
+    status = 404
+    code = "not_found"
+    default_detail = _("Your platform has no such match.")

@@ -1,0 +1,86 @@
+"""Partner platforms: other services that put Batak inside their own apps.
+
+A platform is registered by staff and calls the API server to server with a `PlatformKey`
+(djangorestframework-api-key: a prefixed secret stored hashed, shown once, revocable, with
+scopes). Its players are accounts of this service tied to the platform's own ids
+(`PlatformPlayer`); the platform's matches are created by its own account (`Platform.user`),
+which is what keeps each platform's data apart: everything is looked up through that account.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
+
+
+class Scope(models.TextChoices):
+    PLAYERS_WRITE = "players:write", "Create and update players, issue their tokens"
+    MATCHES_WRITE = "matches:write", "Create matches for the platform's players"
+    MATCHES_READ = "matches:read", "List the platform's matches and read their results"
+    WEBHOOKS_MANAGE = "webhooks:manage", "Manage webhook subscriptions, read deliveries"
+
+
+class Platform(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    # The platform's own account: it creates the platform's matches, and the account limits
+    # below are counted on it.
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="platform",
+        editable=False,
+    )
+    max_unfinished_matches = models.PositiveIntegerField(
+        default=1000, help_text="Matches waiting or in play at once."
+    )
+    max_bot_seat_deals = models.PositiveIntegerField(
+        default=20_000, help_text="Computer players' deals in them (a computer seat counts its "
+        "match's deals)."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("name",)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PlatformKeyManager(BaseAPIKeyManager):
+    def get_usable_keys(self) -> models.QuerySet[PlatformKey]:
+        # The key's platform and its account come with it: every request needs both.
+        return super().get_usable_keys().select_related("platform__user")
+
+
+class PlatformKey(AbstractAPIKey):
+    platform = models.ForeignKey(Platform, on_delete=models.CASCADE, related_name="keys")
+    scopes = models.JSONField(default=list, help_text="What the key may do (see Scope).")
+
+    objects = PlatformKeyManager()
+
+    class Meta(AbstractAPIKey.Meta):
+        verbose_name = "platform key"
+        verbose_name_plural = "platform keys"
+
+
+class PlatformPlayer(models.Model):
+    """A player of a platform, by the platform's own id, and the account that plays for it."""
+
+    platform = models.ForeignKey(Platform, on_delete=models.CASCADE, related_name="players")
+    external_id = models.CharField(max_length=128)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="platform_player"
+    )
+    language = models.CharField(max_length=8, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("platform", "external_id")
+        constraints = (
+            models.UniqueConstraint(
+                fields=["platform", "external_id"], name="platform_player_unique_id"
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.external_id} of {self.platform}"

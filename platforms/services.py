@@ -1,0 +1,149 @@
+"""Writes for partner platforms: registering them and their keys (staff, in the admin), their
+players by external id, and matches between them. Matches themselves are made and played by
+`games.services`, like every other."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from knox.models import AuthToken
+
+from games import services as games_services
+from games.errors import InvalidMatch
+from games.models import Match
+from platforms.errors import UnknownPlayer
+from platforms.models import Platform, PlatformKey, PlatformPlayer
+
+# A key replaced by `rotate_key` keeps working this long, so that the platform can deploy the
+# new one first.
+ROTATION_GRACE = timedelta(hours=24)
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayerToken:
+    player: PlatformPlayer
+    created: bool
+    token: str
+    expiry: datetime
+
+
+def register_platform(*, name: str) -> Platform:
+    account = get_user_model().objects.create_user(
+        f"platform-{hashlib.sha256(name.encode()).hexdigest()[:24]}", first_name=name[:64]
+    )
+    account.set_unusable_password()
+    account.save(update_fields=["password"])
+    return Platform.objects.create(name=name, user=account)
+
+
+def issue_key(*, platform: Platform, name: str, scopes: Sequence[str]) -> tuple[PlatformKey, str]:
+    """A new key; the secret is returned once and only its hash is kept."""
+    return PlatformKey.objects.create_key(platform=platform, name=name, scopes=list(scopes))
+
+
+def rotate_key(*, key: PlatformKey) -> tuple[PlatformKey, str]:
+    """A new key with the same scopes; the old one lapses after ROTATION_GRACE."""
+    with transaction.atomic():
+        new = issue_key(platform=key.platform, name=key.name, scopes=key.scopes)
+        lapse = timezone.now() + ROTATION_GRACE
+        if key.expiry_date is None or key.expiry_date > lapse:
+            key.expiry_date = lapse
+            key.save(update_fields=["expiry_date"])
+    return new
+
+
+def revoke_key(*, key: PlatformKey) -> None:
+    key.revoked = True
+    key.save(update_fields=["revoked"])
+
+
+def put_player(
+    *, platform: Platform, external_id: str, display_name: str, language: str
+) -> PlayerToken:
+    """Create or update the platform's player ``external_id`` and issue a player token for
+    its app (PLATFORM_PLAYER_TOKEN_MINUTES, not renewed by use: the platform asks again)."""
+    user_model = get_user_model()
+    for _ in range(2):  # a concurrent first PUT of the same player makes it once
+        try:
+            with transaction.atomic():
+                player = (
+                    PlatformPlayer.objects.select_for_update().select_related("user")
+                    .filter(platform=platform, external_id=external_id).first()
+                )
+                created = player is None
+                if player is None:
+                    digest = hashlib.sha256(f"{platform.pk}:{external_id}".encode()).hexdigest()
+                    account = user_model.objects.create_user(
+                        f"p{platform.pk}-{digest[:32]}", first_name=display_name
+                    )
+                    account.set_unusable_password()
+                    account.save(update_fields=["password"])
+                    player = PlatformPlayer.objects.create(
+                        platform=platform, external_id=external_id, user=account,
+                        language=language,
+                    )
+                else:
+                    player.user.first_name = display_name
+                    player.user.save(update_fields=["first_name"])
+                    player.language = language
+                    player.save(update_fields=["language", "updated_at"])
+                ttl = timedelta(minutes=settings.PLATFORM_PLAYER_TOKEN_MINUTES)
+                token_row, token = AuthToken.objects.create(player.user, expiry=ttl)
+            return PlayerToken(player, created, token, token_row.expiry)
+        except IntegrityError:
+            continue
+    raise AssertionError("a player created twice at once")
+
+
+def players_by_id(platform: Platform, external_ids: Sequence[str]) -> dict[str, PlatformPlayer]:
+    found = {
+        player.external_id: player
+        for player in PlatformPlayer.objects.select_related("user").filter(
+            platform=platform, external_id__in=list(external_ids)
+        )
+    }
+    missing = sorted(set(external_ids) - set(found))
+    if missing:
+        raise UnknownPlayer(external_ids=missing)
+    return found
+
+
+def create_match(
+    *,
+    platform: Platform,
+    game: str,
+    rules: dict[str, Any] | None,
+    deal_count: int,
+    seats: Sequence[dict[str, Any]],
+    visibility: str,
+    clock_seconds: Any = games_services.DEFAULT_CLOCK,
+) -> Match:
+    """A match created by the platform's account, its players seated by external id, computer
+    players or open seats beside them; counted against the platform's own limits."""
+    players = players_by_id(
+        platform, [seat["external_id"] for seat in seats if seat["kind"] == "player"]
+    )
+    if len(players) != sum(seat["kind"] == "player" for seat in seats):
+        raise InvalidMatch(field="seats")
+    specs = [
+        games_services.SeatSpec(kind="person", user=players[seat["external_id"]].user)
+        if seat["kind"] == "player"
+        else games_services.SeatSpec(kind=seat["kind"], bot_level=seat.get("bot_level", ""),
+                                     display_name=seat.get("display_name", ""))
+        for seat in seats
+    ]
+    return games_services.create_match(
+        user=platform.user, game=game, rules=rules, deal_count=deal_count, seats=specs,
+        visibility=visibility, clock_seconds=clock_seconds,
+        limits=games_services.AccountLimits(
+            platform.max_unfinished_matches, platform.max_bot_seat_deals
+        ),
+    )
