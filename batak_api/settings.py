@@ -215,6 +215,15 @@ REST_KNOX = {
 # use does not extend it.
 PLATFORM_PLAYER_TOKEN_MINUTES = int(env_float("PLATFORM_PLAYER_TOKEN_MINUTES", 60))
 
+# Webhooks to platforms (platforms/webhooks.py): seconds to wait for a receiver, the delays
+# between attempts (about a day in all; then the delivery is marked failed), and how often the
+# embedded default's delivery thread looks for due ones.
+WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 5)
+WEBHOOK_RETRY_SECONDS = os.environ.get(
+    "WEBHOOK_RETRY_SECONDS", "5,30,120,600,1800,3600,7200,14400,28800,28800"
+)
+WEBHOOK_SWEEP_INTERVAL_SECONDS = env_float("WEBHOOK_SWEEP_INTERVAL_SECONDS", 1)
+
 # A larger API request body is refused with 413 before it is read (batak_api/limits.py).
 API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", 64 * 1024))
 
@@ -263,10 +272,14 @@ SPECTACULAR_SETTINGS = {
         "games.api.schema.exact_contract",
     ],
     "COMPONENT_SPLIT_REQUEST": True,
+    # What partner platforms receive (platforms/webhooks.py), as OpenAPI 3.1 `webhooks`.
+    "WEBHOOKS": "platforms.api.webhooks_schema.WEBHOOKS",
     "ENUM_NAME_OVERRIDES": {
         "Game": "games.models.GameChoice",
         "MatchStatus": "games.models.MatchStatus",
         "BotLevel": "games.models.BotLevel",
+        "EventType": "platforms.models.EventType",
+        "DeliveryStatus": "platforms.models.DeliveryStatus",
         "Suit": ["S", "H", "D", "C"],
         "Card": "games.api.serializers.CARD_CHOICES",
         "Phase": "games.api.serializers.PHASES",
@@ -354,6 +367,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": BOT_SWEEP_INTERVAL_SECONDS,
         # A sweep still queued when the next is due is dropped, so a backlog does not grow.
         "options": {"expires": BOT_SWEEP_INTERVAL_SECONDS},
+    },
+    "sweep-webhooks": {
+        "task": "platforms.tasks.sweep_webhooks",
+        "schedule": 5.0,
+        "options": {"expires": 5.0},
     },
     "run-clocks": {
         "task": "bots.tasks.run_clocks",

@@ -23,7 +23,7 @@ from django.db.models import prefetch_related_objects
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
-from games import clock, engine, notify, selectors
+from games import clock, engine, notify, selectors, signals
 from games.computer_players import computer_players
 from games.engine.shuffle import deck_commitment, new_salt, secure_choice
 from games.errors import (
@@ -398,6 +398,8 @@ def time_out_turn(
         if deal.to_act is None:
             return None
         seat_row = _seat(match, deal.to_act)
+        if seat_row.computer_plays:  # a computer player is to act: no clock is running
+            return None
         # The stand-in decides in milliseconds (Medium), so under the lock.
         action = choose(deal.observation(deal.to_act), seat_row)
         seat_row.timeouts_in_row += 1
@@ -494,6 +496,7 @@ def _apply(
     )
     _record_progress(deal_row, deal)
     current: engine.Deal | None = deal
+    ended = deal_row if deal.is_over else None
     if deal.is_over:
         next_row = _end_deal(match, deal_row, deal)
         deals = [deal_row] if next_row is None else [next_row, deal_row]
@@ -502,6 +505,9 @@ def _apply(
     # Only what an action changes: the rest of the row (the rules among it) stays as written.
     match.save(update_fields=selectors.MATCH_STATE)
     announce_on_commit(match)
+    signals.match_progressed.send(
+        sender=Match, match=match, seat=seat, origin=origin, ended_deal=ended, current=current
+    )
     return deals, current
 
 
@@ -519,6 +525,9 @@ def start_if_full(match: Match) -> None:
     match.save(update_fields=[
         "status", "invitation_code", "fill_bots_at", "turn_deadline", "updated_at"
     ])
+    signals.match_progressed.send(
+        sender=Match, match=match, seat=None, origin=None, ended_deal=None, current=current
+    )
     schedule_bots_on_commit(match, current)
 
 

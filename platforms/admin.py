@@ -11,8 +11,15 @@ from django.http import HttpRequest
 from rest_framework_api_key.admin import APIKeyModelAdmin
 from rest_framework_api_key.models import APIKey
 
-from platforms import services
-from platforms.models import Platform, PlatformKey, PlatformPlayer, Scope
+from platforms import services, webhooks
+from platforms.models import (
+    Platform,
+    PlatformKey,
+    PlatformPlayer,
+    Scope,
+    WebhookDelivery,
+    WebhookSubscription,
+)
 
 # The library's own key model is not used: platform keys are `PlatformKey`.
 admin.site.unregister(APIKey)
@@ -75,3 +82,38 @@ class PlatformPlayerAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+@admin.register(WebhookSubscription)
+class WebhookSubscriptionAdmin(admin.ModelAdmin):
+    list_display = ("platform", "url", "event_types", "active", "created_at")
+    list_filter = ("platform", "active")
+    readonly_fields = ("secret",)
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    """The delivery log: what was sent where, how often, and what the receiver answered."""
+
+    list_display = ("event", "subscription", "status", "attempts", "last_status_code",
+                    "last_latency_ms", "last_error", "next_attempt_at", "delivered_at")
+    list_filter = ("status", "subscription__platform", "event__type")
+    search_fields = ("event__id",)
+    list_select_related = ("event", "subscription__platform")
+    readonly_fields = tuple(field.name for field in WebhookDelivery._meta.fields)
+    actions = ("redeliver",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_redeliver_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("platforms.view_webhookdelivery")
+
+    @admin.action(description="Redeliver: one more attempt now", permissions=["redeliver"])
+    def redeliver(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
+        for delivery in queryset:
+            webhooks.redeliver(delivery)
+        self.message_user(request, f"{queryset.count()} deliveries sent again.")

@@ -5,3 +5,9 @@ class PlatformsConfig(AppConfig):
     name = "platforms"
     verbose_name = "Partner platforms"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from games.signals import match_progressed
+        from platforms import webhooks
+
+        match_progressed.connect(webhooks.on_match_progressed, dispatch_uid="platform-webhooks")

@@ -29,3 +29,9 @@ class PlatformMatchNotFound(ServiceError):
     status = 404
     code = "not_found"
     default_detail = _("Your platform has no such match.")
+
+
+class WebhookNotFound(ServiceError):
+    status = 404
+    code = "not_found"
+    default_detail = _("Your platform has no such webhook.")

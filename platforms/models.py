@@ -84,3 +84,80 @@ class PlatformPlayer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.external_id} of {self.platform}"
+
+
+class EventType(models.TextChoices):
+    TURN_STARTED = "turn.started", "A platform's player is to act"
+    DEAL_ENDED = "deal.ended", "A deal was scored"
+    MATCH_FINISHED = "match.finished", "A match ended, with its ranking"
+    SEAT_TIMED_OUT = "seat.timed_out", "A player's turn clock ran out"
+
+
+class WebhookSubscription(models.Model):
+    platform = models.ForeignKey(Platform, on_delete=models.CASCADE, related_name="webhooks")
+    url = models.URLField(max_length=500)
+    event_types = models.JSONField(help_text="The `EventType`s sent to this URL.")
+    # The Standard Webhooks signing secret, `whsec_` and base64; shown to the platform once.
+    secret = models.CharField(max_length=100, editable=False)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("platform", "created_at")
+
+    def __str__(self) -> str:
+        return f"{self.platform}: {self.url}"
+
+
+class WebhookEvent(models.Model):
+    """One event of a platform, sent to each subscription that wants its type. Its ``id`` is
+    the `webhook-id` of every delivery and retry: receivers deduplicate on it."""
+
+    id = models.CharField(primary_key=True, max_length=40, editable=False)
+    platform = models.ForeignKey(Platform, on_delete=models.CASCADE, related_name="events")
+    type = models.CharField(max_length=32, choices=EventType.choices)
+    payload = models.JSONField(help_text="The body sent: {type, timestamp, data}.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("created_at",)
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.id}"
+
+
+class DeliveryStatus(models.TextChoices):
+    PENDING = "pending", "Pending (sending or waiting to retry)"
+    SUCCEEDED = "succeeded", "Delivered"
+    FAILED = "failed", "Gave up after every retry"
+
+
+class WebhookDelivery(models.Model):
+    subscription = models.ForeignKey(
+        WebhookSubscription, on_delete=models.CASCADE, related_name="deliveries"
+    )
+    event = models.ForeignKey(WebhookEvent, on_delete=models.CASCADE, related_name="deliveries")
+    status = models.CharField(max_length=10, choices=DeliveryStatus.choices,
+                              default=DeliveryStatus.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # When the next attempt is due; while one is under way, when it may be taken over.
+    next_attempt_at = models.DateTimeField(db_index=True)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    last_error = models.CharField(max_length=300, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("-created_at",)
+        verbose_name_plural = "webhook deliveries"
+        constraints = (
+            models.UniqueConstraint(fields=["subscription", "event"],
+                                    name="webhook_delivery_once"),
+        )
+        indexes = (
+            models.Index(fields=["status", "next_attempt_at"], name="webhook_delivery_due"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.event} to {self.subscription.url}"

@@ -10,6 +10,7 @@ from rest_framework import serializers
 from games import engine
 from games.api import serializers as s
 from games.models import BotLevel, GameChoice, Visibility
+from platforms.models import DeliveryStatus, EventType
 
 EXTERNAL_ID_PATTERN = r"^[A-Za-z0-9_.:@+-]{1,128}$"
 
@@ -72,3 +73,100 @@ class PlatformMatchSerializer(s.MatchSerializer):
         child=serializers.CharField(allow_null=True), min_length=4, max_length=4,
         help_text="The external id of the platform's player at each seat (null: none).",
     )
+
+
+class SubscriptionInputSerializer(s.StrictInputSerializer):
+    url = serializers.URLField(max_length=500, help_text="An https:// (or http://) URL.")
+    event_types = serializers.ListField(
+        child=s.StrictChoiceField(choices=EventType.choices), min_length=1, max_length=4,
+    )
+
+
+class SubscriptionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.URLField()
+    event_types = serializers.ListField(child=serializers.ChoiceField(choices=EventType.choices))
+    active = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+
+
+class NewSubscriptionSerializer(SubscriptionSerializer):
+    secret = serializers.CharField(
+        help_text="The signing secret (`whsec_…`): verify each webhook's `webhook-signature` "
+        "with it, as the Standard Webhooks libraries do. Shown only now."
+    )
+
+
+class DeliverySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    event_id = serializers.CharField(help_text="The `webhook-id` of every attempt.")
+    event_type = serializers.ChoiceField(choices=EventType.choices)
+    status = serializers.ChoiceField(choices=DeliveryStatus.choices)
+    attempts = serializers.IntegerField()
+    last_status_code = serializers.IntegerField(allow_null=True)
+    last_latency_ms = serializers.IntegerField(allow_null=True)
+    last_error = serializers.CharField()
+    next_attempt_at = serializers.DateTimeField(allow_null=True,
+                                                help_text="While pending: the next attempt.")
+    delivered_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+# --- webhook payloads (the schema's `webhooks`) -----------------------------------------------
+
+
+class TurnStartedSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField()
+    version = serializers.IntegerField()
+    seat = s.seat_field()
+    external_id = serializers.CharField(help_text="The platform's player to act.")
+    deal_number = serializers.IntegerField()
+    phase = serializers.ChoiceField(choices=s.PHASES)
+    deadline = serializers.DateTimeField(allow_null=True,
+                                         help_text="When their turn clock runs out, if any.")
+
+
+class DealEndedSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField()
+    version = serializers.IntegerField()
+    deal_number = serializers.IntegerField()
+    deal_sequence = serializers.IntegerField()
+    scores = s.seat_list()
+    outcomes = serializers.ListField(child=serializers.ChoiceField(choices=s.OUTCOMES))
+    totals = s.seat_list()
+    players = serializers.ListField(child=serializers.CharField(allow_null=True))
+
+
+class MatchFinishedSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField()
+    version = serializers.IntegerField()
+    totals = s.seat_list()
+    ranking = s.seat_list(help_text="Place per seat (1 = first; ties share).")
+    players = serializers.ListField(child=serializers.CharField(allow_null=True))
+
+
+class SeatTimedOutSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField()
+    version = serializers.IntegerField(help_text="The version of the move made for them.")
+    seat = s.seat_field()
+    external_id = serializers.CharField(allow_null=True)
+    autopilot = serializers.BooleanField(help_text="The seat is now on autopilot.")
+
+
+def envelope(event_type: str, data: type[serializers.Serializer]) -> type[serializers.Serializer]:
+    """A webhook body: `{type, timestamp, data}`."""
+    name = "".join(part.capitalize() for part in event_type.replace(".", "_").split("_"))
+    return type(f"{name}WebhookSerializer", (serializers.Serializer,), {
+        "type": serializers.ChoiceField(choices=[event_type]),
+        "timestamp": serializers.DateTimeField(),
+        "data": data(),
+        "__module__": __name__,
+    })
+
+
+WEBHOOK_BODIES = {
+    EventType.TURN_STARTED: envelope(EventType.TURN_STARTED, TurnStartedSerializer),
+    EventType.DEAL_ENDED: envelope(EventType.DEAL_ENDED, DealEndedSerializer),
+    EventType.MATCH_FINISHED: envelope(EventType.MATCH_FINISHED, MatchFinishedSerializer),
+    EventType.SEAT_TIMED_OUT: envelope(EventType.SEAT_TIMED_OUT, SeatTimedOutSerializer),
+}

@@ -17,16 +17,31 @@ from games import services as games_services
 from games.api import examples
 from games.api.views import MAX_PAGE, MatchPagination, errors
 from games.models import Match, MatchStatus
-from platforms import services
+from platforms import services, webhooks
 from platforms.api import serializers as ps
 from platforms.authentication import PlatformKeyAuthentication, scoped
-from platforms.errors import InvalidExternalId, PlatformMatchNotFound
-from platforms.models import Platform, PlatformKey, PlatformPlayer, Scope
+from platforms.errors import InvalidExternalId, PlatformMatchNotFound, WebhookNotFound
+from platforms.models import Platform, PlatformKey, PlatformPlayer, Scope, WebhookSubscription
 
 EXTERNAL_ID = re.compile(ps.EXTERNAL_ID_PATTERN)
 EXTERNAL_ID_PARAMETER = OpenApiParameter(
     "external_id", OpenApiTypes.STR, OpenApiParameter.PATH, pattern=ps.EXTERNAL_ID_PATTERN,
     description="The platform's own id of the player: 1 to 128 of A-Z a-z 0-9 `_ . : @ + -`.",
+)
+
+
+SUBSCRIPTION = {"id": 3, "url": "https://games.example/batak/hooks",
+                "event_types": ["deal.ended", "match.finished", "turn.started"],
+                "active": True, "created_at": "2026-12-01T10:00:00Z"}
+DELIVERY = {"id": 41, "event_id": "msg_6f1c2d3e4b5a69788796a5b4c3d2e1f0",
+            "event_type": "turn.started", "status": "succeeded", "attempts": 1,
+            "last_status_code": 204, "last_latency_ms": 12, "last_error": "",
+            "next_attempt_at": None, "delivered_at": "2026-12-01T10:02:03Z",
+            "created_at": "2026-12-01T10:02:03Z"}
+WEBHOOK_NOT_FOUND = OpenApiExample(
+    "No such subscription", status_codes=["404"], response_only=True,
+    value={"type": "https://batak.example/problems/not_found", "title": "Not Found",
+           "status": 404, "code": "not_found", "detail": "Your platform has no such webhook."},
 )
 
 
@@ -186,3 +201,103 @@ def _valid(serializer_class: type[serializers.Serializer], data: Any) -> dict[st
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
+
+
+class WebhooksView(PlatformEndpoint):
+    permission_classes: ClassVar[list[type]] = [scoped(Scope.WEBHOOKS_MANAGE)]
+
+    @extend_schema(
+        operation_id="listPlatformWebhooks", tags=["platform"], summary="Webhook subscriptions",
+        description="The platform's subscriptions. Scope `webhooks:manage`.",
+        responses={200: ps.SubscriptionSerializer(many=True), **errors(401, 403)},
+        examples=[OpenApiExample("One subscription", response_only=True, status_codes=["200"],
+                                 value=SUBSCRIPTION)],
+    )
+    def get(self, request: Request) -> Response:
+        rows = WebhookSubscription.objects.filter(platform=self.platform)
+        return Response(ps.SubscriptionSerializer(rows, many=True).data)
+
+    @extend_schema(
+        operation_id="createPlatformWebhook", tags=["platform"], summary="Subscribe to events",
+        description=(
+            "Events of the chosen types are POSTed to `url` as JSON `{type, timestamp, data}` "
+            "and signed as the Standard Webhooks specification says (`webhook-id`, "
+            "`webhook-timestamp`, `webhook-signature`: HMAC-SHA256 with the `secret`, shown "
+            "only in this answer). A delivery is retried until the receiver answers 2xx, after "
+            "5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h and 8 h (about a day), every "
+            "attempt with the same `webhook-id`. The payloads are the schema's `webhooks`. "
+            "Scope `webhooks:manage`."
+        ),
+        request=ps.SubscriptionInputSerializer,
+        responses={201: ps.NewSubscriptionSerializer, **errors(400, 401, 403)},
+        examples=[OpenApiExample("Subscribed", response_only=True, status_codes=["201"],
+                                 value={**SUBSCRIPTION, "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILP"
+                                        "ZIcEtD4Rx5"})],
+    )
+    def post(self, request: Request) -> Response:
+        data = _valid(ps.SubscriptionInputSerializer, request.data)
+        subscription = webhooks.subscribe(platform=self.platform, url=data["url"],
+                                          event_types=data["event_types"])
+        body = {**ps.SubscriptionSerializer(subscription).data, "secret": subscription.secret}
+        return Response(ps.NewSubscriptionSerializer(body).data, status=status.HTTP_201_CREATED)
+
+
+class WebhookEndpoint(PlatformEndpoint):
+    permission_classes: ClassVar[list[type]] = [scoped(Scope.WEBHOOKS_MANAGE)]
+
+    def subscription(self, webhook_id: int) -> WebhookSubscription:
+        found = WebhookSubscription.objects.filter(pk=webhook_id, platform=self.platform).first()
+        if found is None:
+            raise WebhookNotFound()
+        return found
+
+
+class WebhookView(WebhookEndpoint):
+    @extend_schema(
+        operation_id="deletePlatformWebhook", tags=["platform"], summary="Unsubscribe",
+        description="No more events are sent there; deliveries under way are dropped.",
+        responses={204: None, **errors(401, 403, 404)},
+        examples=[WEBHOOK_NOT_FOUND],
+    )
+    def delete(self, request: Request, webhook_id: int) -> Response:
+        self.subscription(webhook_id).delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class DeliveryPagination(MatchPagination):
+    page_size = 50
+
+
+class DeliveryQuerySerializer(serializers.Serializer):
+    page = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=1)
+
+
+class DeliveriesView(WebhookEndpoint, generics.GenericAPIView):
+    pagination_class = DeliveryPagination
+    serializer_class = ps.DeliverySerializer
+
+    @extend_schema(
+        operation_id="listPlatformWebhookDeliveries", tags=["platform"],
+        summary="Deliveries of a subscription",
+        description="Newest first, 50 a page: status, attempts, the last response code and "
+        "latency. Scope `webhooks:manage`.",
+        parameters=[DeliveryQuerySerializer],
+        responses={200: ps.DeliverySerializer(many=True), **errors(401, 403, 404)},
+        examples=[OpenApiExample("Delivered", response_only=True, status_codes=["200"],
+                                 value=DELIVERY)],
+    )
+    def get(self, request: Request, webhook_id: int) -> Response:
+        _valid(DeliveryQuerySerializer, request.query_params.dict())
+        subscription = self.subscription(webhook_id)
+        rows = subscription.deliveries.select_related("event").order_by("-created_at", "-pk")
+        page = self.paginate_queryset(rows)
+        data = [{
+            "id": row.pk, "event_id": row.event_id, "event_type": row.event.type,
+            "status": row.status, "attempts": row.attempts,
+            "last_status_code": row.last_status_code, "last_latency_ms": row.last_latency_ms,
+            "last_error": row.last_error,
+            "next_attempt_at": row.next_attempt_at if row.status == "pending" else None,
+            "delivered_at": row.delivered_at, "created_at": row.created_at,
+        } for row in page or []]
+        return self.get_paginated_response(ps.DeliverySerializer(data, many=True).data)
+

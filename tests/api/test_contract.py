@@ -288,6 +288,8 @@ OPERATION_IDS = {
     "listLobby", "quickMatch", "getInvitation", "renewInvitation", "revokeInvitation",
     "joinByInvitation", "cancelMatch", "leaveMatch", "returnToSeat", "spectateMatch",
     "putPlatformPlayer", "listPlatformMatches", "createPlatformMatch", "getPlatformMatch",
+    "listPlatformWebhooks", "createPlatformWebhook", "deletePlatformWebhook",
+    "listPlatformWebhookDeliveries",
 }
 
 

@@ -1,0 +1,15 @@
+"""What happens in a match, for the apps that follow matches without `games` knowing them (the
+partner platforms' webhooks): sent inside the transaction that makes the change, so that a
+receiver's writes commit or roll back with it."""
+
+from __future__ import annotations
+
+from django.dispatch import Signal
+
+# A match changed: an action was applied, or it started. Arguments:
+#   match      the match row (seats prefetched), after the change;
+#   seat       the seat that acted, or None when the match started;
+#   origin     how the action was made (`ActionOrigin`), or None;
+#   ended_deal the deal row the action ended, if it ended one;
+#   current    the current deal's engine state afterwards (None once the match is over).
+match_progressed = Signal()

@@ -1,0 +1,200 @@
+"""Webhooks: which events a platform's match makes, Standard Webhooks signatures, delivery by
+the embedded default's delivery thread with retries, the delivery log, and that a receiver
+that is down slows no move."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+from django.utils import timezone
+
+from games import sweeper
+from games.models import Match
+from platforms import webhooks
+from platforms.models import DeliveryStatus, WebhookDelivery, WebhookEvent
+
+from .conftest import API, new_platform
+from .receiver import Receiver
+from .test_platform_api import TWO_PLAYERS
+
+EVERY_TYPE = ["turn.started", "deal.ended", "match.finished", "seat.timed_out"]
+
+
+@pytest.fixture
+def receiver():
+    serving = Receiver()
+    yield serving
+    serving.stop()
+
+
+@pytest.fixture
+def quick_retries(settings):
+    settings.WEBHOOK_RETRY_SECONDS = "0.2,0.2"
+    settings.WEBHOOK_SWEEP_INTERVAL_SECONDS = 0.1
+    settings.WEBHOOK_TIMEOUT_SECONDS = 2
+
+
+def subscribe(platform, receiver: Receiver, types=EVERY_TYPE) -> dict:
+    response = platform.post("/webhooks", {"url": receiver.url, "event_types": types})
+    assert response.status_code == 201, response.content
+    body = response.json()
+    receiver.secrets[str(body["id"])] = body["secret"]
+    return body
+
+
+def wait_for(check, seconds: float = 15) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def play_to_the_end(platform, apps: dict, match_id: str) -> None:
+    rng = random.Random(5)
+    for _ in range(300):
+        if platform.get(f"/matches/{match_id}").json()["status"] != "active":
+            return
+        for seat, app in apps.items():
+            view = app.get(f"{API}/matches/{match_id}/view").json()
+            if view["deal"] and view["deal"]["to_act"] == seat:
+                action = rng.choice(view["deal"]["legal_actions"])
+                body = {k: v for k, v in action.items() if k != "kind"}
+                answer = app.post(f"{API}/matches/{match_id}/{action['kind']}", body,
+                                  format="json")
+                assert answer.status_code == 200, answer.content
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_platform_hears_of_turns_deals_and_the_end(receiver, quick_retries) -> None:
+    platform = new_platform("Hooked")
+    subscription = subscribe(platform, receiver)
+    apps = {0: platform.player("ext-1"), 2: platform.player("ext-2")}
+    match = platform.post("/matches", {"game": "auction", "deals": 1, "seats": TWO_PLAYERS,
+                                       "clock": None}).json()
+    play_to_the_end(platform, apps, match["id"])
+    events = WebhookEvent.objects.filter(platform=platform.platform)
+    wait_for(lambda: len(receiver.unique()) == events.count())
+    got = receiver.unique()
+    assert all(record["valid"] for record in receiver.got)
+    types = [record["body"]["type"] for record in got.values()]
+    assert types.count("match.finished") == 1 and types.count("deal.ended") >= 1
+    turns = [r["body"]["data"] for r in got.values() if r["body"]["type"] == "turn.started"]
+    assert {turn["external_id"] for turn in turns} == {"ext-1", "ext-2"}
+    assert {turn["seat"] for turn in turns} == {0, 2}
+    finished = next(r["body"]["data"] for r in got.values()
+                    if r["body"]["type"] == "match.finished")
+    assert finished["players"] == ["ext-1", None, "ext-2", None]
+    assert finished["ranking"] == Match.objects.get(pk=match["id"]).ranking
+    log = platform.get(f"/webhooks/{subscription['id']}/deliveries").json()
+    assert {row["status"] for row in log["results"]} == {"succeeded"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_delivery_is_retried_with_the_same_id(receiver, quick_retries) -> None:
+    platform = new_platform("Flaky")
+    subscribe(platform, receiver, ["turn.started"])
+    receiver.answers.extend([500, 503])
+    platform.player("ext-1")
+    platform.player("ext-2")
+    platform.post("/matches", {"game": "auction", "deals": 1, "seats": TWO_PLAYERS})
+    delivery = WebhookDelivery.objects.get()
+    wait_for(lambda: WebhookDelivery.objects.get().status == DeliveryStatus.SUCCEEDED)
+    assert [r["status"] for r in receiver.got] == [500, 503, 204]
+    assert {r["id"] for r in receiver.got} == {delivery.event_id}
+    delivery.refresh_from_db()
+    assert delivery.attempts == 3 and delivery.last_status_code == 204
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_receiver_that_is_down_fails_after_every_retry_and_can_be_redelivered(
+    receiver, quick_retries
+) -> None:
+    platform = new_platform("Down")
+    subscribe(platform, receiver, ["turn.started"])
+    url = receiver.url
+    receiver.stop()
+    platform.player("ext-1")
+    platform.player("ext-2")
+    platform.post("/matches", {"game": "auction", "deals": 1, "seats": TWO_PLAYERS})
+    wait_for(lambda: WebhookDelivery.objects.get().status == DeliveryStatus.FAILED)
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.attempts == 3 and delivery.last_status_code is None
+    assert delivery.last_error
+    again = Receiver()
+    try:
+        again.secrets.update(receiver.secrets)
+        delivery.subscription.url = again.url
+        delivery.subscription.save()
+        webhooks.redeliver(delivery)
+        wait_for(lambda: WebhookDelivery.objects.get().status == DeliveryStatus.SUCCEEDED)
+        assert len(again.unique()) == 1 and again.got[0]["valid"]
+    finally:
+        again.stop()
+    assert url != again.url
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_receiver_that_hangs_slows_no_move(quick_retries, settings) -> None:
+    import socket
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)  # accepts connections, never answers
+    try:
+        platform = new_platform("Hanging")
+        port = silent.getsockname()[1]
+        platform.post("/webhooks", {"url": f"http://127.0.0.1:{port}/h",
+                                    "event_types": EVERY_TYPE})
+        apps = {0: platform.player("ext-1"), 2: platform.player("ext-2")}
+        match = platform.post("/matches", {"game": "auction", "deals": 1,
+                                           "seats": TWO_PLAYERS, "clock": None}).json()
+        for _ in range(6):
+            for seat, app in apps.items():
+                view = app.get(f"{API}/matches/{match['id']}/view").json()
+                if view["deal"]["to_act"] == seat:
+                    action = view["deal"]["legal_actions"][0]
+                    body = {k: v for k, v in action.items() if k != "kind"}
+                    started = time.perf_counter()
+                    app.post(f"{API}/matches/{match['id']}/{action['kind']}", body,
+                             format="json")
+                    assert time.perf_counter() - started < 1.0
+    finally:
+        silent.close()
+
+
+def test_a_timeout_is_an_event(platform, settings) -> None:
+    """(Without a commit no delivery runs: the events and deliveries are what is checked.)"""
+    platform.post("/webhooks", {"url": "https://receiver.example/h",
+                                "event_types": ["seat.timed_out"]})
+    ids = [f"ext-{seat}" for seat in range(4)]
+    for external_id in ids:
+        platform.player(external_id)
+    match = platform.post("/matches", {"game": "auction", "deals": 1, "seats": [
+        {"kind": "player", "external_id": external_id} for external_id in ids]}).json()
+    Match.objects.filter(pk=match["id"]).update(turn_deadline=timezone.now())
+    settings.COMPUTER_PLAYERS = "tests.bots.idle_players"
+    assert sweeper.run_clocks() == 1
+    event = WebhookEvent.objects.get(type="seat.timed_out")
+    assert event.payload["data"]["external_id"] in ids
+    assert WebhookDelivery.objects.filter(event=event).count() == 1
+
+
+def test_webhooks_are_the_platforms_own(platform, other_platform) -> None:
+    subscription = platform.post("/webhooks", {"url": "https://a.example/h",
+                                               "event_types": ["match.finished"]}).json()
+    assert other_platform.get("/webhooks").json() == []
+    assert other_platform.get(f"/webhooks/{subscription['id']}/deliveries").status_code == 404
+    assert other_platform.client.delete(
+        f"{API}/platform/webhooks/{subscription['id']}").status_code == 404
+    assert "secret" not in platform.get("/webhooks").json()[0]
+    assert platform.client.delete(
+        f"{API}/platform/webhooks/{subscription['id']}").status_code == 204
+
+
+def test_managing_webhooks_needs_its_scope(db) -> None:
+    reader = new_platform("Reader", scopes=["matches:read"])
+    assert reader.get("/webhooks").status_code == 403
+    bad = reader.post("/webhooks", {"url": "https://a.example/h", "event_types": ["x"]})
+    assert bad.status_code == 403
