@@ -13,6 +13,8 @@ from games.models import BotLevel, GameChoice, Visibility
 from platforms.models import DeliveryStatus, EventType
 
 EXTERNAL_ID_PATTERN = r"^[A-Za-z0-9_.:@+-]{1,128}$"
+# Exactly what is accepted: the schema gives this pattern, and nothing else is checked.
+WEBHOOK_URL_PATTERN = r"^https?://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?(/[!-~]*)?$"
 
 
 class PlayerInputSerializer(s.StrictInputSerializer):
@@ -76,7 +78,11 @@ class PlatformMatchSerializer(s.MatchSerializer):
 
 
 class SubscriptionInputSerializer(s.StrictInputSerializer):
-    url = serializers.URLField(max_length=500, help_text="An https:// (or http://) URL.")
+    url = s.StrictRegexField(
+        WEBHOOK_URL_PATTERN, max_length=500,
+        help_text="Where to POST the events: an http:// or https:// URL (the host name or "
+        "address, an optional port, a path).",
+    )
     event_types = serializers.ListField(
         child=s.StrictChoiceField(choices=EventType.choices), min_length=1, max_length=4,
     )

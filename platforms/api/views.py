@@ -282,7 +282,7 @@ class DeliveriesView(WebhookEndpoint, generics.GenericAPIView):
         description="Newest first, 50 a page: status, attempts, the last response code and "
         "latency. Scope `webhooks:manage`.",
         parameters=[DeliveryQuerySerializer],
-        responses={200: ps.DeliverySerializer(many=True), **errors(401, 403, 404)},
+        responses={200: ps.DeliverySerializer(many=True), **errors(400, 401, 403, 404)},
         examples=[OpenApiExample("Delivered", response_only=True, status_codes=["200"],
                                  value=DELIVERY)],
     )

@@ -30,6 +30,8 @@ from tests.integration.harness.stack import Stack, production_env, redis_answers
 FAST_SWEEPER = {"BOT_STALE_AFTER_SECONDS": "2", "BOT_SWEEP_INTERVAL_SECONDS": "1"}
 # The people scenario (tests/people) needs a person away for seconds to show as gone.
 SHORT_PRESENCE = {"PRESENCE_SECONDS": "3"}
+# A webhook receiver that is down for seconds is retried within seconds (tests/platforms).
+QUICK_WEBHOOK_RETRIES = {"WEBHOOK_RETRY_SECONDS": "1,1,2,2,3,3,5,5,5,5"}
 # Every test signs up guests from 127.0.0.1; the production rate of 30 a minute is for people.
 TEST_RATES = {"THROTTLE_ANON_RATE": "10000/minute", "THROTTLE_USER_RATE": "10000/minute"}
 
@@ -68,7 +70,7 @@ def database_url() -> str:
 
 def stack_env(redis_url: str) -> dict[str, str]:
     return production_env(database_url(), redis_url, **FAST_SWEEPER, **SHORT_PRESENCE,
-                          **TEST_RATES)
+                          **QUICK_WEBHOOK_RETRIES, **TEST_RATES)
 
 
 @pytest.fixture(scope="session")
