@@ -223,6 +223,10 @@ WEBHOOK_RETRY_SECONDS = os.environ.get(
     "WEBHOOK_RETRY_SECONDS", "5,30,120,600,1800,3600,7200,14400,28800,28800"
 )
 WEBHOOK_SWEEP_INTERVAL_SECONDS = env_float("WEBHOOK_SWEEP_INTERVAL_SECONDS", 1)
+# Whether webhooks may go to loopback, private or link-local addresses: only while developing
+# (and in tests, whose receivers are on loopback); never let a platform aim the service at its
+# own network in production.
+WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env_bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", DEBUG)
 
 # A larger API request body is refused with 413 before it is read (batak_api/limits.py).
 API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", 64 * 1024))

@@ -12,13 +12,16 @@ the same `webhook-id`: delivery is at least once, and receivers deduplicate on t
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import queue
 import secrets
+import socket
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Iterable
@@ -202,6 +205,7 @@ def attempt(delivery_id: int) -> bool | None:
     started = time.perf_counter()
     code, error = None, ""
     try:
+        _check_address(delivery.subscription.url)
         with urllib.request.urlopen(request, timeout=settings.WEBHOOK_TIMEOUT_SECONDS) as reply:
             code = reply.status
     except urllib.error.HTTPError as refused:
@@ -230,6 +234,26 @@ def attempt(delivery_id: int) -> bool | None:
     if delivery.status == DeliveryStatus.PENDING:
         send([delivery.pk], countdown=delays[delivery.attempts - 1])
     return delivered
+
+
+class AddressNotAllowed(ValueError):
+    pass
+
+
+def _check_address(url: str) -> None:
+    """A platform's URL must not point the service at its own network (loopback, private,
+    link-local addresses: the cloud's metadata service among them) unless
+    WEBHOOK_ALLOW_PRIVATE_ADDRESSES (development, tests)."""
+    if settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES:
+        return
+    host = urllib.parse.urlsplit(url).hostname or ""
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except OSError as failure:
+        raise AddressNotAllowed(f"cannot resolve {host}: {failure}") from None
+    for address in addresses:
+        if not ipaddress.ip_address(address.split("%")[0]).is_global:
+            raise AddressNotAllowed(f"{host} resolves to {address}, not a public address")
 
 
 def due_deliveries() -> list[int]:

@@ -31,7 +31,8 @@ FAST_SWEEPER = {"BOT_STALE_AFTER_SECONDS": "2", "BOT_SWEEP_INTERVAL_SECONDS": "1
 # The people scenario (tests/people) needs a person away for seconds to show as gone.
 SHORT_PRESENCE = {"PRESENCE_SECONDS": "3"}
 # A webhook receiver that is down for seconds is retried within seconds (tests/platforms).
-QUICK_WEBHOOK_RETRIES = {"WEBHOOK_RETRY_SECONDS": "1,1,2,2,3,3,5,5,5,5"}
+QUICK_WEBHOOK_RETRIES = {"WEBHOOK_RETRY_SECONDS": "1,1,2,2,3,3,5,5,5,5",
+                         "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true"}
 # Every test signs up guests from 127.0.0.1; the production rate of 30 a minute is for people.
 TEST_RATES = {"THROTTLE_ANON_RATE": "10000/minute", "THROTTLE_USER_RATE": "10000/minute"}
 

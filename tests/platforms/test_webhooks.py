@@ -198,3 +198,17 @@ def test_managing_webhooks_needs_its_scope(db) -> None:
     assert reader.get("/webhooks").status_code == 403
     bad = reader.post("/webhooks", {"url": "https://a.example/h", "event_types": ["x"]})
     assert bad.status_code == 403
+
+
+@pytest.mark.django_db(transaction=True)
+def test_in_production_no_webhook_goes_to_a_private_address(receiver, quick_retries,
+                                                             settings) -> None:
+    settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES = False
+    platform = new_platform("Sneaky")
+    subscribe(platform, receiver, ["turn.started"])  # a loopback URL
+    platform.player("ext-1")
+    platform.player("ext-2")
+    platform.post("/matches", {"game": "auction", "deals": 1, "seats": TWO_PLAYERS})
+    wait_for(lambda: WebhookDelivery.objects.get().status == DeliveryStatus.FAILED)
+    assert receiver.got == []
+    assert "not a public address" in WebhookDelivery.objects.get().last_error
