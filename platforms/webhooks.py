@@ -12,6 +12,7 @@ the same `webhook-id`: delivery is at least once, and receivers deduplicate on t
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import json
 import logging
@@ -52,7 +53,9 @@ CHUNK = 200
 
 
 def new_secret() -> str:
-    return Webhook._SECRET_PREFIX + secrets.token_urlsafe(24)
+    # Standard base64 of 24 random bytes (32 characters, no padding): what every Standard
+    # Webhooks library decodes. (URL-safe base64 is not: `-` and `_` fail to decode.)
+    return Webhook._SECRET_PREFIX + base64.b64encode(secrets.token_bytes(24)).decode()
 
 
 def subscribe(*, platform: Platform, url: str, event_types: Iterable[str]) -> WebhookSubscription:

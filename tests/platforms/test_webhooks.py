@@ -212,3 +212,17 @@ def test_in_production_no_webhook_goes_to_a_private_address(receiver, quick_retr
     wait_for(lambda: WebhookDelivery.objects.get().status == DeliveryStatus.FAILED)
     assert receiver.got == []
     assert "not a public address" in WebhookDelivery.objects.get().last_error
+
+
+def test_every_signing_secret_works_with_the_standard_library() -> None:
+    from datetime import UTC, datetime
+
+    from standardwebhooks.webhooks import Webhook
+
+    for _ in range(200):
+        secret = webhooks.new_secret()
+        now = datetime.now(UTC)
+        signature = Webhook(secret).sign("msg_1", now, "{}")
+        headers = {"webhook-id": "msg_1", "webhook-timestamp": str(int(now.timestamp())),
+                   "webhook-signature": signature}
+        assert Webhook(secret).verify("{}", headers) == {}
