@@ -143,11 +143,11 @@ def quick_match(
             seat = selectors.seat_of(mine, user)
             assert seat is not None
             return Seated(mine, seat)
-        oldest = compatible.filter(open_seats__gt=0).order_by("created_at", "pk").first()
-        if oldest is not None:
-            locked = services.lock(oldest.pk)
-            seat = services.take_seat(locked, user, None)
-            return Seated(locked, seat)
+        for candidate in compatible.filter(open_seats__gt=0).order_by("created_at", "pk")[:5]:
+            locked = services.lock(candidate.pk)
+            # A plain join or the computer players may have filled it since it was read.
+            if locked.status == MatchStatus.WAITING and locked.open_seats:
+                return Seated(locked, services.take_seat(locked, user, None))
         fill_at = (
             None if fill_with_bots_after is None
             else timezone.now() + timedelta(seconds=fill_with_bots_after)

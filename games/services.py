@@ -241,6 +241,7 @@ def take_seat(match: Match, user: AbstractBaseUser, seat: int | None) -> Seat:
     open_seats = [s for s in seats if s.is_open and (seat is None or s.index == seat)]
     if match.status != MatchStatus.WAITING or not open_seats:
         raise SeatUnavailable()
+    _check_account_limits(user, AccountLimits.default(), new_bot_deals=0)
     chosen = open_seats[0]
     chosen.user = user
     chosen.display_name = selectors.display_name(user)
@@ -299,7 +300,7 @@ def _submit_action(
                 return ActionResult(view=record.body, replayed=True)
         seat_row = _seat(match, seat)
         if (user is None and not seat_row.is_bot) or (
-            user is not None and seat_row.user_id != user.pk
+            user is not None and (seat_row.user_id != user.pk or seat_row.left_at is not None)
         ):
             raise NotYourSeat()
         if match.status != MatchStatus.ACTIVE:

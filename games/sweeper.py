@@ -38,26 +38,32 @@ def _note_key(match_id: object) -> str:
     return f"sweeper:waiting-for-person:{match_id}"
 
 
+def _state(version: int, updated_at: datetime) -> str:
+    # Version and `updated_at` together: a seat handed to a computer player (a person left or
+    # is on autopilot) changes who is to act without a new version.
+    return f"{version}@{updated_at.isoformat()}"
+
+
 def stuck_bot_turns() -> list[tuple[str, int]]:
     """(match id, version) of the active matches whose computer player has been to act for
     longer than BOT_STALE_AFTER_SECONDS."""
     cutoff = timezone.now() - timedelta(seconds=settings.BOT_STALE_AFTER_SECONDS)
     candidates = Match.objects.filter(status=MatchStatus.ACTIVE, updated_at__lt=cutoff)
-    rows = list(candidates.values_list("id", "version"))
+    rows = list(candidates.values_list("id", "version", "updated_at"))
     stuck = []
     for start in range(0, len(rows), CHUNK):
         chunk = rows[start : start + CHUNK]
-        notes = cache.get_many([_note_key(match_id) for match_id, _ in chunk])
+        notes = cache.get_many([_note_key(match_id) for match_id, _, _ in chunk])
         waiting = {}
-        for match_id, version in chunk:
-            if notes.get(_note_key(match_id)) == version:
+        for match_id, version, updated_at in chunk:
+            if notes.get(_note_key(match_id)) == _state(version, updated_at):
                 continue
             match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
             # Read again: the match may have moved on since the list was taken.
             if match is None or match.status != MatchStatus.ACTIVE or match.updated_at >= cutoff:
                 continue
             if selectors.bot_to_act(match) is None:
-                waiting[_note_key(match_id)] = match.version
+                waiting[_note_key(match_id)] = _state(match.version, match.updated_at)
             else:
                 stuck.append((str(match_id), match.version))
         cache.set_many(waiting, WAITING_NOTE_SECONDS)
@@ -88,10 +94,11 @@ def resume_if_stuck(match: Match) -> bool:
     if settings.REDIS_URL or match.status != MatchStatus.ACTIVE:
         return False
     cutoff = timezone.now() - timedelta(seconds=settings.BOT_STALE_AFTER_SECONDS)
-    if match.updated_at >= cutoff or cache.get(_note_key(match.id)) == match.version:
+    state = _state(match.version, match.updated_at)
+    if match.updated_at >= cutoff or cache.get(_note_key(match.id)) == state:
         return False
     if selectors.bot_to_act(match) is None:
-        cache.set(_note_key(match.id), match.version, WAITING_NOTE_SECONDS)
+        cache.set(_note_key(match.id), state, WAITING_NOTE_SECONDS)
         return False
     if not cache.add(f"sweeper:sent:{match.id}:{match.version}", 1,
                      settings.BOT_STALE_AFTER_SECONDS):
@@ -118,13 +125,18 @@ def run_clocks() -> int:
     due = Match.objects.filter(status=MatchStatus.ACTIVE, turn_deadline__lte=now)
     choose = computer_players().choose
     for match_id, version in list(due.values_list("id", "version")[:CHUNK]):
-        if time_out(str(match_id), version, choose):
-            done += 1
+        try:
+            done += time_out(str(match_id), version, choose)
+        except Exception:  # one match's failure must not stop every other clock
+            logger.exception("a timeout failed", extra={"match_id": str(match_id)})
     if not settings.CELERY_TASK_ALWAYS_EAGER:
         _send_clocks_running_out(now)
     waiting = Match.objects.filter(status=MatchStatus.WAITING, fill_bots_at__lte=now)
     for match_id in list(waiting.values_list("id", flat=True)[:CHUNK]):
-        done += seating.fill_with_bots(match_id=match_id)
+        try:
+            done += seating.fill_with_bots(match_id=match_id)
+        except Exception:
+            logger.exception("filling a table failed", extra={"match_id": str(match_id)})
     return done
 
 
@@ -152,6 +164,7 @@ def _send_clocks_running_out(now: datetime) -> None:
             computer_players().send_timeout(str(match_id), version, deadline)
 
 
+MIN_TIMER_SLEEP = 0.05
 _timer_started = False
 _timer_lock = threading.Lock()
 
@@ -200,4 +213,7 @@ def _until_next_clock() -> float:
         return interval
     if upcoming is None:
         return interval
-    return min(interval, max(0.0, (upcoming - timezone.now()).total_seconds()))
+    # Never less than MIN_TIMER_SLEEP: a deadline that stays past (its timeout failing) must not
+    # make the thread spin.
+    left = (upcoming - timezone.now()).total_seconds()
+    return min(interval, max(MIN_TIMER_SLEEP, left))

@@ -110,7 +110,8 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         return False
 
     def has_redeliver_permission(self, request: HttpRequest) -> bool:
-        return request.user.has_perm("platforms.view_webhookdelivery")
+        # An outbound request: more than reading the log.
+        return request.user.has_perm("platforms.change_webhookdelivery")
 
     @admin.action(description="Redeliver: one more attempt now", permissions=["redeliver"])
     def redeliver(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:

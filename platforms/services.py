@@ -5,7 +5,7 @@ players by external id, and matches between them. Matches themselves are made an
 from __future__ import annotations
 
 import dataclasses
-import hashlib
+import secrets
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -36,8 +36,9 @@ class PlayerToken:
 
 
 def register_platform(*, name: str) -> Platform:
+    # Random names: a name derived from the platform's could be registered first by anyone.
     account = get_user_model().objects.create_user(
-        f"platform-{hashlib.sha256(name.encode()).hexdigest()[:24]}", first_name=name[:64]
+        f"platform-{secrets.token_hex(12)}", first_name=name[:64]
     )
     account.set_unusable_password()
     account.save(update_fields=["password"])
@@ -80,9 +81,8 @@ def put_player(
                 )
                 created = player is None
                 if player is None:
-                    digest = hashlib.sha256(f"{platform.pk}:{external_id}".encode()).hexdigest()
                     account = user_model.objects.create_user(
-                        f"p{platform.pk}-{digest[:32]}", first_name=display_name
+                        f"player-{secrets.token_hex(16)}", first_name=display_name
                     )
                     account.set_unusable_password()
                     account.save(update_fields=["password"])

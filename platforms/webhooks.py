@@ -85,7 +85,8 @@ def on_match_progressed(
     seats = {row.index: row for row in match.seats.all()}
     players = dict(
         PlatformPlayer.objects.filter(
-            user_id__in=[row.user_id for row in seats.values() if row.user_id]
+            platform_id=platform_id,
+            user_id__in=[row.user_id for row in seats.values() if row.user_id],
         ).values_list("user_id", "external_id")
     )
 
@@ -209,7 +210,7 @@ def attempt(delivery_id: int) -> bool | None:
     code, error = None, ""
     try:
         _check_address(delivery.subscription.url)
-        with urllib.request.urlopen(request, timeout=settings.WEBHOOK_TIMEOUT_SECONDS) as reply:
+        with _OPENER.open(request, timeout=settings.WEBHOOK_TIMEOUT_SECONDS) as reply:
             code = reply.status
     except urllib.error.HTTPError as refused:
         code, error = refused.code, f"HTTP {refused.code}"
@@ -237,6 +238,17 @@ def attempt(delivery_id: int) -> bool | None:
     if delivery.status == DeliveryStatus.PENDING:
         send([delivery.pk], countdown=delays[delivery.attempts - 1])
     return delivered
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is the receiver's answer, not an address to go to: followed, it would take
+    the service wherever the receiver points it (past `_check_address`)."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
 
 
 class AddressNotAllowed(ValueError):

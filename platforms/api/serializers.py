@@ -39,9 +39,9 @@ class PlayerSerializer(serializers.Serializer):
 
 class PlatformSeatSerializer(s.StrictInputSerializer):
     kind = s.StrictChoiceField(
-        choices=[("player", "player"), ("bot", "bot"), ("open", "open")],
-        help_text="`player`: the platform's player `external_id`; `bot`: a computer player; "
-        "`open`: a seat another player may take.",
+        choices=[("player", "player"), ("bot", "bot")],
+        help_text="`player`: the platform's player `external_id`; `bot`: a computer player. "
+        "A platform seats every player itself: its matches have no open seats.",
     )
     external_id = s.StrictRegexField(EXTERNAL_ID_PATTERN, required=False,
                                      help_text="Required for `player`, refused otherwise.")

@@ -60,8 +60,9 @@ def platform_match(match: Match) -> dict[str, Any]:
     summary = selectors.match_summary(match)
     users = {seat.index: seat.user_id for seat in match.seats.all()}
     ids = dict(
-        PlatformPlayer.objects.filter(user_id__in=[u for u in users.values() if u])
-        .values_list("user_id", "external_id")
+        PlatformPlayer.objects.filter(
+            platform__user_id=match.created_by_id, user_id__in=[u for u in users.values() if u]
+        ).values_list("user_id", "external_id")
     )
     return {**summary, "players": [ids.get(users.get(index)) for index in range(4)]}
 
@@ -141,8 +142,8 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
     @extend_schema(
         operation_id="createPlatformMatch", tags=["platform"], summary="Create a match",
         description=(
-            "A match of the platform's players (seats by `external_id`), computer players and "
-            "open seats; it starts when no seat is open. The players then play with their "
+            "A match of the platform's players (seats by `external_id`) and computer players; "
+            "it starts at once. The players then play with their "
             "player tokens on the ordinary endpoints. Counted against the platform's limits "
             "(409 `too_many_matches`, `too_many_bot_deals`); an unknown player is 400 "
             "`unknown_player`. Scope `matches:write`."

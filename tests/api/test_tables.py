@@ -405,3 +405,32 @@ def test_quick_match_tables_that_will_get_computer_players_count_towards_the_lim
     problem(response, 409, "too_many_bot_deals")
     waiting_for_people = {**body, "deals": 1, "fill_with_bots_after": None}
     assert someone.post("/quick-match", waiting_for_people).status_code == 200
+
+
+# --- regressions of a review -------------------------------------------------------------------
+
+
+def test_a_person_who_left_can_no_longer_act(player) -> None:
+    match_id, players = table_of_four(player)
+    seat, view = to_act(players, match_id)
+    players[seat].post(f"/matches/{match_id}/leave")
+    problem(submit(players[seat], match_id, view["deal"]["legal_actions"][0]), 403,
+            "not_your_seat")
+
+
+def test_the_sweeper_sees_a_stand_in_turn_after_the_person_left(player, settings) -> None:
+    settings.BOT_STALE_AFTER_SECONDS = 0
+    settings.COMPUTER_PLAYERS = "tests.bots.idle_players"
+    match_id, players = table_of_four(player)
+    seat, _ = to_act(players, match_id)
+    assert sweeper.stuck_bot_turns() == []  # a person is to act: noted as waiting for them
+    players[seat].post(f"/matches/{match_id}/leave")
+    assert [stuck for stuck, _ in sweeper.stuck_bot_turns()] == [match_id]
+
+
+def test_joining_counts_towards_the_account_limits(player, settings) -> None:
+    settings.MAX_UNFINISHED_MATCHES = 1
+    busy = player()
+    create_match(busy, seats=OPEN3)
+    other = create_match(player(), visibility="public", seats=OPEN3)
+    problem(busy.post(f"/matches/{other['id']}/join"), 409, "too_many_matches")

@@ -226,3 +226,38 @@ def test_every_signing_secret_works_with_the_standard_library() -> None:
         headers = {"webhook-id": "msg_1", "webhook-timestamp": str(int(now.timestamp())),
                    "webhook-signature": signature}
         assert Webhook(secret).verify("{}", headers) == {}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_redirect_is_not_followed(receiver, quick_retries) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    target = Receiver()  # where a hostile receiver would send the service
+
+    class Redirect(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.send_response(302)
+            self.send_header("Location", target.url)
+            self.end_headers()
+
+        def log_message(self, *args) -> None:
+            pass
+
+    redirecting = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    threading.Thread(target=redirecting.serve_forever, daemon=True).start()
+    try:
+        platform = new_platform("Redirecting")
+        platform.post("/webhooks", {
+            "url": f"http://127.0.0.1:{redirecting.server_address[1]}/h",
+            "event_types": ["turn.started"]})
+        platform.player("ext-1")
+        platform.player("ext-2")
+        platform.post("/matches", {"game": "auction", "deals": 1, "seats": TWO_PLAYERS})
+        wait_for(lambda: WebhookDelivery.objects.get().status == DeliveryStatus.FAILED)
+        assert target.got == []
+        assert WebhookDelivery.objects.get().last_status_code == 302
+    finally:
+        redirecting.shutdown()
+        redirecting.server_close()
+        target.stop()
