@@ -223,6 +223,8 @@ WEBHOOK_RETRY_SECONDS = os.environ.get(
     "WEBHOOK_RETRY_SECONDS", "5,30,120,600,1800,3600,7200,14400,28800,28800"
 )
 WEBHOOK_SWEEP_INTERVAL_SECONDS = env_float("WEBHOOK_SWEEP_INTERVAL_SECONDS", 1)
+# The embedded default's delivery thread (scaled out, workers deliver).
+WEBHOOK_THREAD = env_bool("WEBHOOK_THREAD", True)
 # Whether webhooks may go to loopback, private or link-local addresses: only while developing
 # (and in tests, whose receivers are on loopback); never let a platform aim the service at its
 # own network in production.

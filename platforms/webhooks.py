@@ -156,9 +156,10 @@ def retry_delays() -> list[float]:
 def send(delivery_ids: list[int], countdown: float = 0) -> None:
     """Have these deliveries attempted by a worker (in-process: by the delivery thread)."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
-        _ensure_thread()
-        for delivery_id in delivery_ids:
-            _queue.put(delivery_id)
+        if settings.WEBHOOK_THREAD:
+            _ensure_thread()
+            for delivery_id in delivery_ids:
+                _queue.put(delivery_id)
         return
     for delivery_id in delivery_ids:
         # By name: the task module imports this one.
@@ -297,7 +298,12 @@ def _ensure_thread() -> None:
 
 
 def _deliver_forever() -> None:
+    global _thread
     while True:
+        if not settings.WEBHOOK_THREAD:  # switched off (tests do, between their databases)
+            with _thread_lock:
+                _thread = None
+            return
         try:
             delivery_id = _queue.get(timeout=settings.WEBHOOK_SWEEP_INTERVAL_SECONDS)
         except queue.Empty:

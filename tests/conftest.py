@@ -14,6 +14,8 @@ hypothesis_settings.load_profile("ci" if os.environ.get("CI") == "true" else "de
 
 @pytest.fixture(autouse=True)
 def _no_clock_timer(settings):
-    """The embedded default's clock thread would outlive each test's database: tests run the
-    clocks themselves (`sweeper.run_clocks`), and the end-to-end tests switch the thread on."""
+    """The embedded default's clock and webhook threads would outlive each test's database:
+    tests run the clocks themselves (`sweeper.run_clocks`), and the tests that need a thread
+    switch it on; switched off again, it stops at its next look."""
     settings.CLOCK_TIMER = False
+    settings.WEBHOOK_THREAD = False

@@ -34,6 +34,7 @@ def quick_retries(settings):
     settings.WEBHOOK_RETRY_SECONDS = "0.2,0.2"
     settings.WEBHOOK_SWEEP_INTERVAL_SECONDS = 0.1
     settings.WEBHOOK_TIMEOUT_SECONDS = 2
+    settings.WEBHOOK_THREAD = True
 
 
 def subscribe(platform, receiver: Receiver, types=EVERY_TYPE) -> dict:
