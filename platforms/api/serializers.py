@@ -14,7 +14,9 @@ from platforms.models import DeliveryStatus, EventType
 
 EXTERNAL_ID_PATTERN = r"^[A-Za-z0-9_.:@+-]{1,128}$"
 # Exactly what is accepted: the schema gives this pattern, and nothing else is checked.
-WEBHOOK_URL_PATTERN = r"^https?://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?(/[!-~]*)?$"
+WEBHOOK_URL_PATTERN = (
+    r"^https?://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?(/[A-Za-z0-9._~:/?#@!$&'()*+,;=%-]*)?$"
+)
 
 
 class PlayerInputSerializer(s.StrictInputSerializer):
@@ -90,7 +92,7 @@ class SubscriptionInputSerializer(s.StrictInputSerializer):
 
 class SubscriptionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    url = serializers.URLField()
+    url = serializers.CharField(help_text="As subscribed.")
     event_types = serializers.ListField(child=serializers.ChoiceField(choices=EventType.choices))
     active = serializers.BooleanField()
     created_at = serializers.DateTimeField()

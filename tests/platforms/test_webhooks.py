@@ -262,3 +262,12 @@ def test_a_redirect_is_not_followed(receiver, quick_retries) -> None:
         redirecting.shutdown()
         redirecting.server_close()
         target.stop()
+
+
+def test_a_webhook_url_is_a_uri(platform) -> None:
+    for url in ("http://0:0/a{b}", "ftp://a.example/h", "http://a.example/ h", "https://"):
+        response = platform.post("/webhooks", {"url": url, "event_types": ["deal.ended"]})
+        assert response.status_code == 400, url
+    fine = platform.post("/webhooks", {"url": "https://a.example:8443/h?x=1&y=%20",
+                                       "event_types": ["deal.ended"]})
+    assert fine.status_code == 201 and fine.json()["url"] == "https://a.example:8443/h?x=1&y=%20"
