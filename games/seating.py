@@ -246,11 +246,7 @@ def return_to_seat(*, match_id: uuid.UUID, user: AbstractBaseUser) -> Match:
             raise NotYourSeat()
         if match.status != MatchStatus.ACTIVE:
             raise MatchNotActive()
-        if seat.autopilot or seat.timeouts_in_row:
-            seat.autopilot = False
-            seat.timeouts_in_row = 0
-            seat.last_seen = timezone.now()
-            seat.save(update_fields=["autopilot", "timeouts_in_row", "last_seen"])
+        if services.seat_is_back(seat):
             _turn_changed(match)
     return match
 

@@ -273,15 +273,14 @@ def _consistent(match: Match, build: Callable[[Match], dict[str, Any]]) -> dict[
         return build(match)
 
 
-def _seat_view(
-    match: Match, seat: int, deals: list[Deal], current: engine.Deal | None
-) -> dict[str, Any]:
-    view: dict[str, Any] = {
+def _public_view(match: Match, deals: list[Deal]) -> dict[str, Any]:
+    """What a seat's view and a spectator's view share: the match and the last ended deal."""
+    previous = next((d for d in deals if d.status in ENDED), None)
+    return {
         "match_id": str(match.id),
         "game": match.game,
         "status": match.status,
         "version": match.version,
-        "seat": seat,
         "seats": seats_summary(match),
         "rules": match.rules,
         "deal_count": match.deal_count,
@@ -289,15 +288,20 @@ def _seat_view(
         "ranking": match.ranking,
         **table_facts(match),
         "deal": None,
-        "previous_deal": None,
+        "previous_deal": None if previous is None else ended_deal_summary(match, previous),
     }
-    if not deals:
-        return view
-    current_row = deals[0]
-    previous = next((d for d in deals if d.status in ENDED), None)
-    if previous is not None:
-        view["previous_deal"] = ended_deal_summary(match, previous)
-    if current_row.status == DealStatus.IN_PROGRESS:
+
+
+def _in_play(deals: list[Deal]) -> Deal | None:
+    return deals[0] if deals and deals[0].status == DealStatus.IN_PROGRESS else None
+
+
+def _seat_view(
+    match: Match, seat: int, deals: list[Deal], current: engine.Deal | None
+) -> dict[str, Any]:
+    view = {**_public_view(match, deals), "seat": seat}
+    current_row = _in_play(deals)
+    if current_row is not None:
         if current is None:
             current = replay_deal(match, current_row)
         view["deal"] = deal_view(current.observation(seat), current_row)
@@ -312,33 +316,15 @@ def spectator_view(match: Match) -> dict[str, Any]:
 
 def _spectator_view(match: Match) -> dict[str, Any]:
     deals = latest_deals(match)
-    view: dict[str, Any] = {
-        "match_id": str(match.id),
-        "game": match.game,
-        "status": match.status,
-        "version": match.version,
-        "seats": seats_summary(match),
-        "rules": match.rules,
-        "deal_count": match.deal_count,
-        "totals": match.totals,
-        "ranking": match.ranking,
-        **table_facts(match),
-        "spectators": spectator_count(match),
-        "deal": None,
-        "previous_deal": None,
-    }
-    if not deals:
-        return view
-    previous = next((d for d in deals if d.status in ENDED), None)
-    if previous is not None:
-        view["previous_deal"] = ended_deal_summary(match, previous)
-    if deals[0].status == DealStatus.IN_PROGRESS:
+    view = {**_public_view(match, deals), "spectators": spectator_count(match)}
+    current_row = _in_play(deals)
+    if current_row is not None:
         # Any seat's observation, less what only that seat sees.
-        observation = replay_deal(match, deals[0]).observation(0).to_dict()
+        observation = replay_deal(match, current_row).observation(0).to_dict()
         for private in ("seat", "hand", "legal_actions", "refusals"):
             del observation[private]
-        view["deal"] = {**observation, "sequence": deals[0].sequence,
-                        "commitment": deals[0].commitment}
+        view["deal"] = {**observation, "sequence": current_row.sequence,
+                        "commitment": current_row.commitment}
     return view
 
 

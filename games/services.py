@@ -309,7 +309,7 @@ def _submit_action(
             raise StaleVersion(current_version=match.version)
         if user is not None:
             # A person's own move takes their seat back from the autopilot.
-            _seat_is_back(seat_row)
+            seat_is_back(seat_row)
         deals = selectors.latest_deals(match)
         deals, current = _apply(match, deals, selectors.replay_deal(match, deals[0]), seat, action)
         view = selectors.seat_view(match, seat, deals=deals, current=current)
@@ -419,12 +419,15 @@ def time_out_turn(
     return match.version
 
 
-def _seat_is_back(seat: Seat) -> None:
-    """The seat's person acts again: no autopilot, and the count of timeouts starts again."""
-    if seat.autopilot or seat.timeouts_in_row:
-        seat.autopilot = False
-        seat.timeouts_in_row = 0
-        seat.save(update_fields=["autopilot", "timeouts_in_row"])
+def seat_is_back(seat: Seat) -> bool:
+    """The seat's person acts again: no autopilot, and the count of timeouts starts again.
+    True when that changed anything."""
+    if not (seat.autopilot or seat.timeouts_in_row):
+        return False
+    seat.autopilot = False
+    seat.timeouts_in_row = 0
+    seat.save(update_fields=["autopilot", "timeouts_in_row"])
+    return True
 
 
 def abandon_match(*, match_id: uuid.UUID) -> Match:

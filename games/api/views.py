@@ -174,7 +174,7 @@ class MatchListCreateView(generics.GenericAPIView):
         examples=[example("A match", examples.MATCH)],
     )
     def get(self, request: Request) -> Response:
-        query = _valid_query(MatchListQuerySerializer, request)
+        query = valid_query(MatchListQuerySerializer, request)
         queryset = self.get_queryset()
         if "status" in query:
             queryset = queryset.filter(status=query["status"])
@@ -216,7 +216,7 @@ class MatchListCreateView(generics.GenericAPIView):
         ],
     )
     def post(self, request: Request) -> Response:
-        data = _valid(s.MatchCreateSerializer, request.data)
+        data = valid_input(s.MatchCreateSerializer, request.data)
         seats = [
             services.SeatSpec(kind=seat["kind"], bot_level=seat.get("bot_level", ""),
                               display_name=seat.get("display_name", ""))
@@ -262,7 +262,7 @@ class JoinMatchView(MatchEndpoint):
                   example("Seat 2 taken", {"seat": 2, "match": examples.MATCH})],
     )
     def post(self, request: Request, match_id: str) -> Response:
-        data = _valid(s.JoinSerializer, request.data)
+        data = valid_input(s.JoinSerializer, request.data)
         seat = services.join_match(match_id=self.match.id, user=request.user,
                                    seat=data.get("seat"))
         return _joined(seating.Seated(self.match, seat))
@@ -330,7 +330,7 @@ class InvitationJoinView(APIView):
         examples=[example("Seat 2 taken", {"seat": 2, "match": examples.MATCH})],
     )
     def post(self, request: Request, code: str) -> Response:
-        data = _valid(s.JoinSerializer, request.data)
+        data = valid_input(s.JoinSerializer, request.data)
         seated = seating.join_by_invitation(code=code, user=request.user, seat=data.get("seat"))
         return _joined(seated)
 
@@ -431,7 +431,7 @@ class SeatViewView(MatchEndpoint):
     )
     def get(self, request: Request, match_id: str) -> Response:
         seat = self.seat.index if self.seat is not None else None
-        query = _valid_query(SeatQuerySerializer, request)
+        query = valid_query(SeatQuerySerializer, request)
         if "seat" in query and query["seat"] != seat:
             if not request.user.is_staff:
                 raise NotYourSeat()
@@ -489,7 +489,7 @@ class ActionView(MatchEndpoint):
         raise NotImplementedError
 
     def post(self, request: Request, match_id: str) -> Response:
-        data = _valid(self.input_serializer, request.data)
+        data = valid_input(self.input_serializer, request.data)
         assert self.seat is not None
         key = request.headers.get("Idempotency-Key")
         idempotency = None
@@ -687,7 +687,7 @@ class EventsView(MatchEndpoint):
         examples=[example("Two moves", examples.EVENT_PAGE)],
     )
     def get(self, request: Request, match_id: str) -> Response:
-        params = _valid_query(EventQuerySerializer, request)
+        params = valid_query(EventQuerySerializer, request)
         after = params["after"]
         deadline = time.monotonic() + params["wait"]
         while (
@@ -745,7 +745,7 @@ class LobbyView(generics.GenericAPIView):
         examples=[example("A table waiting", examples.LOBBY_TABLE)],
     )
     def get(self, request: Request) -> Response:
-        query = _valid_query(LobbyQuerySerializer, request)
+        query = valid_query(LobbyQuerySerializer, request)
         tables = selectors.lobby(
             game=query.get("game"), deals=query.get("deals"), preset=query["preset"],
             rules={name: query[name] for name in RULE_FILTERS if query.get(name) is not None},
@@ -773,7 +773,7 @@ class QuickMatchView(APIView):
     )
     def post(self, request: Request) -> Response:
         sweeper.start_clock_timer()
-        data = _valid(s.QuickMatchSerializer, request.data)
+        data = valid_input(s.QuickMatchSerializer, request.data)
         seated = seating.quick_match(
             user=request.user, game=data["game"], rules=data.get("rules") or {},
             deal_count=data["deals"], fill_with_bots_after=data["fill_with_bots_after"],
@@ -793,15 +793,15 @@ class RulePresetsView(APIView):
         return Response(s.TableRulesSerializer(presets, many=True).data)
 
 
-def _valid_query(
+def valid_query(
     serializer_class: type[serializers.Serializer], request: Request
 ) -> dict[str, Any]:
     # As a plain dict: DRF reads a QueryDict as a form, where an empty value counts as absent,
     # and `?status=` must be refused, not ignored.
-    return _valid(serializer_class, request.query_params.dict())
+    return valid_input(serializer_class, request.query_params.dict())
 
 
-def _valid(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+def valid_input(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data

@@ -15,8 +15,15 @@ from rest_framework.views import APIView
 from games import selectors
 from games import services as games_services
 from games.api import examples
-from games.api.views import MAX_PAGE, MatchPagination, errors
-from games.models import Match, MatchStatus
+from games.api.views import (
+    MAX_PAGE,
+    MatchListQuerySerializer,
+    MatchPagination,
+    errors,
+    valid_input,
+    valid_query,
+)
+from games.models import Match
 from platforms import services, webhooks
 from platforms.api import serializers as ps
 from platforms.authentication import PlatformKeyAuthentication, scoped
@@ -90,7 +97,7 @@ class PlayerView(PlatformEndpoint):
     def put(self, request: Request, external_id: str) -> Response:
         if not EXTERNAL_ID.fullmatch(external_id):
             raise InvalidExternalId(field="external_id")
-        data = _valid(ps.PlayerInputSerializer, request.data)
+        data = valid_input(ps.PlayerInputSerializer, request.data)
         issued = services.put_player(
             platform=self.platform, external_id=external_id,
             display_name=data["display_name"], language=data["language"],
@@ -100,15 +107,6 @@ class PlayerView(PlatformEndpoint):
                 "token_expiry": issued.expiry}
         return Response(ps.PlayerSerializer(body).data,
                         status=status.HTTP_201_CREATED if issued.created else status.HTTP_200_OK)
-
-
-class PlatformMatchListQuerySerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
-    page = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=1)
-    page_size = serializers.IntegerField(
-        min_value=1, max_value=MatchPagination.max_page_size,
-        default=MatchPagination.page_size,
-    )
 
 
 class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
@@ -123,14 +121,14 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
         operation_id="listPlatformMatches", tags=["platform"], summary="The platform's matches",
         description="Matches the platform created, newest first; `status` filters. Scope "
         "`matches:read`.",
-        parameters=[PlatformMatchListQuerySerializer],
+        parameters=[MatchListQuerySerializer],
         responses={200: ps.PlatformMatchSerializer(many=True), **errors(400, 401, 403, 404)},
         examples=[OpenApiExample("A match", response_only=True, status_codes=["200"],
                                  value={**examples.MATCH, "players": ["user-42", None, None,
                                                                       None]})],
     )
     def get(self, request: Request) -> Response:
-        query = _valid(PlatformMatchListQuerySerializer, request.query_params.dict())
+        query = valid_query(MatchListQuerySerializer, request)
         matches = Match.objects.filter(created_by=self.platform.user).prefetch_related(
             "seats").order_by("-created_at")
         if "status" in query:
@@ -165,7 +163,7 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
         ],
     )
     def post(self, request: Request) -> Response:
-        data = _valid(ps.PlatformMatchInputSerializer, request.data)
+        data = valid_input(ps.PlatformMatchInputSerializer, request.data)
         match = services.create_match(
             platform=self.platform, game=data["game"], rules=data.get("rules") or {},
             deal_count=data["deals"], seats=data["seats"], visibility=data["visibility"],
@@ -196,12 +194,6 @@ class PlatformMatchView(PlatformEndpoint):
         if match is None:
             raise PlatformMatchNotFound()
         return Response(ps.PlatformMatchSerializer(platform_match(match)).data)
-
-
-def _valid(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
 
 
 class WebhooksView(PlatformEndpoint):
@@ -236,7 +228,7 @@ class WebhooksView(PlatformEndpoint):
                                         "ZIcEtD4Rx5"})],
     )
     def post(self, request: Request) -> Response:
-        data = _valid(ps.SubscriptionInputSerializer, request.data)
+        data = valid_input(ps.SubscriptionInputSerializer, request.data)
         subscription = webhooks.subscribe(platform=self.platform, url=data["url"],
                                           event_types=data["event_types"])
         body = {**ps.SubscriptionSerializer(subscription).data, "secret": subscription.secret}
@@ -288,7 +280,7 @@ class DeliveriesView(WebhookEndpoint, generics.GenericAPIView):
                                  value=DELIVERY)],
     )
     def get(self, request: Request, webhook_id: int) -> Response:
-        _valid(DeliveryQuerySerializer, request.query_params.dict())
+        valid_query(DeliveryQuerySerializer, request)
         subscription = self.subscription(webhook_id)
         rows = subscription.deliveries.select_related("event").order_by("-created_at", "-pk")
         page = self.paginate_queryset(rows)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -53,3 +54,19 @@ def platform(db) -> PlatformClient:
 @pytest.fixture
 def other_platform(db) -> PlatformClient:
     return new_platform("Beta Cards")
+
+
+def play_to_the_end(platform: PlatformClient, apps: dict[int, APIClient], match_id: str,
+                    rng: random.Random) -> None:
+    """The platform's players (``apps`` by seat) make random legal moves until it is over."""
+    for _ in range(300):
+        if platform.get(f"/matches/{match_id}").json()["status"] != "active":
+            return
+        for seat, app in apps.items():
+            view = app.get(f"{API}/matches/{match_id}/view").json()
+            if view["deal"] and view["deal"]["to_act"] == seat:
+                action = rng.choice(view["deal"]["legal_actions"])
+                body = {k: v for k, v in action.items() if k != "kind"}
+                answer = app.post(f"{API}/matches/{match_id}/{action['kind']}", body,
+                                  format="json")
+                assert answer.status_code == 200, answer.content

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from platforms import services
 from platforms.models import PlatformKey
 
-from .conftest import API, new_platform
+from .conftest import API, new_platform, play_to_the_end
 
 TWO_PLAYERS = [
     {"kind": "player", "external_id": "ext-1"},
@@ -158,19 +158,7 @@ def test_two_players_play_a_whole_match_with_their_tokens() -> None:
     apps = {0: platform.player("ext-1"), 2: platform.player("ext-2")}
     match = platform.post("/matches", {"game": "spades", "deals": 1, "seats": TWO_PLAYERS,
                                        "clock": None}).json()
-    rng = random.Random(3)
-    for _ in range(200):
-        state = platform.get(f"/matches/{match['id']}").json()
-        if state["status"] != "active":
-            break
-        for seat, app in apps.items():
-            view = app.get(f"{API}/matches/{match['id']}/view").json()
-            if view["deal"] and view["deal"]["to_act"] == seat:
-                action = rng.choice(view["deal"]["legal_actions"])
-                body = {k: v for k, v in action.items() if k != "kind"}
-                answer = app.post(f"{API}/matches/{match['id']}/{action['kind']}", body,
-                                  format="json")
-                assert answer.status_code == 200, answer.content
+    play_to_the_end(platform, apps, match["id"], random.Random(3))
     result = platform.get(f"/matches/{match['id']}").json()
     assert result["status"] == "finished" and result["ranking"] is not None
 

@@ -15,7 +15,7 @@ from games.models import Match
 from platforms import webhooks
 from platforms.models import DeliveryStatus, WebhookDelivery, WebhookEvent
 
-from .conftest import API, new_platform
+from .conftest import API, new_platform, play_to_the_end
 from .receiver import Receiver
 from .test_platform_api import TWO_PLAYERS
 
@@ -52,21 +52,6 @@ def wait_for(check, seconds: float = 15) -> None:
         time.sleep(0.05)
 
 
-def play_to_the_end(platform, apps: dict, match_id: str) -> None:
-    rng = random.Random(5)
-    for _ in range(300):
-        if platform.get(f"/matches/{match_id}").json()["status"] != "active":
-            return
-        for seat, app in apps.items():
-            view = app.get(f"{API}/matches/{match_id}/view").json()
-            if view["deal"] and view["deal"]["to_act"] == seat:
-                action = rng.choice(view["deal"]["legal_actions"])
-                body = {k: v for k, v in action.items() if k != "kind"}
-                answer = app.post(f"{API}/matches/{match_id}/{action['kind']}", body,
-                                  format="json")
-                assert answer.status_code == 200, answer.content
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_platform_hears_of_turns_deals_and_the_end(receiver, quick_retries) -> None:
     platform = new_platform("Hooked")
@@ -74,7 +59,7 @@ def test_a_platform_hears_of_turns_deals_and_the_end(receiver, quick_retries) ->
     apps = {0: platform.player("ext-1"), 2: platform.player("ext-2")}
     match = platform.post("/matches", {"game": "auction", "deals": 1, "seats": TWO_PLAYERS,
                                        "clock": None}).json()
-    play_to_the_end(platform, apps, match["id"])
+    play_to_the_end(platform, apps, match["id"], random.Random(5))
     events = WebhookEvent.objects.filter(platform=platform.platform)
     wait_for(lambda: len(receiver.unique()) == events.count())
     got = receiver.unique()
