@@ -1,9 +1,46 @@
-"""ASGI entry point."""
+"""ASGI entry point: the embedded default's server (`scripts/serve`, uvicorn) and, scaled out,
+the process that serves the live streams.
+
+Django gives every request a thread of its own for the request's whole life, to run its sync
+middleware and view in; for a stream that lasts an hour that would be a thread per listener.
+A stream's request therefore skips that: its middleware and view (the admission: token,
+access, throttles) run in the process's one shared thread for such work, and the stream
+itself runs on the event loop (games/api/streams.py).
+"""
 
 import os
+import re
 
 from django.core.asgi import get_asgi_application
+from django.core.handlers.asgi import ASGIHandler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "batak_api.settings")
 
-application = get_asgi_application()
+STREAM_PATH = re.compile(r"/api/v1/matches/[^/]+/stream")
+
+
+class StreamingASGIHandler(ASGIHandler):
+    async def __call__(self, scope, receive, send):  # type: ignore[no-untyped-def]
+        if scope["type"] == "http" and STREAM_PATH.fullmatch(scope["path"]):
+            # Without a ThreadSensitiveContext, asgiref sends sync code to its one shared
+            # thread instead of a new thread for this request.
+            await self.handle(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+
+def _application():  # type: ignore[no-untyped-def]
+    get_asgi_application()  # sets Django up, as Django's own entry point does
+    from django.conf import settings
+
+    handler = StreamingASGIHandler()
+    if settings.DEBUG:
+        # The development server's static files (the admin's, the API docs'), as runserver
+        # serves them; in production WhiteNoise does.
+        from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+
+        return ASGIStaticFilesHandler(handler)
+    return handler
+
+
+application = _application()

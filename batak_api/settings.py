@@ -367,6 +367,13 @@ PRESENCE_SECONDS = env_float("PRESENCE_SECONDS", 45)
 # process does (CLOCK_TIMER), looking that often.
 CLOCK_SWEEP_INTERVAL_SECONDS = env_float("CLOCK_SWEEP_INTERVAL_SECONDS", 1)
 CLOCK_TIMER = env_bool("CLOCK_TIMER", not REDIS_URL)
+# The live stream (games/api/streams.py): a comment line this often keeps proxies from closing
+# a quiet stream; an ASGI server ends a stream after STREAM_MAX_SECONDS (a WSGI server after
+# 30 s, as it holds a thread), and the client resumes it with Last-Event-ID. One server process
+# keeps at most STREAM_MAX_PER_ACCOUNT streams of one account open.
+STREAM_HEARTBEAT_SECONDS = env_float("STREAM_HEARTBEAT_SECONDS", 15)
+STREAM_MAX_SECONDS = env_float("STREAM_MAX_SECONDS", 3600)
+STREAM_MAX_PER_ACCOUNT = int(env_float("STREAM_MAX_PER_ACCOUNT", 20))
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {
         "task": "bots.tasks.sweep_bot_turns",

@@ -76,6 +76,20 @@ class TooManyBotDeals(ServiceError):
     )
 
 
+class TooManyStreams(ServiceError):
+    status = 429
+    code = "too_many_streams"
+    default_detail = _(
+        "You already have as many live streams open as an account may have; close one first."
+    )
+
+
+class InvalidLastEventId(ServiceError):
+    status = 400
+    code = "invalid_last_event_id"
+    default_detail = _("Last-Event-ID must be the id of an event: a version, 0 or more.")
+
+
 class SeatUnavailable(ServiceError):
     status = 409
     code = "seat_unavailable"

@@ -7,17 +7,26 @@ after, and sleeps at most RECHECK_SECONDS, so a lost announcement (Redis restart
 failing, a move made by another process without Redis) delays a client by seconds, never loses
 a move. Without Redis (the embedded default) the process's own announcements wake its waiters:
 a waiting request costs no query until it wakes.
+
+The live stream's listeners (games/streams.py) wait the same way on an event loop, without a
+thread each: ``listen`` registers an asyncio event that the process's own announcements set
+(from whichever thread commits), and with Redis one pattern subscription per event loop sets
+it for announcements from every process.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable
+import weakref
+from collections.abc import AsyncIterator, Callable
 
 import redis
+import redis.asyncio
 from django.conf import settings
 
 logger = logging.getLogger(__name__)
@@ -58,6 +67,10 @@ def announce(match_id: uuid.UUID | str, version: int) -> None:
             event.set()
     client = _redis()
     if client is None:
+        with _hubs_lock:
+            hubs = list(_hubs.values())
+        for hub in hubs:
+            hub.wake_threadsafe(str(match_id))
         return
     try:
         client.publish(_channel(match_id), version)
@@ -102,3 +115,114 @@ def _wait_in_process(match_id: str, moved: Callable[[], bool], timeout: float) -
                 waiting.discard(event)
                 if not waiting:
                     del _waiters[match_id]
+
+
+# --- listeners on an event loop ----------------------------------------------------------------
+
+REDIS_RETRY_SECONDS = 0.5
+
+
+class _Hub:
+    """One event loop's listeners, by match; with Redis, the loop's one subscription."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = weakref.ref(loop)  # the hubs are kept by loop, so not the loop by its hub
+        self.listeners: dict[str, set[asyncio.Event]] = {}
+        # When each match's listeners were last woken (time.monotonic()).
+        self.woken_at: dict[str, float] = {}
+        self.subscriber: asyncio.Task[None] | None = None
+
+    def wake(self, match_id: str) -> None:
+        events = self.listeners.get(match_id)
+        if events:
+            self.woken_at[match_id] = time.monotonic()
+            for event in events:
+                event.set()
+
+    def wake_all(self) -> None:
+        for match_id in list(self.listeners):
+            self.wake(match_id)
+
+    def wake_threadsafe(self, match_id: str) -> None:
+        loop = self.loop()
+        if match_id in self.listeners and loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop stopped in between
+                loop.call_soon_threadsafe(self.wake, match_id)
+
+    async def subscribe(self, url: str) -> None:
+        """Wake the listeners of every match announced on Redis, until cancelled. After a
+        lost connection everyone is woken to look again: announcements may have been missed."""
+        prefix = len(_channel(""))
+        while True:
+            client = redis.asyncio.Redis.from_url(url, socket_connect_timeout=0.5)
+            try:
+                async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
+                    await pubsub.psubscribe(_channel("*"))
+                    self.wake_all()
+                    async for message in pubsub.listen():
+                        if message["type"] == "pmessage":
+                            self.wake(message["channel"].decode()[prefix:])
+            except (redis.RedisError, OSError) as error:
+                logger.info("stream subscription lost: %s", error)
+                self.wake_all()
+            finally:
+                await client.aclose()
+            await asyncio.sleep(REDIS_RETRY_SECONDS)
+
+
+# By event loop: the ASGI server runs one; tests may run several, one after another.
+_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Hub] = weakref.WeakKeyDictionary()
+_hubs_lock = threading.Lock()
+
+
+def _hub() -> _Hub:
+    loop = asyncio.get_running_loop()
+    with _hubs_lock:
+        hub = _hubs.get(loop)
+        if hub is None:
+            hub = _hubs[loop] = _Hub(loop)
+    url = settings.REDIS_URL
+    if url and (hub.subscriber is None or hub.subscriber.done()):
+        hub.subscriber = loop.create_task(hub.subscribe(url))
+    return hub
+
+
+class Moves:
+    """A listener's view of one match's announcements on its event loop."""
+
+    def __init__(self, hub: _Hub, match_id: str) -> None:
+        self.hub = hub
+        self.match_id = match_id
+        self.event = asyncio.Event()
+
+    def clear(self) -> float:
+        """Forget the announcements so far, before a look at the database: one that comes
+        after sets the event again. Returns when they were heard (now if never): a look at
+        the database begun since then sees every move they announced."""
+        self.event.clear()
+        return self.hub.woken_at.get(self.match_id, time.monotonic())
+
+    async def wait(self, timeout: float) -> bool:
+        """Whether an announcement came within ``timeout`` seconds."""
+        try:
+            await asyncio.wait_for(self.event.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+
+@contextlib.asynccontextmanager
+async def listen(match_id: uuid.UUID | str) -> AsyncIterator[Moves]:
+    """The announcements of ``match_id``, heard for as long as the block runs."""
+    hub = _hub()
+    moves = Moves(hub, str(match_id))
+    hub.listeners.setdefault(moves.match_id, set()).add(moves.event)
+    try:
+        yield moves
+    finally:
+        listening = hub.listeners.get(moves.match_id)
+        if listening is not None:
+            listening.discard(moves.event)
+            if not listening:
+                del hub.listeners[moves.match_id]
+                hub.woken_at.pop(moves.match_id, None)

@@ -425,28 +425,31 @@ def event_page(match: Match, after: int, limit: int) -> dict[str, Any]:
     and the cursor to the next page.
 
     The page describes the match at one version: ``version`` and ``status`` are read first,
-    and only actions up to that version are listed, so ``has_more`` is exactly whether actions
-    between ``next_after`` and ``version`` were left for the next page.
+    and only actions up to that version are listed. When the page holds every action up to
+    it, the cursor moves to ``version`` itself (past changes that are no action: a start, an
+    abandonment), so ``has_more`` is exactly whether actions were left for the next page.
     """
     version, status = match.version, match.status
     rows = list(
         Action.objects.filter(match=match, version__gt=after, version__lte=version)
         .select_related("deal")
-        .order_by("version")[:limit]
+        .order_by("version")[: limit + 1]
     )
-    next_after = rows[-1].version if rows else after
+    has_more = len(rows) > limit
+    rows = rows[:limit]
     # Read off the stored rules: a feed page needs one flag, not the whole parsed rule set.
     dummy_plays = bool(match.rules.get("partnership_dummy"))
     return {
-        "events": [_event(row, dummy_plays) for row in rows],
-        "next_after": next_after,
-        "has_more": next_after < version,
+        "events": [feed_event(row, dummy_plays) for row in rows],
+        "next_after": rows[-1].version if has_more else max(after, version),
+        "has_more": has_more,
         "version": version,
         "status": status,
     }
 
 
-def _event(row: Action, dummy_plays: bool) -> dict[str, Any]:
+def feed_event(row: Action, dummy_plays: bool) -> dict[str, Any]:
+    """An action as the event feed lists it (``dummy_plays``: the rules' face-up dummy)."""
     seat = row.seat
     if row.kind == engine.ActionKind.PLAY and dummy_plays:
         # The declarer plays a face-up dummy's cards: the card is the dummy's, as in the tricks.

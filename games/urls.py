@@ -37,6 +37,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("matches/<uuid:match_id>/play", views.PlayView.as_view(), name="play"),
     path("matches/<uuid:match_id>/redeal", views.RedealView.as_view(), name="redeal"),
     path("matches/<uuid:match_id>/events", views.EventsView.as_view(), name="events"),
+    path("matches/<uuid:match_id>/stream", views.StreamView.as_view(), name="stream"),
     path("matches/<uuid:match_id>/deals", views.DealListView.as_view(), name="deals"),
     path(
         "matches/<uuid:match_id>/deals/<int:sequence>",

@@ -19,3 +19,32 @@ def _no_clock_timer(settings):
     switch it on; switched off again, it stops at its next look."""
     settings.CLOCK_TIMER = False
     settings.WEBHOOK_THREAD = False
+
+
+@pytest.fixture
+def asgi_server(transactional_db):
+    """The service as `scripts/serve` runs it (uvicorn, batak_api/asgi.py) in a thread of the
+    test process, on the test database; yields its base URL."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from batak_api.asgi import application
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(application, host="127.0.0.1", port=port, lifespan="off",
+                            log_level="warning", timeout_graceful_shutdown=1)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)

@@ -540,8 +540,9 @@ class EventSerializer(serializers.Serializer):
 class EventPageSerializer(serializers.Serializer):
     events = EventSerializer(many=True, help_text="Oldest first, at most `limit`.")
     next_after = serializers.IntegerField(
-        help_text="Pass as `after` for the next page: the last event's version (your `after` "
-        "when the page is empty)."
+        help_text="Pass as `after` for the next page: the page's `version` when the page holds "
+        "every action up to it (versions without an action, such as the match's end by "
+        "abandonment, are passed too), else the last event's version."
     )
     has_more = serializers.BooleanField(
         help_text="More actions after `next_after` already exist: ask again without waiting."

@@ -10,23 +10,32 @@ import time
 from typing import Any, ClassVar
 
 from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
 from django.db.models import QuerySet
+from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+)
 from rest_framework import generics, serializers, status
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import engine, seating, selectors, services, sweeper
-from games.api import examples
+from games.api import examples, streams
 from games.api import serializers as s
 from games.errors import (
     ActionRefused,
     DealNotFound,
     HandInPlay,
     InvalidIdempotencyKey,
+    InvalidLastEventId,
     InvitationNotFound,
     MatchNotActive,
     MatchNotFound,
@@ -701,6 +710,90 @@ class EventsView(MatchEndpoint):
             seating.seen(self.seat)
         page = selectors.event_page(self.match, after, params["limit"])
         return Response(s.EventPageSerializer(page).data)
+
+
+class StreamQuerySerializer(serializers.Serializer):
+    after = serializers.IntegerField(
+        min_value=0, max_value=s.MAX_VERSION, default=0,
+        help_text="Stream actions after this version (0: from the start). A `Last-Event-ID` "
+        "header, which a reconnecting client sends, takes its place.",
+    )
+
+
+class AnyAccept(DefaultContentNegotiation):
+    """The stream answers whatever the client accepts (EventSource sends `text/event-stream`):
+    its events are written by games/api/streams.py, and its errors stay problem documents."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):  # type: ignore[no-untyped-def]
+        return renderers[0], renderers[0].media_type
+
+
+STREAM_DESCRIPTION = (
+    "The event feed as Server-Sent Events (`text/event-stream`), pushed as each action is "
+    "committed: the same events, the same visibility and access as `listEvents`. Each action "
+    "is an SSE event `action` whose `id` is its version and whose `data` is an `Event` (JSON). "
+    "It starts after `after`, or after the `Last-Event-ID` header's version when a client "
+    "reconnects, so a client that resumes misses nothing and sees nothing twice. A comment "
+    "line (`: heartbeat`) comes when nothing has happened for "
+    f"{settings.STREAM_HEARTBEAT_SECONDS:g} s, and counts as the caller's presence. Once the "
+    "match has ended (or is cancelled) and every action is sent, an `end` event (data: "
+    "`{\"version\": N, \"status\": \"finished\"}`) closes the stream. The server may also "
+    "close a stream at any time (at the latest after "
+    f"{settings.STREAM_MAX_SECONDS:g} s, or 30 s on a server that holds a thread per request); "
+    "reconnect with `Last-Event-ID` (EventSource does, after the `retry` interval). An "
+    f"account has at most {settings.STREAM_MAX_PER_ACCOUNT} streams open on one server "
+    "process (429 `too_many_streams`)."
+)
+
+STREAM_EXAMPLE = (
+    "retry: 1000\n\n"
+    f"id: {examples.EVENT_PAGE['events'][0]['version']}\nevent: action\n"
+    f"data: {json.dumps(examples.EVENT_PAGE['events'][0])}\n\n"
+    ": heartbeat\n\n"
+    "id: 212\nevent: end\ndata: {\"version\": 212, \"status\": \"finished\"}\n\n"
+)
+
+
+class StreamView(MatchEndpoint):
+    spectators = True
+    content_negotiation_class = AnyAccept
+    http_method_names: ClassVar[list[str]] = ["get"]
+
+    @extend_schema(
+        operation_id="streamEvents", tags=["play"], summary="Event stream (Server-Sent Events)",
+        description=STREAM_DESCRIPTION,
+        parameters=[
+            StreamQuerySerializer,
+            OpenApiParameter(
+                "Last-Event-ID", OpenApiTypes.STR, OpenApiParameter.HEADER,
+                pattern=r"^[0-9]{1,10}$",
+                description="The `id` of the last event received: the stream resumes after "
+                "it. Sent by EventSource when it reconnects.",
+            ),
+        ],
+        responses={
+            (200, streams.CONTENT_TYPE): OpenApiResponse(
+                OpenApiTypes.STR, description="The stream of events.",
+                examples=[OpenApiExample("A short match", STREAM_EXAMPLE)],
+            ),
+            **errors(400, 401, 403, 404),
+        },
+    )
+    def get(self, request: Request, match_id: str) -> StreamingHttpResponse:
+        params = valid_query(StreamQuerySerializer, request)
+        after = params["after"]
+        resume = request.headers.get("Last-Event-ID")
+        if resume is not None:
+            if not LAST_EVENT_ID.fullmatch(resume) or int(resume) > s.MAX_VERSION:
+                raise InvalidLastEventId()
+            after = int(resume)
+        follower = streams.Follower(self.match, after, self.seat, request.user)
+        # Served on an event loop (batak_api/asgi.py) the stream holds no thread.
+        asynchronous = isinstance(request._request, ASGIRequest)
+        return streams.EventStreamResponse(follower, asynchronous=asynchronous)
+
+
+LAST_EVENT_ID = re.compile(r"[0-9]{1,10}")
 
 
 class LobbyQuerySerializer(serializers.Serializer):

@@ -11,6 +11,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
 
+from games import services
 from games.models import Action, Match
 
 from .conftest import API, create_match, play_random_turn, table_of_four
@@ -46,7 +47,8 @@ def follow_feed(someone, match_id: str, limit: int) -> list[dict]:
         assert_matches(page, "EventPage")
         assert len(page["events"]) <= limit
         seen += page["events"]
-        assert page["next_after"] == (page["events"][-1]["version"] if page["events"] else after)
+        expected = page["events"][-1]["version"] if page["has_more"] else page["version"]
+        assert page["next_after"] == expected
         after = page["next_after"]
         if not page["has_more"]:
             assert after == page["version"]
@@ -70,6 +72,18 @@ def test_a_page_never_reaches_past_the_version_it_names(player) -> None:
     play_random_turn(players, match_id, random.Random(1))
     page = players[0].get(f"/matches/{match_id}/events?after=0&wait=0").json()
     assert page["version"] == 1 and page["next_after"] == 1 and not page["has_more"]
+    assert [e["version"] for e in page["events"]] == [1]
+
+
+def test_a_match_ended_without_an_action_leaves_nothing_more_to_follow(player) -> None:
+    # Abandoning makes a version without an action: the cursor passes it, and a client that
+    # follows `has_more` stops instead of asking again forever.
+    match_id, players = table_of_four(player)
+    play_random_turn(players, match_id, random.Random(1))
+    services.abandon_match(match_id=match_id)
+    page = players[0].get(f"/matches/{match_id}/events?after=0&wait=0").json()
+    assert page["version"] == 2 and page["status"] == "abandoned"
+    assert page["next_after"] == 2 and not page["has_more"]
     assert [e["version"] for e in page["events"]] == [1]
 
 
@@ -284,6 +298,7 @@ OPERATION_IDS = {
     "listRulePresets", "listMatches",
     "createMatch", "getMatch", "joinMatch", "getSeatView", "getBidEstimate", "placeBid",
     "passAuction", "chooseTrump", "announceTricks", "playCard", "requestRedeal", "listEvents",
+    "streamEvents",
     "listDeals", "getDeal", "listTourTables", "getTourTable", "startTourTable", "getTourMatch",
     "listLobby", "quickMatch", "getInvitation", "renewInvitation", "revokeInvitation",
     "joinByInvitation", "cancelMatch", "leaveMatch", "returnToSeat", "spectateMatch",

@@ -106,6 +106,12 @@ def web(stack: Stack) -> str:
     return stack.urls["web"]
 
 
+@pytest.fixture(scope="session")
+def stream(stack: Stack) -> str:
+    """The base URL of the ASGI process that serves the live streams."""
+    return stack.urls.get("stream") or stack.start_stream()
+
+
 class Table:
     """A person playing a match against three bots over HTTP, reading the event feed as it goes."""
 

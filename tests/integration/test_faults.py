@@ -18,6 +18,7 @@ import psycopg
 import pytest
 
 from games.models import Action
+from tests import sse
 from tests.integration.conftest import (
     Table,
     assert_log_matches_replay,
@@ -156,6 +157,8 @@ def test_fifty_concurrent_copies_of_one_card_apply_once(web: str, precondition: 
 
 
 def test_a_person_plays_on_while_redis_is_down(stack: Stack, tmp_path: Path) -> None:
+    # The person's app also follows the live stream: it misses no move made while the stream
+    # process had no Redis to hear announcements on (its heartbeat looks at the database).
     # A Redis of the test's own, which it can kill without disturbing anyone else's, and
     # processes of its own on it. The session's worker and beat share the database: they would
     # find this test's waiting bots and play them, so they pause meanwhile.
@@ -167,7 +170,9 @@ def test_a_person_plays_on_while_redis_is_down(stack: Stack, tmp_path: Path) -> 
         web = outage.start_web()
         outage.start_worker()
         outage.start_beat()
+        stream = outage.start_stream(STREAM_HEARTBEAT_SECONDS="1")
         table = new_table(web, seed=3)
+        listening = sse.Listening(stream, table.match_id, table.api.token or "", timeout=30)
         table.wait_for_turn()
         hand_over_to_a_bot(table)
         table.wait_for_turn()
@@ -188,6 +193,8 @@ def test_a_person_plays_on_while_redis_is_down(stack: Stack, tmp_path: Path) -> 
         outage.start_redis(port=int(redis_url.rsplit(":", 1)[1].split("/")[0]))
         table.play_to_the_end()
         assert_log_matches_replay(table.match_id, table.moves, table.feed)
+        listening.join(30)
+        assert listening.ended() and listening.actions() == table.feed
     finally:
         outage.stop_all()
         stack.resume("worker")

@@ -1,7 +1,8 @@
 """A partner platform scaled out: its players play a whole match with their player tokens
 over gunicorn while its webhook receiver (a real HTTP server on loopback, its own process) is
 killed and started again mid-match; after deduplication it has every event exactly once, each
-with a valid signature."""
+with a valid signature, and one player's app has followed the live stream from the stream
+process without missing an event."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pytest
 
 from platforms import services
 from platforms.models import DeliveryStatus, Scope, WebhookDelivery, WebhookEvent
+from tests import sse
 from tests.integration.harness import client
 from tests.integration.harness.stack import ROOT, free_port, wait_until
 
@@ -42,7 +44,9 @@ def _listening(port: int) -> bool:
         return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
-def test_a_receiver_killed_mid_match_gets_every_event_once(web: str, tmp_path: Path) -> None:
+def test_a_receiver_killed_mid_match_gets_every_event_once(
+    web: str, stream: str, tmp_path: Path
+) -> None:
     platform = services.register_platform(name="Scaled")
     _, key = services.issue_key(platform=platform, name="server",
                                 scopes=[scope.value for scope in Scope])
@@ -63,6 +67,8 @@ def test_a_receiver_killed_mid_match_gets_every_event_once(web: str, tmp_path: P
     match = client.expect(server.request("POST", f"{client.API}/platform/matches", {
         "game": "auction", "deals": 1, "seats": SEATS, "clock": None,
     }, headers=headers), 201, "match")
+    # One player's app follows the match live, from the stream process (Redis pub/sub).
+    listening = sse.Listening(stream, match["id"], apps[0].token, timeout=30)
     rng = random.Random(11)
     moves = 0
     try:
@@ -98,3 +104,7 @@ def test_a_receiver_killed_mid_match_gets_every_event_once(web: str, tmp_path: P
     assert {body["type"] for body in unique.values()} == {
         "turn.started", "deal.ended", "match.finished"}
     assert any(d.attempts > 1 for d in deliveries), "no delivery met the dead receiver"
+    listening.join(30)
+    feed = client.expect(apps[0].get(f"{client.API}/matches/{match['id']}/events?limit=500"),
+                         200, "feed")
+    assert listening.ended() and listening.actions() == feed["events"]

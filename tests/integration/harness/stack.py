@@ -169,6 +169,16 @@ class Stack:
         self.urls[name] = url
         return url
 
+    def start_stream(self, name: str = "stream", workers: int = 1, **env: str) -> str:
+        """The live streams' ASGI process, as compose.yaml runs it; returns its base URL."""
+        port = free_port()
+        self.start(name, [sys.executable, "-m", "batak_api.stream_server"],
+                   STREAM_BIND=f"127.0.0.1:{port}", STREAM_WORKERS=str(workers), **env)
+        url = f"http://127.0.0.1:{port}"
+        self._wait_alive(name, lambda: _answers(f"{url}/healthz"), f"{name} answering /healthz")
+        self.urls[name] = url
+        return url
+
     def start_worker(self, name: str = "worker", concurrency: int = 2, **env: str) -> None:
         node = f"{name}-{secrets.token_hex(3)}@{socket.gethostname()}"
         self.start(

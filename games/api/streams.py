@@ -1,0 +1,305 @@
+"""The live stream of a match (Server-Sent Events): its event feed, pushed as it is committed.
+
+A stream is the feed's cursor kept by the server: it sends every action after the caller's
+cursor (`after`, or the `Last-Event-ID` a reconnecting client sends), each as an SSE event with
+the version as its id, then waits for the next announcement (games/notify.py) and sends what the
+database holds after the cursor. An announcement is only a hint, as for the long poll: each
+wait ends after STREAM_HEARTBEAT_SECONDS at most with a heartbeat and a look at the database,
+so a lost one delays an event by a heartbeat, never loses it. When the match has ended and
+everything is sent, an `end` event closes the stream.
+
+On an ASGI server (batak_api/asgi.py) the stream waits on the event loop, no thread held; its
+reads of the database go to a small pool of threads shared by all streams. On a WSGI server it
+holds its thread like a long poll, so it ends after MAX_WAIT_SECONDS and the client resumes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import threading
+import time
+import uuid
+import weakref
+from collections import Counter
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import InterfaceError, OperationalError, connection
+from django.http import StreamingHttpResponse
+
+from games import notify, seating, selectors
+from games.api import serializers as s
+from games.errors import TooManyStreams
+from games.models import Match, MatchStatus, Seat
+
+T = TypeVar("T")
+
+CONTENT_TYPE = "text/event-stream"
+# How long a client waits before it reconnects after the stream ends (the SSE `retry` field).
+RETRY_MILLISECONDS = 1000
+PAGE = 500
+LIVE = (MatchStatus.WAITING, MatchStatus.ACTIVE)
+
+# The database reads of every stream on an event loop: a few threads, each keeping its
+# connection, instead of one per listener.
+_readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="stream-reader")
+
+# Open streams by account, in this process.
+_open: Counter[int] = Counter()
+_open_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Page:
+    """The frames of the actions after a cursor, read at one version."""
+
+    frames: bytes
+    next_after: int
+    more: bool  # more actions are already waiting
+    ended: bool  # the match has ended and this page holds its last action and `end`
+
+
+def _on_a_live_connection(read: Callable[[], T]) -> T:
+    """``read()`` in a pool thread, which keeps its database connection between reads (no
+    request closes or checks it): a connection lost meanwhile is opened again, once."""
+    try:
+        return read()
+    except (InterfaceError, OperationalError):
+        connection.close()
+        return read()
+
+
+def read_page(match_id: uuid.UUID, after: int) -> Page:
+    return _on_a_live_connection(lambda: _read_page(match_id, after))
+
+
+def _read_page(match_id: uuid.UUID, after: int) -> Page:
+    found = list(Match.objects.filter(pk=match_id).only("id", "version", "status", "rules")[:1])
+    if not found:  # deleted by staff: nothing more will come
+        return Page(b"", after, more=False, ended=True)
+    page = selectors.event_page(found[0], after, PAGE)
+    frames = [
+        _frame(event["version"], "action", event)
+        for event in s.EventSerializer(page["events"], many=True).data
+    ]
+    ended = not page["has_more"] and page["status"] not in LIVE
+    if ended:
+        frames.append(_frame(page["version"], "end", {
+            "version": page["version"], "status": page["status"],
+        }))
+    return Page(b"".join(frames), page["next_after"], page["has_more"], ended)
+
+
+class Follower:
+    """One listener's place in a match's feed, and how its presence is noted."""
+
+    def __init__(
+        self, match: Match, after: int, seat: Seat | None, user: AbstractBaseUser
+    ) -> None:
+        self.match_id = match.pk
+        self.after = after
+        self.seat = seat
+        self.user = user
+        self.spectating = seat is None and match.visibility == "public"
+        self.ended = False
+
+    def take(self, page: Page) -> bytes:
+        self.after = page.next_after
+        self.ended = page.ended
+        return page.frames
+
+    def still_here(self) -> bytes:
+        """A heartbeat, noting the listener's presence as any request would (once per
+        PRESENCE_WRITE_SECONDS for all the streams of one person in this process)."""
+        if self.seat is not None:
+            if _presence_due(("seat", self.seat.pk)):
+                _on_a_live_connection(lambda: seating.seen(self.seat))
+        elif self.spectating and _presence_due(("watching", self.match_id, self.user.pk)):
+            _on_a_live_connection(self._watching)
+        return b": heartbeat\n\n"
+
+    def _watching(self) -> None:
+        match = Match.objects.filter(pk=self.match_id).first()
+        if match is not None:
+            seating.watching(match, self.user)
+
+
+# When this process last noted each listener's presence (time.monotonic()); past this many
+# entries, the old ones are forgotten.
+PRESENCE_MEMORY = 10_000
+_presence_noted: dict[tuple[Any, ...], float] = {}
+_presence_lock = threading.Lock()
+
+
+def _presence_due(key: tuple[Any, ...]) -> bool:
+    now = time.monotonic()
+    with _presence_lock:
+        if now - _presence_noted.get(key, -math.inf) < seating.PRESENCE_WRITE_SECONDS:
+            return False
+        _presence_noted[key] = now
+        if len(_presence_noted) > PRESENCE_MEMORY:
+            for stale in [k for k, at in _presence_noted.items()
+                          if now - at > seating.PRESENCE_WRITE_SECONDS]:
+                del _presence_noted[stale]
+        return True
+
+
+class _SharedReads:
+    """The listeners of one match on an event loop mostly stand at the same cursor and are woken
+    by the same announcement: one read serves all of them. A listener takes a read begun since
+    the announcements it has heard (so it holds every move they announced), never an older
+    one."""
+
+    def __init__(self) -> None:
+        self.reads: dict[tuple[uuid.UUID, int], tuple[float, asyncio.Future[Page]]] = {}
+
+    async def read(self, match_id: uuid.UUID, after: int, since: float) -> Page:
+        key = (match_id, after)
+        entry = self.reads.get(key)
+        if entry is None or entry[0] < since:
+            loop = asyncio.get_running_loop()
+            future = loop.run_in_executor(_readers, read_page, match_id, after)
+            entry = self.reads[key] = (time.monotonic(), future)
+            future.add_done_callback(lambda _: self._forget(key, entry))
+        return await asyncio.shield(entry[1])
+
+    def _forget(self, key: tuple[uuid.UUID, int], entry: tuple[float, Any]) -> None:
+        if self.reads.get(key) is entry:
+            del self.reads[key]
+
+
+_shared: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _SharedReads] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _frame(version: int, kind: str, data: dict[str, Any]) -> bytes:
+    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return f"id: {version}\nevent: {kind}\ndata: {body}\n\n".encode()
+
+
+def _retry() -> bytes:
+    return f"retry: {RETRY_MILLISECONDS}\n\n".encode()
+
+
+def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, None]:
+    """The stream for a WSGI server, in the request's thread, for ``seconds`` at most."""
+    yield _retry()
+    deadline = time.monotonic() + seconds
+    quiet_since = time.monotonic()
+    while True:
+        page = read_page(follower.match_id, follower.after)
+        if frames := follower.take(page):
+            yield frames
+            quiet_since = time.monotonic()
+        if follower.ended or (left := deadline - time.monotonic()) <= 0:
+            return
+        if page.more:
+            continue
+        if time.monotonic() - quiet_since >= settings.STREAM_HEARTBEAT_SECONDS:
+            yield follower.still_here()
+            quiet_since = time.monotonic()
+        match = Match(pk=follower.match_id)
+        selectors.wait_for_move(match, follower.after, min(left, settings.STREAM_HEARTBEAT_SECONDS))
+
+
+async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[bytes, None]:
+    """The stream for an ASGI server, on its event loop, for ``seconds`` at most."""
+    still_here = sync_to_async(follower.still_here, thread_sensitive=False, executor=_readers)
+    loop = asyncio.get_running_loop()
+    shared = _shared.setdefault(loop, _SharedReads())
+    yield _retry()
+    deadline = time.monotonic() + seconds
+    async with notify.listen(follower.match_id) as moves:
+        quiet = False
+        while True:
+            since = moves.clear()  # before the read: an announcement after it sets it again
+            if quiet:  # no announcement for a while: look at what is there now, in case one
+                since = time.monotonic()  # was lost
+            page = await shared.read(follower.match_id, follower.after, since)
+            if frames := follower.take(page):
+                yield frames
+            if follower.ended or (left := deadline - time.monotonic()) <= 0:
+                return
+            if page.more:
+                continue
+            quiet = not await moves.wait(min(left, settings.STREAM_HEARTBEAT_SECONDS))
+            if quiet and deadline - time.monotonic() > 0:
+                yield await still_here()
+
+
+class _Slot:
+    """One of an account's open streams in this process, given back exactly once: when the
+    stream ends, when the server closes the response, or when the response is dropped (an ASGI
+    server cancels a stream whose client left without closing it)."""
+
+    def __init__(self, user_id: int) -> None:
+        with _open_lock:
+            if _open[user_id] >= settings.STREAM_MAX_PER_ACCOUNT:
+                raise TooManyStreams(retry_after=int(settings.STREAM_HEARTBEAT_SECONDS))
+            _open[user_id] += 1
+        self.user_id: int | None = user_id
+
+    def release(self) -> None:
+        with _open_lock:
+            if self.user_id is None:
+                return
+            _open[self.user_id] -= 1
+            if _open[self.user_id] <= 0:
+                del _open[self.user_id]
+            self.user_id = None
+
+
+def open_streams(user_id: int) -> int:
+    with _open_lock:
+        return _open[user_id]
+
+
+class EventStreamResponse(StreamingHttpResponse):
+    """An open stream, counted against its account until it ends."""
+
+    def __init__(self, follower: Follower, *, asynchronous: bool) -> None:
+        slot = _Slot(follower.user.pk)
+        content = (
+            _released(async_events(follower, settings.STREAM_MAX_SECONDS), slot)
+            if asynchronous else _released_sync(sync_events(follower, MAX_WSGI_SECONDS), slot)
+        )
+        super().__init__(content, content_type=CONTENT_TYPE)
+        self["Cache-Control"] = "no-cache"
+        # Tells nginx (and proxies that follow it) to pass each event on at once.
+        self["X-Accel-Buffering"] = "no"
+        self._slot = slot
+        weakref.finalize(self, slot.release)
+
+    def close(self) -> None:
+        self._slot.release()
+        super().close()
+
+
+async def _released(events: AsyncGenerator[bytes, None], slot: _Slot) -> AsyncIterator[bytes]:
+    try:
+        async with contextlib.aclosing(events):
+            async for frames in events:
+                yield frames
+    finally:
+        slot.release()
+
+
+def _released_sync(events: Generator[bytes, None, None], slot: _Slot) -> Iterator[bytes]:
+    try:
+        with contextlib.closing(events):
+            yield from events
+    finally:
+        slot.release()
+
+
+# A WSGI server's stream holds a thread: as long as a long poll at most.
+MAX_WSGI_SECONDS = 30

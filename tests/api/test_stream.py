@@ -1,0 +1,152 @@
+"""The live stream on a server that holds a thread per request (the test client, gunicorn):
+the feed's events, in order, once each, resumable, with the feed's access rules."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from games.api import streams
+from tests import sse
+
+from .conftest import Player, create_match, new_player, play_random_turn, submit, table_of_four
+
+BOTS = [{"kind": "bot", "bot_level": "easy"}] * 3
+
+
+def finished_match(player) -> tuple[str, Player]:
+    """A one-deal match of a person against three computer players, played to its end."""
+    me = player("Me")
+    match = create_match(me, seats=[{"kind": "me"}, *BOTS], deals=1)
+    rng = random.Random(5)
+    for _ in range(200):
+        view = me.view(match["id"])
+        if view["status"] != "active":
+            return match["id"], me
+        if view["deal"]["to_act"] == view["seat"]:
+            legal = [a for a in view["deal"]["legal_actions"] if a["kind"] != "redeal"]
+            assert submit(me, match["id"], rng.choice(legal)).status_code == 200
+    raise AssertionError("the match did not end")
+
+
+def stream(someone: Player, match_id: str, query: str = "", **headers: Any
+           ) -> tuple[Any, list[sse.Message]]:
+    response = someone.get(f"/matches/{match_id}/stream{query}", **headers)
+    if not response.streaming:
+        return response, []
+    return response, sse.parse(b"".join(response.streaming_content))
+
+
+def feed(someone: Player, match_id: str) -> list[dict[str, Any]]:
+    return someone.get(f"/matches/{match_id}/events?after=0&limit=500").json()["events"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_finished_match_streams_its_whole_feed_then_ends(player) -> None:
+    match_id, me = finished_match(player)
+    response, got = stream(me, match_id, HTTP_ACCEPT="text/event-stream")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/event-stream"
+    assert response["Cache-Control"] == "no-cache"
+    assert got[0].event == "retry"
+    actions = [message for message in got if message.event == "action"]
+    assert [message.json() for message in actions] == feed(me, match_id)
+    assert [message.id for message in actions] == [str(m.json()["version"]) for m in actions]
+    end = got[-1]
+    assert end.event == "end"
+    assert end.json() == {"version": len(actions), "status": "finished"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_last_event_id_resumes_after_it_and_wins_over_after(player) -> None:
+    match_id, me = finished_match(player)
+    _, got = stream(me, match_id, "?after=3", HTTP_LAST_EVENT_ID="10")
+    versions = [message.json()["version"] for message in got if message.event == "action"]
+    assert versions[0] == 11 and versions == list(range(11, 11 + len(versions)))
+    _, got = stream(me, match_id, "?after=3")
+    assert next(m.json()["version"] for m in got if m.event == "action") == 4
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("value", ["x", "-1", "1.5", "99999999999", ""])
+def test_a_bad_last_event_id_is_a_problem(player, value) -> None:
+    match_id, me = finished_match(player)
+    response, _ = stream(me, match_id, HTTP_LAST_EVENT_ID=value)
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "invalid_last_event_id"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_bad_after_is_a_problem_even_to_an_event_source(player) -> None:
+    match_id, me = finished_match(player)
+    response, _ = stream(me, match_id, "?after=-1", HTTP_ACCEPT="text/event-stream")
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "invalid_input"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_stream_keeps_the_feeds_access_rules(player) -> None:
+    match_id, me = finished_match(player)
+    stranger = new_player("Stranger")
+    response, _ = stream(stranger, match_id)
+    assert response.status_code == 403
+    anonymous = Player(type(me.client)(), 0, "")
+    assert stream(anonymous, match_id)[0].status_code == 401
+    unknown = "00000000-0000-0000-0000-000000000000"
+    assert stream(me, unknown)[0].status_code == 404
+    assert me.post(f"/matches/{match_id}/stream").status_code == 405
+
+
+@pytest.mark.django_db(transaction=True)
+def test_anyone_signed_in_may_follow_a_public_match(player, settings, monkeypatch) -> None:
+    monkeypatch.setattr(streams, "MAX_WSGI_SECONDS", 0.5)
+    match_id, players = table_of_four(player)
+    play_random_turn(players, match_id, random.Random(1))
+    response, got = stream(new_player("Watcher"), match_id)
+    assert response.status_code == 200
+    assert [message.json()["version"] for message in got if message.event == "action"] == [1]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_quiet_stream_beats_and_ends_on_time(player, settings, monkeypatch) -> None:
+    settings.STREAM_HEARTBEAT_SECONDS = 0.3
+    monkeypatch.setattr(streams, "MAX_WSGI_SECONDS", 1.2)
+    match_id, players = table_of_four(player)
+    _, got = stream(players[2], match_id)
+    assert [message.event for message in got].count("comment") >= 2
+    assert all(message.data == "heartbeat" for message in got if message.event == "comment")
+    assert not [message for message in got if message.event == "end"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_account_has_a_limited_number_of_open_streams(player, settings) -> None:
+    settings.STREAM_MAX_PER_ACCOUNT = 2
+    match_id, me = finished_match(player)
+    first, second = me.get(f"/matches/{match_id}/stream"), me.get(
+        f"/matches/{match_id}/stream")
+    third = me.get(f"/matches/{match_id}/stream")
+    assert third.status_code == 429
+    assert third.json()["code"] == "too_many_streams" and third["Retry-After"]
+    b"".join(first.streaming_content)  # ends the stream: its slot is free again
+    first.close()
+    fourth = me.get(f"/matches/{match_id}/stream")
+    assert fourth.status_code == 200
+    for response in (second, fourth):
+        response.close()
+    assert streams.open_streams(me.user_id) == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_abandoned_match_streams_to_its_end(player) -> None:
+    from games import services
+
+    match_id, players = table_of_four(player)
+    play_random_turn(players, match_id, random.Random(1))
+    services.abandon_match(match_id=match_id)
+    _, got = stream(players[1], match_id)
+    assert [message.event for message in got] == ["retry", "action", "end"]
+    assert got[-1].json() == {"version": 2, "status": "abandoned"}

@@ -1,0 +1,102 @@
+"""The live stream served on an event loop (uvicorn, batak_api/asgi.py), as the embedded default
+serves it: the process's own announcements push each move, no stream holds a thread, and a
+client that leaves gives its slot back."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+
+from games.api import streams
+from tests import sse
+from tests.integration.harness import client
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def play_out(api: client.Api, match_id: str, seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(300):
+        seat_view = client.view(api, match_id)
+        if seat_view["status"] != "active":
+            return
+        if client.my_turn(seat_view):
+            client.expect(client.act(api, match_id, client.random_action(seat_view, rng)),
+                          200, "move")
+        else:
+            time.sleep(0.01)
+    raise AssertionError("the match did not end")
+
+
+def test_a_follower_sees_every_move_once_as_it_is_made(asgi_server, settings) -> None:
+    # Far beyond the socket's timeout: only the move's announcement can wake the stream.
+    settings.STREAM_HEARTBEAT_SECONDS = 60
+    me = client.guest(asgi_server, "Me")
+    match_id = client.match_against_bots(me, levels=("easy",) * 3)
+    listening = sse.Listening(asgi_server, match_id, me.token, timeout=5)
+    assert listening.follower.status == 200
+    play_out(me, match_id, seed=3)
+    listening.join(10)
+    assert not listening.is_alive()
+    feed = client.expect(me.get(f"{client.API}/matches/{match_id}/events?limit=500"), 200, "feed")
+    assert listening.actions() == feed["events"]
+    assert listening.got[-1].event == "end"
+
+
+def test_a_reconnecting_follower_resumes_where_it_left(asgi_server) -> None:
+    me = client.guest(asgi_server, "Me")
+    match_id = client.match_against_bots(me, levels=("easy",) * 3)
+    play_out(me, match_id, seed=4)
+    first = sse.Follower(asgi_server, match_id, me.token)
+    seen = []
+    for message in first:
+        if message.event == "action":
+            seen.append(message.json()["version"])
+        if len(seen) == 5:
+            break
+    first.close()
+    again = sse.Follower(asgi_server, match_id, me.token, last_event_id=str(seen[-1]))
+    seen += [message.json()["version"] for message in again if message.event == "action"]
+    assert seen == list(range(1, len(seen) + 1))
+
+
+def test_open_streams_hold_no_thread(asgi_server) -> None:
+    people = [client.guest(asgi_server, f"P{i}") for i in range(4)]
+    match = client.expect(people[0].post(f"{client.API}/matches", {
+        "visibility": "public", "seats": [{"kind": "me"}] + [{"kind": "open"}] * 3,
+    }), 201, "match")
+    for seat, person in enumerate(people[1:], start=1):
+        client.expect(person.post(f"{client.API}/matches/{match['id']}/join", {"seat": seat}),
+                      200, "join")
+    watchers = [client.guest(asgi_server, f"W{i}") for i in range(30)]
+    before = threading.active_count()
+    followers = []
+    for watcher in watchers:
+        follower = sse.Follower(asgi_server, match["id"], watcher.token)
+        assert follower.status == 200
+        assert next(iter(follower)).event == "retry"  # admitted and waiting
+        followers.append(follower)
+    # 30 open streams; the few new threads are the shared pool's readers.
+    assert threading.active_count() - before <= 6
+    for follower in followers:
+        follower.close()
+
+
+def test_a_follower_that_leaves_gives_its_slot_back(asgi_server, settings) -> None:
+    settings.STREAM_MAX_PER_ACCOUNT = 1
+    me = client.guest(asgi_server, "Me")
+    match_id = client.match_against_bots(me, levels=("easy",) * 3)
+    first = sse.Follower(asgi_server, match_id, me.token)
+    next(iter(first))
+    assert sse.Follower(asgi_server, match_id, me.token).status == 429
+    first.close()  # no goodbye: the server notices the closed connection
+    deadline = time.monotonic() + 5
+    while (again := sse.Follower(asgi_server, match_id, me.token)).status == 429:
+        again.close()
+        assert time.monotonic() < deadline, "the slot was never given back"
+        time.sleep(0.1)
+    again.close()
+    assert streams.open_streams(0) == 0
