@@ -8,22 +8,25 @@ failing, a move made by another process without Redis) delays a client by second
 a move. Without Redis (the embedded default) the process's own announcements wake its waiters:
 a waiting request costs no query until it wakes.
 
-The live stream's listeners (games/streams.py) wait the same way on an event loop, without a
-thread each: ``listen`` registers an asyncio event that the process's own announcements set
+The live stream's listeners (games/api/streams.py) wait the same way on an event loop, without
+a thread each: ``listen`` registers an asyncio event that the process's own announcements set
 (from whichever thread commits), and with Redis one pattern subscription per event loop sets
-it for announcements from every process.
+it for announcements from every process. An announcement carries the action as the feed lists
+it, so a listener that has heard every version up to it needs no look at the database.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import threading
 import time
 import uuid
 import weakref
 from collections.abc import AsyncIterator, Callable
+from typing import Any, TypedDict, cast
 
 import redis
 import redis.asyncio
@@ -60,20 +63,24 @@ def _channel(match_id: uuid.UUID | str) -> str:
     return f"batak:match:{match_id}"
 
 
-def announce(match_id: uuid.UUID | str, version: int) -> None:
-    """Tell the waiters of ``match_id`` that it reached ``version`` (once committed)."""
+def announce(
+    match_id: uuid.UUID | str, version: int, *, status: str, event: dict[str, Any] | None = None
+) -> None:
+    """Tell the waiters of ``match_id`` that it reached ``version`` with ``status`` (once
+    committed), by the action ``event`` as the feed lists it, or by no action (None)."""
     with _waiters_lock:
-        for event in _waiters.get(str(match_id), ()):
-            event.set()
+        for waiting in _waiters.get(str(match_id), ()):
+            waiting.set()
+    news = {"version": version, "status": status, "event": event}
     client = _redis()
     if client is None:
         with _hubs_lock:
             hubs = list(_hubs.values())
         for hub in hubs:
-            hub.wake_threadsafe(str(match_id))
+            hub.wake_threadsafe(str(match_id), news)
         return
     try:
-        client.publish(_channel(match_id), version)
+        client.publish(_channel(match_id), json.dumps(news, separators=(",", ":")))
     except redis.RedisError as error:
         # The waiters find the move on their next look at the database.
         logger.info("move not announced: %s", error, extra={"match_id": str(match_id)})
@@ -120,6 +127,14 @@ def _wait_in_process(match_id: str, moved: Callable[[], bool], timeout: float) -
 # --- listeners on an event loop ----------------------------------------------------------------
 
 REDIS_RETRY_SECONDS = 0.5
+# Announcements kept per match listened to: enough for any listener that is not far behind.
+NEWS_KEPT = 64
+
+
+class News(TypedDict):
+    version: int
+    status: str
+    event: dict[str, Any] | None
 
 
 class _Hub:
@@ -130,24 +145,32 @@ class _Hub:
         self.listeners: dict[str, set[asyncio.Event]] = {}
         # When each match's listeners were last woken (time.monotonic()).
         self.woken_at: dict[str, float] = {}
+        # The latest announcements of each match listened to, by version.
+        self.news: dict[str, dict[int, News]] = {}
         self.subscriber: asyncio.Task[None] | None = None
 
-    def wake(self, match_id: str) -> None:
+    def wake(self, match_id: str, news: News | None = None) -> None:
         events = self.listeners.get(match_id)
-        if events:
-            self.woken_at[match_id] = time.monotonic()
-            for event in events:
-                event.set()
+        if not events:
+            return
+        if news is not None:
+            recent = self.news.setdefault(match_id, {})
+            recent[news["version"]] = news
+            if len(recent) > NEWS_KEPT:
+                del recent[min(recent)]
+        self.woken_at[match_id] = time.monotonic()
+        for event in events:
+            event.set()
 
     def wake_all(self) -> None:
         for match_id in list(self.listeners):
             self.wake(match_id)
 
-    def wake_threadsafe(self, match_id: str) -> None:
+    def wake_threadsafe(self, match_id: str, news: News) -> None:
         loop = self.loop()
         if match_id in self.listeners and loop is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):  # the loop stopped in between
-                loop.call_soon_threadsafe(self.wake, match_id)
+                loop.call_soon_threadsafe(self.wake, match_id, news)
 
     async def subscribe(self, url: str) -> None:
         """Wake the listeners of every match announced on Redis, until cancelled. After a
@@ -161,13 +184,23 @@ class _Hub:
                     self.wake_all()
                     async for message in pubsub.listen():
                         if message["type"] == "pmessage":
-                            self.wake(message["channel"].decode()[prefix:])
+                            self.wake(message["channel"].decode()[prefix:],
+                                      _news(message["data"]))
             except (redis.RedisError, OSError) as error:
                 logger.info("stream subscription lost: %s", error)
                 self.wake_all()
             finally:
                 await client.aclose()
             await asyncio.sleep(REDIS_RETRY_SECONDS)
+
+
+def _news(data: bytes) -> News | None:
+    try:
+        news = json.loads(data)
+    except ValueError:
+        return None
+    valid = isinstance(news, dict) and isinstance(news.get("version"), int)
+    return cast(News, news) if valid else None
 
 
 # By event loop: the ASGI server runs one; tests may run several, one after another.
@@ -194,6 +227,16 @@ class Moves:
         self.hub = hub
         self.match_id = match_id
         self.event = asyncio.Event()
+
+    def news_after(self, after: int) -> tuple[list[News], bool]:
+        """The announcements of the versions right after ``after``, in order, and whether a
+        later one came with a version missing before it (lost or not yet heard)."""
+        recent = self.hub.news.get(self.match_id, {})
+        chain = []
+        while (news := recent.get(after + 1)) is not None:
+            chain.append(news)
+            after += 1
+        return chain, any(version > after for version in recent)
 
     def clear(self) -> float:
         """Forget the announcements so far, before a look at the database: one that comes
@@ -226,3 +269,4 @@ async def listen(match_id: uuid.UUID | str) -> AsyncIterator[Moves]:
             if not listening:
                 del hub.listeners[moves.match_id]
                 hub.woken_at.pop(moves.match_id, None)
+                hub.news.pop(moves.match_id, None)

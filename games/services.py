@@ -488,7 +488,7 @@ def _apply(
     except engine.IllegalAction as error:
         raise ActionRefused(error) from None
     match.version += 1
-    Action.objects.create(
+    row = Action.objects.create(
         match=match,
         deal=deal_row,
         sequence=len(deal.log),
@@ -508,7 +508,9 @@ def _apply(
     match.turn_deadline = clock.deadline(match, current, timezone.now())
     # Only what an action changes: the rest of the row (the rules among it) stays as written.
     match.save(update_fields=selectors.MATCH_STATE)
-    announce_on_commit(match)
+    announce_on_commit(
+        match, selectors.feed_event(row, bool(match.rules.get("partnership_dummy")))
+    )
     signals.match_progressed.send(
         sender=Match, match=match, seat=seat, origin=origin, ended_deal=ended, current=current
     )
@@ -601,10 +603,14 @@ def _end_deal(match: Match, deal_row: Deal, deal: engine.Deal) -> Deal | None:
     return _deal(match, dealer=dealer, number=number)
 
 
-def announce_on_commit(match: Match) -> None:
-    # Wakes the event feed's long polls of this match (games/notify.py).
-    match_id, version = match.id, match.version
-    transaction.on_commit(lambda: notify.announce(match_id, version))
+def announce_on_commit(match: Match, event: dict[str, Any] | None = None) -> None:
+    """Once committed, announce the match's new version, made by the action ``event`` (as the
+    feed lists it) or by none: it wakes the feed's long polls and live streams
+    (games/notify.py)."""
+    match_id, version, status = match.id, match.version, match.status
+    transaction.on_commit(
+        lambda: notify.announce(match_id, version, status=status, event=event)
+    )
 
 
 def schedule_bots_on_commit(match: Match, current: engine.Deal | None) -> None:

@@ -1,8 +1,8 @@
 """Long polls of the event feed on the embedded default: ``python -m loadtest.long_polls``.
 
-Starts the development server (SQLite, computer players in-process) on a scratch database,
-seats four people at a match, then holds ``--waiters`` long polls of ``--wait`` seconds open
-on a match where nothing moves (opened over the first quarter of the wait). Prints the
+Starts the service as `scripts/serve` does (uvicorn, SQLite, computer players in-process) on a
+scratch database, seats four people at a match, then holds ``--waiters`` long polls of
+``--wait`` seconds open on a match where nothing moves (opened over the first quarter of the wait). Prints the
 server's CPU while they wait (as a share of one core) and how long past their ``wait`` they
 end. Each waiter connects before its clock starts.
 """
@@ -14,7 +14,6 @@ import http.client
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -31,10 +30,10 @@ def main() -> None:
     port = free_port()
     scratch = Path(tempfile.mkdtemp(prefix="batak-long-polls-"))
     env = {**os.environ, "DJANGO_DEBUG": "true", "REDIS_URL": "", "LOG_LEVEL": "WARNING",
-           "DATABASE_URL": f"sqlite:///{scratch / 'db.sqlite3'}"}
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+           "DATABASE_URL": f"sqlite:///{scratch / 'db.sqlite3'}", "PORT": str(port)}
+    # The embedded default as its README command starts it (it migrates, then execs uvicorn).
     server = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", "--noreload", str(port)], cwd=ROOT, env=env,
+        ["bash", "scripts/serve"], cwd=ROOT, env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:

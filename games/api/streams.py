@@ -23,7 +23,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -92,9 +92,7 @@ def _read_page(match_id: uuid.UUID, after: int) -> Page:
     ]
     ended = not page["has_more"] and page["status"] not in LIVE
     if ended:
-        frames.append(_frame(page["version"], "end", {
-            "version": page["version"], "status": page["status"],
-        }))
+        frames.append(_end_frame(page["version"], page["status"]))
     return Page(b"".join(frames), page["next_after"], page["has_more"], ended)
 
 
@@ -116,15 +114,18 @@ class Follower:
         self.ended = page.ended
         return page.frames
 
-    def still_here(self) -> bytes:
-        """A heartbeat, noting the listener's presence as any request would (once per
-        PRESENCE_WRITE_SECONDS for all the streams of one person in this process)."""
+    def presence_due(self) -> bool:
+        """Whether a heartbeat should note the listener's presence, as any request would:
+        once per PRESENCE_WRITE_SECONDS for all the streams of one person in this process."""
         if self.seat is not None:
-            if _presence_due(("seat", self.seat.pk)):
-                _on_a_live_connection(lambda: seating.seen(self.seat))
-        elif self.spectating and _presence_due(("watching", self.match_id, self.user.pk)):
+            return _presence_due(("seat", self.seat.pk))
+        return self.spectating and _presence_due(("watching", self.match_id, self.user.pk))
+
+    def note_presence(self) -> None:
+        if self.seat is not None:
+            _on_a_live_connection(lambda: seating.seen(self.seat))
+        else:
             _on_a_live_connection(self._watching)
-        return b": heartbeat\n\n"
 
     def _watching(self) -> None:
         match = Match.objects.filter(pk=self.match_id).first()
@@ -181,9 +182,43 @@ _shared: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _SharedReads] = (
 )
 
 
+def _page_heard(match_id: uuid.UUID, heard: list[notify.News]) -> Page:
+    """The page of announced versions, as a look at the database would have read it."""
+    frames = [_event_frame(match_id, news) for news in heard if news["event"] is not None]
+    last = heard[-1]
+    ended = last["status"] not in LIVE
+    if ended:
+        frames.append(_end_frame(last["version"], last["status"]))
+    return Page(b"".join(frames), last["version"], more=False, ended=ended)
+
+
+# Each announced action's frame, made once for all of its listeners in this process.
+_frames: OrderedDict[tuple[uuid.UUID, int], bytes] = OrderedDict()
+FRAMES_KEPT = 4096
+
+
+def _event_frame(match_id: uuid.UUID, news: notify.News) -> bytes:
+    key = (match_id, news["version"])
+    frame = _frames.get(key)
+    if frame is None:
+        frame = _frames[key] = _frame(
+            news["version"], "action", s.EventSerializer(news["event"]).data
+        )
+        if len(_frames) > FRAMES_KEPT:
+            _frames.popitem(last=False)
+    return frame
+
+
+def _end_frame(version: int, status: str) -> bytes:
+    return _frame(version, "end", {"version": version, "status": status})
+
+
 def _frame(version: int, kind: str, data: dict[str, Any]) -> bytes:
     body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return f"id: {version}\nevent: {kind}\ndata: {body}\n\n".encode()
+
+
+HEARTBEAT = b": heartbeat\n\n"
 
 
 def _retry() -> bytes:
@@ -205,7 +240,9 @@ def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, No
         if page.more:
             continue
         if time.monotonic() - quiet_since >= settings.STREAM_HEARTBEAT_SECONDS:
-            yield follower.still_here()
+            if follower.presence_due():
+                follower.note_presence()
+            yield HEARTBEAT
             quiet_since = time.monotonic()
         match = Match(pk=follower.match_id)
         selectors.wait_for_move(match, follower.after, min(left, settings.STREAM_HEARTBEAT_SECONDS))
@@ -213,7 +250,8 @@ def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, No
 
 async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[bytes, None]:
     """The stream for an ASGI server, on its event loop, for ``seconds`` at most."""
-    still_here = sync_to_async(follower.still_here, thread_sensitive=False, executor=_readers)
+    note_presence = sync_to_async(follower.note_presence, thread_sensitive=False,
+                                  executor=_readers)
     loop = asyncio.get_running_loop()
     shared = _shared.setdefault(loop, _SharedReads())
     yield _retry()
@@ -222,9 +260,14 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
         quiet = False
         while True:
             since = moves.clear()  # before the read: an announcement after it sets it again
-            if quiet:  # no announcement for a while: look at what is there now, in case one
-                since = time.monotonic()  # was lost
-            page = await shared.read(follower.match_id, follower.after, since)
+            heard, gap = moves.news_after(follower.after)
+            if heard and not gap:
+                # Every version up to the latest announced was announced with its action.
+                page = _page_heard(follower.match_id, heard)
+            else:
+                if quiet:  # no announcement for a while: look at what there is now, in case
+                    since = time.monotonic()  # one was lost
+                page = await shared.read(follower.match_id, follower.after, since)
             if frames := follower.take(page):
                 yield frames
             if follower.ended or (left := deadline - time.monotonic()) <= 0:
@@ -233,7 +276,9 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
                 continue
             quiet = not await moves.wait(min(left, settings.STREAM_HEARTBEAT_SECONDS))
             if quiet and deadline - time.monotonic() > 0:
-                yield await still_here()
+                if follower.presence_due():
+                    await note_presence()
+                yield HEARTBEAT
 
 
 class _Slot:

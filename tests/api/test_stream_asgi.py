@@ -4,13 +4,16 @@ client that leaves gives its slot back."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import threading
 import time
 
 import pytest
 
+from games import notify, seating
 from games.api import streams
+from games.models import Seat
 from tests import sse
 from tests.integration.harness import client
 
@@ -100,3 +103,43 @@ def test_a_follower_that_leaves_gives_its_slot_back(asgi_server, settings) -> No
         time.sleep(0.1)
     again.close()
     assert streams.open_streams(0) == 0
+
+
+def test_lost_announcements_delay_a_follower_never_lose_a_move(asgi_server, settings,
+                                                                monkeypatch) -> None:
+    # Every third announcement never reaches the stream: the follower finds the move on its
+    # next look at the database (the next announcement's gap, or its heartbeat).
+    settings.STREAM_HEARTBEAT_SECONDS = 0.5
+    announce, count = notify.announce, itertools.count()
+
+    def lossy(match_id, version, **news) -> None:
+        if next(count) % 3 != 2:
+            announce(match_id, version, **news)
+
+    monkeypatch.setattr(notify, "announce", lossy)
+    me = client.guest(asgi_server, "Me")
+    match_id = client.match_against_bots(me, levels=("easy",) * 3)
+    listening = sse.Listening(asgi_server, match_id, me.token, timeout=5)
+    play_out(me, match_id, seed=6)
+    listening.join(10)
+    feed = client.expect(me.get(f"{client.API}/matches/{match_id}/events?limit=500"), 200, "feed")
+    assert listening.ended() and listening.actions() == feed["events"]
+
+
+def test_a_follower_counts_as_present_while_it_listens(asgi_server, settings,
+                                                       monkeypatch) -> None:
+    settings.STREAM_HEARTBEAT_SECONDS = 0.2
+    monkeypatch.setattr(seating, "PRESENCE_WRITE_SECONDS", 0.1)
+    me = client.guest(asgi_server, "Me")
+    match_id = client.match_against_bots(me, levels=("easy",) * 3)
+    follower = sse.Follower(asgi_server, match_id, me.token)
+    messages = iter(follower)
+    next(messages)
+    seat = Seat.objects.get(match_id=match_id, index=0)
+    admitted = seat.last_seen
+    while next(messages).event != "comment":
+        pass
+    next(messages)  # a second heartbeat: the first one's presence is written by now
+    seat.refresh_from_db()
+    assert seat.last_seen > admitted
+    follower.close()
