@@ -2,9 +2,9 @@
 
 Starts the service as `scripts/serve` does (uvicorn, SQLite, computer players in-process) on a
 scratch database, seats four people at a match, then holds ``--waiters`` long polls of
-``--wait`` seconds open on a match where nothing moves (opened over the first quarter of the wait). Prints the
-server's CPU while they wait (as a share of one core) and how long past their ``wait`` they
-end. Each waiter connects before its clock starts.
+``--wait`` seconds open on a match where nothing moves (opened over the first quarter of the
+wait). Prints the server's CPU while they wait (as a share of one core) and how long past
+their ``wait`` they end. Each waiter connects before its clock starts.
 """
 
 from __future__ import annotations

@@ -8,10 +8,12 @@ stream is open, each person plays at a person's pace: ``--think`` seconds after 
 their stream, if it is their turn, a random legal move. The computer players answer at once.
 
 Prints, for the ``--seconds`` that follow: how long after its commit each event reached each
-listener (the action's ``created_at``, stored just before its commit, to the moment the
-listener has parsed it; the same clock, so the figures err on the late side), how many moves
-and deliveries that was, and the stream process's memory per listener (its resident memory
-with every stream open and idle, less with one), its threads and its CPU.
+listener (from the action's ``created_at``, stored in the move's transaction before its
+commit, to the moment the listener has parsed it; one clock), for every listener, for the
+first of each event, and by who moved (a person's move is stored by gunicorn, which builds
+the answer inside the transaction, so its figures include that; a computer player's commits
+at once); how many moves and deliveries that was; and the stream process's memory per
+listener (its resident memory with every stream open and idle, less with one), threads, CPU.
 """
 
 from __future__ import annotations
@@ -70,8 +72,11 @@ class Table:
         return answer.status == 200
 
 
+# How long after its commit each event reached its first listener, and all of them by who
+# moved: a person's move is stored by the web process, which builds its answer before the
+# commit; a computer player's by a worker, which commits at once.
 FIRST: dict[tuple[str, int], float] = {}
-BY_SEAT: dict[bool, list[float]] = {}
+BY_ORIGIN: dict[str, list[float]] = {"person": [], "computer": []}
 
 
 class Listener:
@@ -121,9 +126,8 @@ class Listener:
             delay = time.time() - created
             self.delays.append(delay)
             self.received += 1
-            key = (self.table.match_id, data["version"])
-            FIRST.setdefault(key, delay)
-            BY_SEAT.setdefault(data["submitted_by"] == 0, []).append(delay)
+            FIRST.setdefault((self.table.match_id, data["version"]), delay)
+            BY_ORIGIN["person" if data["submitted_by"] == 0 else "computer"].append(delay)
         if self.drives:
             self.table.nudge()
 
@@ -198,15 +202,16 @@ async def _measure(stream_url: str, stream_pid: int, tables: list[Table], listen
     failed = [task for task in tasks if task.done() and task.exception()]
     for task in tasks:
         task.cancel()
-    delays.sort()
 
-    def at(share: float, values: list[float] = delays) -> float:
+    def at(share: float, values: list[float]) -> float:
         values = sorted(values)
         return round(1000 * values[min(len(values) - 1, int(len(values) * share))], 1)
 
-    print("first listener p50/p95", at(0.5, list(FIRST.values())), at(0.95, list(FIRST.values())))
-    for person, values in BY_SEAT.items():
-        print("person" if person else "bots", at(0.5, values), at(0.95, values))
+    def figures(values: list[float]) -> dict[str, float] | None:
+        if not values:
+            return None
+        return {"p50": at(0.5, values), "p95": at(0.95, values), "p99": at(0.99, values),
+                "max": round(1000 * max(values), 1)}
 
     return {
         "listeners": listeners,
@@ -215,8 +220,11 @@ async def _measure(stream_url: str, stream_pid: int, tables: list[Table], listen
         "person_moves": sum(table.moves for table in tables),
         "deliveries": len(delays),
         "deliveries_per_second": round(len(delays) / seconds),
-        "commit_to_listener_ms": {"p50": at(0.5), "p95": at(0.95), "p99": at(0.99),
-                                  "max": round(1000 * delays[-1], 1)} if delays else None,
+        "commit_to_listener_ms": figures(delays),
+        "commit_to_first_listener_ms": figures(list(FIRST.values())),
+        "commit_to_listener_ms_by_mover": {
+            mover: figures(values) for mover, values in BY_ORIGIN.items()
+        },
         "stream_process": {
             "rss_mib_one_listener": round(rss_one / 1024, 1),
             "rss_mib_all_listeners": round(rss_all / 1024, 1),
