@@ -63,6 +63,8 @@ class Table:
         finally:
             self.pending = False
 
+    # The HTTP calls run in the loop's default pool (a few threads): more threads in this
+    # process would make its listeners' own loop wait for the GIL and inflate the figures.
     def _move(self) -> bool:
         seat_view = client.view(self.api, self.match_id)
         if seat_view["status"] != "active" or not client.my_turn(seat_view):
