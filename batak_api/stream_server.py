@@ -6,21 +6,12 @@ thousands of idle streams, so one per core at most). A proxy in front sends it t
 for `/api/v1/matches/{id}/stream` (see deploy/nginx.conf); it answers any other request too.
 """
 
-import gc
 import os
 
 import uvicorn
 
-# The garbage collector's full pass stops the event loop for as long as it takes to walk every
-# object, and each open stream keeps a few hundred (its request, its response, its tasks): with
-# 1,000 streams a pass took 0.2-0.4 s even with the start-up objects frozen (batak_api/asgi.py).
-# Streams make few reference cycles (reference counts free the rest), so full passes can be
-# rare: one per 700 x 10 x 200 net allocations instead of 700 x 10 x 10.
-GC_THRESHOLDS = (700, 10, 200)
-
 
 def main() -> None:
-    gc.set_threshold(*GC_THRESHOLDS)
     host, _, port = os.environ.get("STREAM_BIND", "0.0.0.0:8001").rpartition(":")
     uvicorn.run(
         "batak_api.asgi:application",

@@ -81,7 +81,7 @@ def announce(
         return
     try:
         client.publish(_channel(match_id), json.dumps(news, separators=(",", ":")))
-    except redis.RedisError as error:
+    except (redis.RedisError, TypeError, ValueError) as error:
         # The waiters find the move on their next look at the database.
         logger.info("move not announced: %s", error, extra={"match_id": str(match_id)})
 
@@ -127,6 +127,9 @@ def _wait_in_process(match_id: str, moved: Callable[[], bool], timeout: float) -
 # --- listeners on an event loop ----------------------------------------------------------------
 
 REDIS_RETRY_SECONDS = 0.5
+REDIS_RETRY_MAX_SECONDS = 10
+# An idle subscription pings this often, and is given up after three times as long unanswered.
+REDIS_PING_SECONDS = 10
 # Announcements kept per match listened to: enough for any listener that is not far behind.
 NEWS_KEPT = 64
 
@@ -173,33 +176,53 @@ class _Hub:
                 loop.call_soon_threadsafe(self.wake, match_id, news)
 
     async def subscribe(self, url: str) -> None:
-        """Wake the listeners of every match announced on Redis, until cancelled. After a
-        lost connection everyone is woken to look again: announcements may have been missed."""
+        """Wake the listeners of every match announced on Redis, until cancelled. Once
+        (re)subscribed everyone is woken to look again: announcements may have been missed.
+        A connection that answers nothing for a while, not even a ping, is given up."""
         prefix = len(_channel(""))
+        retry = REDIS_RETRY_SECONDS
         while True:
-            client = redis.asyncio.Redis.from_url(url, socket_connect_timeout=0.5)
+            client = redis.asyncio.Redis.from_url(
+                url, socket_connect_timeout=0.5, socket_timeout=3 * REDIS_PING_SECONDS
+            )
             try:
-                async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
+                async with client.pubsub() as pubsub:
                     await pubsub.psubscribe(_channel("*"))
-                    self.wake_all()
-                    async for message in pubsub.listen():
-                        if message["type"] == "pmessage":
+                    heard = time.monotonic()
+                    while True:
+                        message = await pubsub.get_message(timeout=REDIS_PING_SECONDS)
+                        if message is None:
+                            if time.monotonic() - heard > 3 * REDIS_PING_SECONDS:
+                                raise redis.ConnectionError("no answer to pings")
+                            await pubsub.ping()
+                            continue
+                        heard = time.monotonic()
+                        if message["type"] == "psubscribe":
+                            self.wake_all()
+                            retry = REDIS_RETRY_SECONDS
+                        elif message["type"] == "pmessage":
                             self.wake(message["channel"].decode()[prefix:],
                                       _news(message["data"]))
             except (redis.RedisError, OSError) as error:
                 logger.info("stream subscription lost: %s", error)
-                self.wake_all()
             finally:
                 await client.aclose()
-            await asyncio.sleep(REDIS_RETRY_SECONDS)
+            await asyncio.sleep(retry)
+            retry = min(2 * retry, REDIS_RETRY_MAX_SECONDS)
 
 
 def _news(data: bytes) -> News | None:
+    """An announcement as published by `announce`; anything else is only a wake."""
     try:
         news = json.loads(data)
     except ValueError:
         return None
-    valid = isinstance(news, dict) and isinstance(news.get("version"), int)
+    valid = (
+        isinstance(news, dict)
+        and isinstance(news.get("version"), int)
+        and isinstance(news.get("status"), str)
+        and (news.get("event") is None or isinstance(news.get("event"), dict))
+    )
     return cast(News, news) if valid else None
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import math
+import logging
 import threading
 import time
 import uuid
@@ -29,18 +29,23 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import InterfaceError, OperationalError, connection
+from django.db.models import Q
 from django.http import StreamingHttpResponse
+from django.utils import timezone
+from knox.models import AuthToken
 
 from games import notify, seating, selectors
 from games.api import serializers as s
 from games.errors import TooManyStreams
-from games.models import Match, MatchStatus, Seat
+from games.models import Match, MatchStatus, Visibility
 
 T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
 
 CONTENT_TYPE = "text/event-stream"
 # How long a client waits before it reconnects after the stream ends (the SSE `retry` field).
@@ -51,11 +56,6 @@ LIVE = (MatchStatus.WAITING, MatchStatus.ACTIVE)
 # The database reads of every stream on an event loop: a few threads, each keeping its
 # connection, instead of one per listener.
 _readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="stream-reader")
-
-# Open streams by account, in this process.
-_open: Counter[int] = Counter()
-_open_lock = threading.Lock()
-
 
 @dataclass(frozen=True)
 class Page:
@@ -97,16 +97,16 @@ def _read_page(match_id: uuid.UUID, after: int) -> Page:
 
 
 class Follower:
-    """One listener's place in a match's feed, and how its presence is noted."""
+    """One listener's place in a match's feed, and who it is: a stream outlives its request, so
+    it looks again now and then whether its listener may still follow it (see ``check``)."""
 
     def __init__(
-        self, match: Match, after: int, seat: Seat | None, user: AbstractBaseUser
+        self, match: Match, after: int, user: AbstractBaseUser, token: AuthToken | None
     ) -> None:
         self.match_id = match.pk
         self.after = after
-        self.seat = seat
-        self.user = user
-        self.spectating = seat is None and match.visibility == "public"
+        self.user_id = user.pk
+        self.token_digest = token.digest if token is not None else None
         self.ended = False
 
     def take(self, page: Page) -> bytes:
@@ -114,43 +114,55 @@ class Follower:
         self.ended = page.ended
         return page.frames
 
-    def presence_due(self) -> bool:
-        """Whether a heartbeat should note the listener's presence, as any request would:
-        once per PRESENCE_WRITE_SECONDS for all the streams of one person in this process."""
-        if self.seat is not None:
-            return _presence_due(("seat", self.seat.pk))
-        return self.spectating and _presence_due(("watching", self.match_id, self.user.pk))
+    def check(self) -> bool:
+        """Whether the listener would still be let in (its account active, its token valid,
+        the match still its to read, as on every request to the feed), noting its presence as
+        such a request would. Looked up once per STREAM_HEARTBEAT_SECONDS for all the streams
+        of one token and match in this process; a failure to look keeps the stream."""
+        key = (self.user_id, self.token_digest, self.match_id)
+        now = time.monotonic()
+        with _checks_lock:
+            recent = _checks.get(key)
+        if recent is not None and now - recent[0] < settings.STREAM_HEARTBEAT_SECONDS:
+            return recent[1]
+        try:
+            allowed = _on_a_live_connection(self._allowed)
+        except Exception:
+            logger.exception("stream check failed", extra={"match_id": str(self.match_id)})
+            return True
+        with _checks_lock:
+            _checks[key] = (now, allowed)
+            if len(_checks) > CHECKS_KEPT:
+                for stale in [k for k, (at, _) in _checks.items()
+                              if now - at > settings.STREAM_HEARTBEAT_SECONDS]:
+                    del _checks[stale]
+        return allowed
 
-    def note_presence(self) -> None:
-        if self.seat is not None:
-            _on_a_live_connection(lambda: seating.seen(self.seat))
-        else:
-            _on_a_live_connection(self._watching)
-
-    def _watching(self) -> None:
-        match = Match.objects.filter(pk=self.match_id).first()
-        if match is not None:
-            seating.watching(match, self.user)
-
-
-# When this process last noted each listener's presence (time.monotonic()); past this many
-# entries, the old ones are forgotten.
-PRESENCE_MEMORY = 10_000
-_presence_noted: dict[tuple[Any, ...], float] = {}
-_presence_lock = threading.Lock()
-
-
-def _presence_due(key: tuple[Any, ...]) -> bool:
-    now = time.monotonic()
-    with _presence_lock:
-        if now - _presence_noted.get(key, -math.inf) < seating.PRESENCE_WRITE_SECONDS:
+    def _allowed(self) -> bool:
+        user = get_user_model().objects.filter(pk=self.user_id, is_active=True).first()
+        if user is None:
             return False
-        _presence_noted[key] = now
-        if len(_presence_noted) > PRESENCE_MEMORY:
-            for stale in [k for k, at in _presence_noted.items()
-                          if now - at > seating.PRESENCE_WRITE_SECONDS]:
-                del _presence_noted[stale]
-        return True
+        if self.token_digest is not None:
+            valid = Q(expiry__isnull=True) | Q(expiry__gt=timezone.now())
+            if not AuthToken.objects.filter(valid, digest=self.token_digest).exists():
+                return False
+        match = Match.objects.prefetch_related("seats").filter(pk=self.match_id).first()
+        if match is None:
+            return False
+        seat = selectors.seat_of(match, user)
+        if seat is not None:
+            seating.seen(seat)
+            return True
+        if match.visibility == Visibility.PUBLIC:
+            seating.watching(match, user)
+            return True
+        return user.is_staff or match.created_by_id == user.pk
+
+
+# The latest check of each token's streams of a match in this process: when, and its verdict.
+CHECKS_KEPT = 10_000
+_checks: dict[tuple[Any, ...], tuple[float, bool]] = {}
+_checks_lock = threading.Lock()
 
 
 class _SharedReads:
@@ -229,6 +241,7 @@ def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, No
     """The stream for a WSGI server, in the request's thread, for ``seconds`` at most."""
     yield _retry()
     deadline = time.monotonic() + seconds
+    next_check = time.monotonic() + settings.STREAM_HEARTBEAT_SECONDS
     quiet_since = time.monotonic()
     while True:
         page = read_page(follower.match_id, follower.after)
@@ -239,9 +252,11 @@ def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, No
             return
         if page.more:
             continue
+        if time.monotonic() >= next_check:
+            if not follower.check():
+                return
+            next_check = time.monotonic() + settings.STREAM_HEARTBEAT_SECONDS
         if time.monotonic() - quiet_since >= settings.STREAM_HEARTBEAT_SECONDS:
-            if follower.presence_due():
-                follower.note_presence()
             yield HEARTBEAT
             quiet_since = time.monotonic()
         match = Match(pk=follower.match_id)
@@ -250,14 +265,15 @@ def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, No
 
 async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[bytes, None]:
     """The stream for an ASGI server, on its event loop, for ``seconds`` at most."""
-    note_presence = sync_to_async(follower.note_presence, thread_sensitive=False,
-                                  executor=_readers)
     loop = asyncio.get_running_loop()
     shared = _shared.setdefault(loop, _SharedReads())
+    every = settings.STREAM_HEARTBEAT_SECONDS
     yield _retry()
     deadline = time.monotonic() + seconds
+    next_check = sent_at = time.monotonic()
+    next_check += every
     async with notify.listen(follower.match_id) as moves:
-        quiet = False
+        quiet_since: float | None = None
         while True:
             since = moves.clear()  # before the read: an announcement after it sets it again
             heard, gap = moves.news_after(follower.after)
@@ -265,32 +281,43 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
                 # Every version up to the latest announced was announced with its action.
                 page = _page_heard(follower.match_id, heard)
             else:
-                if quiet:  # no announcement for a while: look at what there is now, in case
-                    since = time.monotonic()  # one was lost
+                if quiet_since is not None:
+                    # No announcement since then: look at what there is, in case one was
+                    # lost; any read begun since serves (the match's other quiet listeners').
+                    since = quiet_since
                 page = await shared.read(follower.match_id, follower.after, since)
             if frames := follower.take(page):
                 yield frames
-            if follower.ended or (left := deadline - time.monotonic()) <= 0:
+                sent_at = time.monotonic()
+            now = time.monotonic()
+            if follower.ended or now >= deadline:
                 return
+            if now >= next_check:
+                if not await loop.run_in_executor(_readers, follower.check):
+                    return
+                next_check = now + every
             if page.more:
                 continue
-            quiet = not await moves.wait(min(left, settings.STREAM_HEARTBEAT_SECONDS))
-            if quiet and deadline - time.monotonic() > 0:
-                if follower.presence_due():
-                    await note_presence()
+            waited_from = time.monotonic()
+            wait = min(deadline, next_check, sent_at + every) - waited_from
+            quiet_since = None if await moves.wait(max(0.0, wait)) else waited_from
+            if time.monotonic() - sent_at >= every:
                 yield HEARTBEAT
+                sent_at = time.monotonic()
 
 
 class _Slot:
     """One of an account's open streams in this process, given back exactly once: when the
-    stream ends, when the server closes the response, or when the response is dropped (an ASGI
-    server cancels a stream whose client left without closing it)."""
+    stream's content is closed (its end, or the server cancelling it when the client left),
+    when the server closes the response, or when the response is dropped."""
 
     def __init__(self, user_id: int) -> None:
         with _open_lock:
-            if _open[user_id] >= settings.STREAM_MAX_PER_ACCOUNT:
-                raise TooManyStreams(retry_after=int(settings.STREAM_HEARTBEAT_SECONDS))
-            _open[user_id] += 1
+            full = _open[user_id] >= settings.STREAM_MAX_PER_ACCOUNT
+            if not full:
+                _open[user_id] += 1
+        if full:  # raised outside the lock: making it may run a collection that releases one
+            raise TooManyStreams(retry_after=int(settings.STREAM_HEARTBEAT_SECONDS))
         self.user_id: int | None = user_id
 
     def release(self) -> None:
@@ -303,6 +330,12 @@ class _Slot:
             self.user_id = None
 
 
+# Open streams by account, in this process. Re-entrant: a collection that finalises a dropped
+# response (and so releases its slot) may run while this thread holds the lock.
+_open: Counter[int] = Counter()
+_open_lock = threading.RLock()
+
+
 def open_streams(user_id: int) -> int:
     with _open_lock:
         return _open[user_id]
@@ -312,17 +345,27 @@ class EventStreamResponse(StreamingHttpResponse):
     """An open stream, counted against its account until it ends."""
 
     def __init__(self, follower: Follower, *, asynchronous: bool) -> None:
-        slot = _Slot(follower.user.pk)
-        content = (
-            _released(async_events(follower, settings.STREAM_MAX_SECONDS), slot)
-            if asynchronous else _released_sync(sync_events(follower, MAX_WSGI_SECONDS), slot)
-        )
+        slot = _Slot(follower.user_id)
+        self._events: AsyncIterator[bytes] | None = None
+        if asynchronous:
+            self._events = _released(async_events(follower, settings.STREAM_MAX_SECONDS), slot)
+            content: Any = self._events
+        else:
+            content = _released_sync(sync_events(follower, MAX_WSGI_SECONDS), slot)
         super().__init__(content, content_type=CONTENT_TYPE)
         self["Cache-Control"] = "no-cache"
         # Tells nginx (and proxies that follow it) to pass each event on at once.
         self["X-Accel-Buffering"] = "no"
         self._slot = slot
         weakref.finalize(self, slot.release)
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        # Our own generator, not Django's wrapper around it: the ASGI handler closes what it
+        # iterates when the client leaves, and only closing ours ends its wait and frees its
+        # place at once.
+        if self._events is None:
+            return super().__aiter__()
+        return self._events
 
     def close(self) -> None:
         self._slot.release()

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.db.models import QuerySet
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -20,6 +20,7 @@ from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
 )
+from knox.models import AuthToken
 from rest_framework import generics, serializers, status
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import PageNumberPagination
@@ -104,6 +105,10 @@ class MatchEndpoint(APIView):
     watching a public match. Every request of a seated person counts as their presence."""
 
     requires_seat: ClassVar[bool] = True
+    # A read of a match left stuck in its computer players' turns plays them (the embedded
+    # default has no sweeper); the stream's admission, in a thread every stream shares, leaves
+    # that to the other reads.
+    resumes_stuck_bots: ClassVar[bool] = True
     spectators: ClassVar[bool] = False
 
     match: Match
@@ -123,7 +128,8 @@ class MatchEndpoint(APIView):
             seating.watching(self.match, request.user)
         elif not self._may_read_without_seat(request):
             raise NotYourSeat()
-        if request.method in ("GET", "HEAD") and sweeper.resume_if_stuck(self.match):
+        reading = request.method in ("GET", "HEAD")
+        if reading and self.resumes_stuck_bots and sweeper.resume_if_stuck(self.match):
             self.match = Match.objects.prefetch_related("seats").get(pk=self.match.pk)
 
     def _may_read_without_seat(self, request: Request) -> bool:
@@ -740,7 +746,12 @@ STREAM_DESCRIPTION = (
     "`{\"version\": N, \"status\": \"finished\"}`) closes the stream. The server may also "
     "close a stream at any time (at the latest after "
     f"{settings.STREAM_MAX_SECONDS:g} s, or 30 s on a server that holds a thread per request); "
-    "reconnect with `Last-Event-ID` (EventSource does, after the `retry` interval). An "
+    "reconnect with `Last-Event-ID` (EventSource does, after the `retry` interval). Once "
+    "the match is over, a request with nothing after its cursor is answered 204, which tells "
+    "EventSource to stop. The stream looks again every heartbeat interval whether its caller "
+    "may still read the match, as every request to the feed does, and ends when not (a "
+    "revoked or lapsed token, a seat given up): the reconnection then gets the feed's answer "
+    "(401, 403). An "
     f"account has at most {settings.STREAM_MAX_PER_ACCOUNT} streams open on one server "
     "process (429 `too_many_streams`)."
 )
@@ -756,6 +767,7 @@ STREAM_EXAMPLE = (
 
 class StreamView(MatchEndpoint):
     spectators = True
+    resumes_stuck_bots = False
     content_negotiation_class = AnyAccept
     http_method_names: ClassVar[list[str]] = ["get"]
 
@@ -776,10 +788,14 @@ class StreamView(MatchEndpoint):
                 OpenApiTypes.STR, description="The stream of events.",
                 examples=[OpenApiExample("A short match", STREAM_EXAMPLE)],
             ),
+            204: OpenApiResponse(
+                description="The match has ended and nothing is after the cursor: no stream "
+                "(EventSource stops reconnecting)."
+            ),
             **errors(400, 401, 403, 404),
         },
     )
-    def get(self, request: Request, match_id: str) -> StreamingHttpResponse:
+    def get(self, request: Request, match_id: str) -> HttpResponse | StreamingHttpResponse:
         params = valid_query(StreamQuerySerializer, request)
         after = params["after"]
         resume = request.headers.get("Last-Event-ID")
@@ -787,7 +803,11 @@ class StreamView(MatchEndpoint):
             if not LAST_EVENT_ID.fullmatch(resume) or int(resume) > s.MAX_VERSION:
                 raise InvalidLastEventId()
             after = int(resume)
-        follower = streams.Follower(self.match, after, self.seat, request.user)
+        if self.match.status not in streams.LIVE and after >= self.match.version:
+            # Over, and nothing left to send: 204 tells EventSource to stop reconnecting.
+            return HttpResponse(status=status.HTTP_204_NO_CONTENT)
+        token = request.auth if isinstance(request.auth, AuthToken) else None
+        follower = streams.Follower(self.match, after, request.user, token)
         # Served on an event loop (batak_api/asgi.py) the stream holds no thread.
         asynchronous = isinstance(request._request, ASGIRequest)
         return streams.EventStreamResponse(follower, asynchronous=asynchronous)

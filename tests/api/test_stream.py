@@ -3,6 +3,7 @@ the feed's events, in order, once each, resumable, with the feed's access rules.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -150,3 +151,25 @@ def test_an_abandoned_match_streams_to_its_end(player) -> None:
     _, got = stream(players[1], match_id)
     assert [message.event for message in got] == ["retry", "action", "end"]
     assert got[-1].json() == {"version": 2, "status": "abandoned"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_nothing_left_to_stream_is_204_so_event_source_stops(player) -> None:
+    match_id, me = finished_match(player)
+    version = me.get(f"/matches/{match_id}").json()["version"]
+    response, got = stream(me, match_id, HTTP_LAST_EVENT_ID=str(version))
+    assert response.status_code == 204 and got == []
+    response, got = stream(me, match_id, HTTP_LAST_EVENT_ID=str(version - 1))
+    assert [message.event for message in got] == ["retry", "action", "end"]
+
+
+def test_only_announcements_of_the_documented_shape_are_taken_as_news() -> None:
+    from games import notify
+
+    good = {"version": 3, "status": "active", "event": {"version": 3}}
+    assert notify._news(json.dumps(good).encode()) == good
+    assert notify._news(json.dumps({**good, "event": None}).encode())["event"] is None
+    for bad in (b"7", b"not json", json.dumps({"version": "3", "status": "active"}).encode(),
+                json.dumps({"version": 3}).encode(),
+                json.dumps({"version": 3, "status": "active", "event": [1]}).encode()):
+        assert notify._news(bad) is None

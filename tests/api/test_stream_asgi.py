@@ -143,3 +143,33 @@ def test_a_follower_counts_as_present_while_it_listens(asgi_server, settings,
     seat.refresh_from_db()
     assert seat.last_seen > admitted
     follower.close()
+
+
+def test_a_stream_ends_when_its_token_is_revoked(asgi_server, settings) -> None:
+    # The stream outlives its request: it looks again, as the feed does on every request.
+    settings.STREAM_HEARTBEAT_SECONDS = 0.3
+    me = client.guest(asgi_server, "Me")
+    match_id = client.match_against_bots(me, levels=("easy",) * 3)
+    follower = sse.Follower(asgi_server, match_id, me.token, timeout=10)
+    messages = iter(follower)
+    assert next(messages).event == "retry"
+    client.expect(me.post(f"{client.API}/auth/logout"), 204, "log out")
+    rest = list(messages)  # ends (no `end`: the match goes on)
+    assert all(message.event in ("action", "comment") for message in rest)
+    assert sse.Follower(asgi_server, match_id, me.token).status == 401
+
+
+def test_a_stream_ends_when_its_listener_leaves_a_private_table(asgi_server, settings) -> None:
+    settings.STREAM_HEARTBEAT_SECONDS = 0.3
+    owner, friend = client.guest(asgi_server, "Owner"), client.guest(asgi_server, "Friend")
+    match = client.expect(owner.post(f"{client.API}/matches", {
+        "seats": [{"kind": "me"}] + [{"kind": "open"}] * 3}), 201, "match")
+    code = client.expect(owner.get(f"{client.API}/matches/{match['id']}/invitation"), 200,
+                         "code")["code"]
+    client.expect(friend.post(f"{client.API}/invitations/{code}/join", {"seat": 1}), 200, "join")
+    follower = sse.Follower(asgi_server, match["id"], friend.token, timeout=10)
+    messages = iter(follower)
+    assert next(messages).event == "retry"
+    client.expect(friend.post(f"{client.API}/matches/{match['id']}/leave"), 200, "leave")
+    list(messages)  # the stream ends
+    assert sse.Follower(asgi_server, match["id"], friend.token).status == 403
