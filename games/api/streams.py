@@ -270,25 +270,27 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
     every = settings.STREAM_HEARTBEAT_SECONDS
     yield _retry()
     deadline = time.monotonic() + seconds
-    next_check = sent_at = time.monotonic()
+    next_check = sent_at = heard_at = time.monotonic()
     next_check += every
     async with notify.listen(follower.match_id) as moves:
-        quiet_since: float | None = None
+        look, quiet_since = True, None  # whether to look for actions, and why
         while True:
-            since = moves.clear()  # before the read: an announcement after it sets it again
-            heard, gap = moves.news_after(follower.after)
-            if heard and not gap:
-                # Every version up to the latest announced was announced with its action.
-                page = _page_heard(follower.match_id, heard)
-            else:
-                if quiet_since is not None:
-                    # No announcement since then: look at what there is, in case one was
-                    # lost; any read begun since serves (the match's other quiet listeners').
-                    since = quiet_since
-                page = await shared.read(follower.match_id, follower.after, since)
-            if frames := follower.take(page):
-                yield frames
-                sent_at = time.monotonic()
+            more = False
+            if look:
+                since = moves.clear()  # before the look: an announcement after it sets it again
+                heard, gap = moves.news_after(follower.after)
+                if heard and not gap:
+                    # Every version up to the latest announced was announced with its action.
+                    page = _page_heard(follower.match_id, heard)
+                else:
+                    # A version missed, or nothing heard for a while (one may have been lost):
+                    # read, sharing a read begun since with the match's other listeners.
+                    page = await shared.read(follower.match_id, follower.after,
+                                             quiet_since or since)
+                if frames := follower.take(page):
+                    yield frames
+                    sent_at = time.monotonic()
+                more = page.more
             now = time.monotonic()
             if follower.ended or now >= deadline:
                 return
@@ -296,11 +298,16 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
                 if not await loop.run_in_executor(_readers, follower.check):
                     return
                 next_check = now + every
-            if page.more:
+            if more:
                 continue
             waited_from = time.monotonic()
-            wait = min(deadline, next_check, sent_at + every) - waited_from
-            quiet_since = None if await moves.wait(max(0.0, wait)) else waited_from
+            wait = min(deadline, next_check, sent_at + every, heard_at + every) - waited_from
+            if await moves.wait(max(0.0, wait)):
+                look, quiet_since, heard_at = True, None, time.monotonic()
+            elif time.monotonic() - heard_at >= every:
+                look, quiet_since, heard_at = True, waited_from, time.monotonic()
+            else:
+                look = False
             if time.monotonic() - sent_at >= every:
                 yield HEARTBEAT
                 sent_at = time.monotonic()
