@@ -2,15 +2,17 @@
 
 A stream is the feed's cursor kept by the server: it sends every action after the caller's
 cursor (`after`, or the `Last-Event-ID` a reconnecting client sends), each as an SSE event with
-the version as its id, then waits for the next announcement (games/notify.py) and sends what the
-database holds after the cursor. An announcement is only a hint, as for the long poll: each
-wait ends after STREAM_HEARTBEAT_SECONDS at most with a heartbeat and a look at the database,
-so a lost one delays an event by a heartbeat, never loses it. When the match has ended and
-everything is sent, an `end` event closes the stream.
+the version as its id, then waits for the next announcement (games/notify.py). An announcement
+carries the committed action, so a listener that has heard every version up to it sends it
+without a look at the database; one that missed a version reads the feed instead. Announcements
+are only hints, as for the long poll: after STREAM_HEARTBEAT_SECONDS with nothing heard a
+listener looks at the database anyway, so a lost one delays an event, never loses it. When the
+match has ended and everything is sent, an `end` event closes the stream. A stream outlives its
+request, so it checks again every heartbeat interval that its caller may still read the match.
 
 On an ASGI server (batak_api/asgi.py) the stream waits on the event loop, no thread held; its
 reads of the database go to a small pool of threads shared by all streams. On a WSGI server it
-holds its thread like a long poll, so it ends after MAX_WAIT_SECONDS and the client resumes it.
+holds its thread like a long poll, so it ends after MAX_WSGI_SECONDS and the client resumes it.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ LIVE = (MatchStatus.WAITING, MatchStatus.ACTIVE)
 # The database reads of every stream on an event loop: a few threads, each keeping its
 # connection, instead of one per listener.
 _readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="stream-reader")
+
 
 @dataclass(frozen=True)
 class Page:
