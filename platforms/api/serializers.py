@@ -21,9 +21,12 @@ WEBHOOK_URL_PATTERN = (
 
 class PlayerInputSerializer(s.StrictInputSerializer):
     display_name = s.StrictRegexField(s.NAME_PATTERN, max_length=64, min_length=1)
+    # No default: a default outside its own enum is an invalid schema, and generated clients
+    # drop the whole operation (openapi-python-client did). Left out, it is stored as "".
     language = s.StrictChoiceField(
-        choices=[code for code, _ in settings.LANGUAGES], required=False, default="",
-        help_text="The player's language, for what is sent about them (webhooks).",
+        choices=[code for code, _ in settings.LANGUAGES], required=False,
+        help_text="The player's language, for what is sent about them (webhooks); none when "
+        "left out.",
     )
 
 

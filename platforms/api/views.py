@@ -100,7 +100,7 @@ class PlayerView(PlatformEndpoint):
         data = valid_input(ps.PlayerInputSerializer, request.data)
         issued = services.put_player(
             platform=self.platform, external_id=external_id,
-            display_name=data["display_name"], language=data["language"],
+            display_name=data["display_name"], language=data.get("language", ""),
         )
         body = {"external_id": external_id, "display_name": issued.player.user.first_name,
                 "language": issued.player.language, "token": issued.token,

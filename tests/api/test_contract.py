@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import Permission
@@ -15,7 +16,7 @@ from games import services
 from games.models import Action, Match
 
 from .conftest import API, create_match, play_random_turn, table_of_four
-from .schema import _document, assert_matches
+from .schema import _document, assert_matches, assert_matches_schema
 
 PROBLEM = "application/problem+json"
 
@@ -343,3 +344,25 @@ def test_a_seat_of_a_new_match_is_one_kind_and_at_most_one_is_mine() -> None:
     assert "bot_level" not in schemas["MeSeatRequest"]["properties"]
     seats = schemas["MatchCreateRequest"]["properties"]["seats"]
     assert (seats["minItems"], seats["maxItems"], seats["maxContains"]) == (4, 4, 1)
+
+
+def _properties_with_defaults(node: Any) -> list[tuple[str, Any]]:
+    found = []
+    if isinstance(node, dict):
+        for name, schema in (node.get("properties") or {}).items():
+            if isinstance(schema, dict) and "default" in schema:
+                found.append((name, schema))
+        for value in node.values():
+            found += _properties_with_defaults(value)
+    elif isinstance(node, list):
+        for value in node:
+            found += _properties_with_defaults(value)
+    return found
+
+
+def test_every_documented_default_is_valid_for_its_own_schema() -> None:
+    # A default outside its enum made openapi-python-client drop an operation from the client.
+    document = _document()
+    for name, schema in _properties_with_defaults(document):
+        assert_matches_schema(schema["default"], {k: v for k, v in schema.items()
+                                                  if k != "default"}), name
