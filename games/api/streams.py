@@ -321,9 +321,9 @@ class _Slot:
     stream's content is closed (its end, or the server cancelling it when the client left),
     when the server closes the response, or when the response is dropped."""
 
-    def __init__(self, user_id: int) -> None:
+    def __init__(self, user_id: int, limit: int) -> None:
         with _open_lock:
-            full = _open[user_id] >= settings.STREAM_MAX_PER_ACCOUNT
+            full = _open[user_id] >= limit
             if not full:
                 _open[user_id] += 1
         if full:  # raised outside the lock: making it may run a collection that releases one
@@ -355,7 +355,10 @@ class EventStreamResponse(StreamingHttpResponse):
     """An open stream, counted against its account until it ends."""
 
     def __init__(self, follower: Follower, *, asynchronous: bool) -> None:
-        slot = _Slot(follower.user_id)
+        # A WSGI server gives each stream one of its few threads: there, an account may hold
+        # only MAX_WSGI_PER_ACCOUNT of them, so that no account can take the threads others need.
+        limit = settings.STREAM_MAX_PER_ACCOUNT
+        slot = _Slot(follower.user_id, limit if asynchronous else min(limit, MAX_WSGI_PER_ACCOUNT))
         self._events: AsyncIterator[bytes] | None = None
         if asynchronous:
             self._events = _released(async_events(follower, settings.STREAM_MAX_SECONDS), slot)
@@ -399,5 +402,7 @@ def _released_sync(events: Generator[bytes, None, None], slot: _Slot) -> Iterato
         slot.release()
 
 
-# A WSGI server's stream holds a thread: as long as a long poll at most.
+# A WSGI server's stream holds a thread: as long as a long poll at most, and only a few of them
+# per account and process.
 MAX_WSGI_SECONDS = 30
+MAX_WSGI_PER_ACCOUNT = 2

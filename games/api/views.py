@@ -753,7 +753,8 @@ STREAM_DESCRIPTION = (
     "revoked or lapsed token, a seat given up): the reconnection then gets the feed's answer "
     "(401, 403). An "
     f"account has at most {settings.STREAM_MAX_PER_ACCOUNT} streams open on one server "
-    "process (429 `too_many_streams`)."
+    f"process ({streams.MAX_WSGI_PER_ACCOUNT} on a server that holds a thread per request; "
+    "429 `too_many_streams`)."
 )
 
 STREAM_EXAMPLE = (
