@@ -13,6 +13,7 @@ import urllib.parse
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
+from tests import sse
 from tests.integration.harness import client
 
 API = client.API
@@ -172,6 +173,30 @@ def a_bounded_flood_gets_no_server_error(base_url: str, requests: int = 200) -> 
     return statuses
 
 
+def a_flood_of_streams_is_capped_and_slows_nobody_else(base_url: str) -> None:
+    """One account opens live streams until it is refused: past its cap it gets 429
+    `too_many_streams` (never a held connection more), and another account is still served."""
+    hog = client.guest(base_url, "Hog")
+    match_id = client.match_against_bots(hog, levels=["easy"] * 3)
+    open_streams, statuses = [], Counter()
+    try:
+        for _ in range(30):
+            follower = sse.Follower(base_url, match_id, hog.token, timeout=30)
+            statuses[follower.status] += 1
+            if follower.status == 200:
+                open_streams.append(follower)
+            else:
+                answer = json.loads(follower.response.read())
+                assert answer["code"] == "too_many_streams", answer
+                follower.close()
+        assert set(statuses) == {200, 429} and statuses[429] >= 10, statuses
+        other = client.guest(base_url, "Other")
+        client.view(other, client.match_against_bots(other, levels=["easy"] * 3))
+    finally:
+        for follower in open_streams:
+            follower.close()
+
+
 SCENARIOS = [
     deeply_nested_json_is_refused,
     huge_bodies_are_refused_unread,
@@ -182,4 +207,5 @@ SCENARIOS = [
     thirty_simultaneous_match_creations_all_succeed,
     twenty_simultaneous_quick_matches_make_five_full_tables,
     a_bounded_flood_gets_no_server_error,
+    a_flood_of_streams_is_capped_and_slows_nobody_else,
 ]
