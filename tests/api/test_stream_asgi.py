@@ -20,20 +20,6 @@ from tests.integration.harness import client
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def play_out(api: client.Api, match_id: str, seed: int) -> None:
-    rng = random.Random(seed)
-    for _ in range(300):
-        seat_view = client.view(api, match_id)
-        if seat_view["status"] != "active":
-            return
-        if client.my_turn(seat_view):
-            client.expect(client.act(api, match_id, client.random_action(seat_view, rng)),
-                          200, "move")
-        else:
-            time.sleep(0.01)
-    raise AssertionError("the match did not end")
-
-
 def test_a_follower_sees_every_move_once_as_it_is_made(asgi_server, settings) -> None:
     # Far beyond the socket's timeout: only the move's announcement can wake the stream.
     settings.STREAM_HEARTBEAT_SECONDS = 60
@@ -41,7 +27,7 @@ def test_a_follower_sees_every_move_once_as_it_is_made(asgi_server, settings) ->
     match_id = client.match_against_bots(me, levels=("easy",) * 3)
     listening = sse.Listening(asgi_server, match_id, me.token, timeout=5)
     assert listening.follower.status == 200
-    play_out(me, match_id, seed=3)
+    client.play_to_the_end({0: me}, match_id, random.Random(3))
     listening.join(10)
     assert not listening.is_alive()
     feed = client.expect(me.get(f"{client.API}/matches/{match_id}/events?limit=500"), 200, "feed")
@@ -52,7 +38,7 @@ def test_a_follower_sees_every_move_once_as_it_is_made(asgi_server, settings) ->
 def test_a_reconnecting_follower_resumes_where_it_left(asgi_server) -> None:
     me = client.guest(asgi_server, "Me")
     match_id = client.match_against_bots(me, levels=("easy",) * 3)
-    play_out(me, match_id, seed=4)
+    client.play_to_the_end({0: me}, match_id, random.Random(4))
     first = sse.Follower(asgi_server, match_id, me.token)
     seen = []
     for message in first:
@@ -120,7 +106,7 @@ def test_lost_announcements_delay_a_follower_never_lose_a_move(asgi_server, sett
     me = client.guest(asgi_server, "Me")
     match_id = client.match_against_bots(me, levels=("easy",) * 3)
     listening = sse.Listening(asgi_server, match_id, me.token, timeout=5)
-    play_out(me, match_id, seed=6)
+    client.play_to_the_end({0: me}, match_id, random.Random(6))
     listening.join(10)
     feed = client.expect(me.get(f"{client.API}/matches/{match_id}/events?limit=500"), 200, "feed")
     assert listening.ended() and listening.actions() == feed["events"]

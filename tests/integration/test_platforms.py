@@ -11,7 +11,6 @@ import random
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -69,21 +68,8 @@ def test_a_receiver_killed_mid_match_gets_every_event_once(
     }, headers=headers), 201, "match")
     # One player's app follows the match live, from the stream process (Redis pub/sub).
     listening = sse.Listening(stream, match["id"], apps[0].token, timeout=30)
-    rng = random.Random(11)
-    moves = 0
     try:
-        while True:
-            views = {seat: client.view(app, match["id"]) for seat, app in apps.items()}
-            if views[0]["status"] != "active":
-                break
-            acting = [seat for seat, view in views.items() if client.my_turn(view)]
-            if not acting:
-                time.sleep(0.05)
-                continue
-            seat = acting[0]
-            client.expect(client.act(apps[seat], match["id"],
-                                     client.random_action(views[seat], rng)), 200, "move")
-            moves += 1
+        for moves in client.moves_to_the_end(apps, match["id"], random.Random(11)):
             if moves == 6:
                 receiver.send_signal(signal.SIGKILL)
                 receiver.wait()

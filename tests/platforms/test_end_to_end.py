@@ -6,7 +6,6 @@ app follows the live stream without missing an event."""
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 
@@ -46,7 +45,7 @@ def test_a_platforms_players_play_a_match_heard_by_webhooks_and_followed_live(
             "game": "auction", "deals": 2, "seats": TWO_PLAYERS, "clock": None,
         }, headers=auth), 201, "match")
         listening = sse.Listening(asgi_server, match["id"], apps[0].token, timeout=20)
-        play(apps, match["id"], random.Random(8))
+        client.play_to_the_end(apps, match["id"], random.Random(8))
         listening.join(20)
         events = WebhookEvent.objects.filter(platform=platform)
         wait_for(lambda: len(receiver.unique()) == events.count())
@@ -59,18 +58,3 @@ def test_a_platforms_players_play_a_match_heard_by_webhooks_and_followed_live(
     assert all(record["valid"] for record in receiver.got)
     assert {record["body"]["type"] for record in got.values()} == {
         "turn.started", "deal.ended", "match.finished"}
-
-
-def play(apps: dict[int, client.Api], match_id: str, rng: random.Random) -> None:
-    for _ in range(600):
-        views = {seat: client.view(app, match_id) for seat, app in apps.items()}
-        if views[0]["status"] != "active":
-            return
-        acting = [seat for seat, view in views.items() if client.my_turn(view)]
-        if not acting:
-            time.sleep(0.02)
-            continue
-        seat = acting[0]
-        client.expect(client.act(apps[seat], match_id, client.random_action(views[seat], rng)),
-                      200, "move")
-    raise AssertionError("the match did not end")

@@ -9,7 +9,7 @@ import json
 import random
 import time
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 API = "/api/v1"
@@ -155,3 +155,29 @@ def random_action(seat_view: dict[str, Any], rng: random.Random) -> dict[str, An
     """A random legal action of the seat (never a redeal request, which only slows a test)."""
     legal = [a for a in seat_view["deal"]["legal_actions"] if a["kind"] != "redeal"]
     return rng.choice(legal)
+
+
+def moves_to_the_end(
+    apps: dict[int, Api], match_id: str, rng: random.Random, most: int = 600
+) -> Iterator[int]:
+    """The people of ``apps`` (their seats' APIs) make random legal moves, whoever is to act,
+    until the match is over; yields how many they have made after each one."""
+    moves = 0
+    for _ in range(most):
+        views = {seat: view(app, match_id) for seat, app in apps.items()}
+        if next(iter(views.values()))["status"] != "active":
+            return
+        acting = [seat for seat, seat_view in views.items() if my_turn(seat_view)]
+        if not acting:
+            time.sleep(0.02)
+            continue
+        seat = acting[0]
+        expect(act(apps[seat], match_id, random_action(views[seat], rng)), 200, "move")
+        moves += 1
+        yield moves
+    raise AssertionError("the match did not end")
+
+
+def play_to_the_end(apps: dict[int, Api], match_id: str, rng: random.Random) -> None:
+    for _ in moves_to_the_end(apps, match_id, rng):
+        pass
