@@ -13,20 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import secrets
-import shutil
-import subprocess
-import sys
-import tempfile
 import time
 from datetime import timedelta
-from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-import psycopg
-
+from loadtest.scratch import scaled_out
 from tests.integration.harness import client
-from tests.integration.harness.stack import ROOT, Stack, production_env
 
 
 def main() -> None:
@@ -39,25 +30,15 @@ def main() -> None:
                         "move a timeout; 2, the service's default, adds autopilot moves)")
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/postgres")
     args = parser.parse_args()
-    scratch = f"batak_clocks_{os.getpid()}_{secrets.token_hex(3)}"
-    url = urlunsplit(urlsplit(args.database_url)._replace(path=f"/{scratch}"))
-    with psycopg.connect(args.database_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{scratch}"')
-    logs = Path(tempfile.mkdtemp(prefix="batak-clocks-"))
-    stack = Stack(production_env(url, "", LOG_LEVEL="WARNING",
-                                 THROTTLE_ANON_RATE="100000/minute",
-                                 THROTTLE_USER_RATE="100000/minute",
-                                 AUTOPILOT_AFTER_TIMEOUTS=str(args.autopilot_after)), logs)
-    try:
-        stack.env["REDIS_URL"] = stack.start_redis()
+    with scaled_out(args.database_url, "clocks", LOG_LEVEL="WARNING",
+                    THROTTLE_ANON_RATE="100000/minute", THROTTLE_USER_RATE="100000/minute",
+                    AUTOPILOT_AFTER_TIMEOUTS=str(args.autopilot_after)) as stack:
         for name in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "DJANGO_DEBUG",
                      "DJANGO_SECRET_KEY", "CELERY_QUEUE"):
             os.environ[name] = stack.env[name]
         import django
 
         django.setup()
-        subprocess.run([sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
-                       cwd=ROOT, env=stack.env, check=True)
         web = stack.start_web()
         stack.start_worker()
         stack.start_beat()
@@ -66,14 +47,6 @@ def main() -> None:
         report = _lateness(matches, args.clock)
         report.update(tables=args.tables, clock_seconds=args.clock, seconds=args.seconds,
                       autopilot_after=args.autopilot_after, cpus=os.cpu_count())
-    finally:
-        stack.stop_all()
-        from django.db import connections
-
-        connections.close_all()
-        with psycopg.connect(args.database_url, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{scratch}" WITH (FORCE)')
-        shutil.rmtree(logs, ignore_errors=True)
     print(json.dumps(report, indent=2))
 
 

@@ -23,20 +23,13 @@ import asyncio
 import json
 import os
 import random
-import secrets
-import shutil
-import subprocess
-import sys
-import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
-import psycopg
-
+from loadtest.scratch import scaled_out
 from tests.integration.harness import client
-from tests.integration.harness.stack import ROOT, Stack, production_env
 
 
 class Table:
@@ -249,19 +242,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=40)
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/postgres")
     args = parser.parse_args()
-    scratch = f"batak_streams_{os.getpid()}_{secrets.token_hex(3)}"
-    url = urlunsplit(urlsplit(args.database_url)._replace(path=f"/{scratch}"))
-    with psycopg.connect(args.database_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{scratch}"')
-    logs = Path(tempfile.mkdtemp(prefix="batak-streams-"))
-    stack = Stack(production_env(url, "", LOG_LEVEL="WARNING",
-                                 THROTTLE_ANON_RATE="100000/minute",
-                                 THROTTLE_USER_RATE="100000/minute",
-                                 STREAM_MAX_PER_ACCOUNT=str(args.listeners)), logs)
-    try:
-        stack.env["REDIS_URL"] = stack.start_redis()
-        subprocess.run([sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
-                       cwd=ROOT, env=stack.env, check=True)
+    with scaled_out(args.database_url, "streams", LOG_LEVEL="WARNING",
+                    THROTTLE_ANON_RATE="100000/minute", THROTTLE_USER_RATE="100000/minute",
+                    STREAM_MAX_PER_ACCOUNT=str(args.listeners)) as stack:
         web = stack.start_web()
         stack.start_worker()
         stack.start_beat()
@@ -276,11 +259,6 @@ def main() -> None:
                                       args.listeners, args.seconds))
         report.update(tables=args.tables, think_seconds=args.think, seconds=args.seconds,
                       cpus=os.cpu_count())
-    finally:
-        stack.stop_all()
-        with psycopg.connect(args.database_url, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{scratch}" WITH (FORCE)')
-        shutil.rmtree(logs, ignore_errors=True)
     print(json.dumps(report, indent=2))
 
 
