@@ -36,6 +36,17 @@ class ComputerPlayers(Protocol):
     ) -> dict[str, float]:
         """Expected tricks of ``hand`` (a card mask) for each trump choice."""
 
+    def warm_up(self) -> None:
+        """Load (compiling it if need be) the computer players' compiled search now, so that
+        no move waits for it."""
+
 
 def computer_players() -> ComputerPlayers:
     return cast(ComputerPlayers, import_module(settings.COMPUTER_PLAYERS))
+
+
+def warm_up_if_in_process() -> None:
+    """On the embedded default the serving process plays the computer players itself: it
+    loads their search at start, before its first request (scaled out, the workers do)."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        computer_players().warm_up()

@@ -264,6 +264,21 @@ def _turn_changed(match: Match) -> None:
 # --- presence ----------------------------------------------------------------------------------
 
 
+def acting_seat(match_id: uuid.UUID, user: AbstractBaseUser) -> Seat:
+    """The seat ``user`` acts from at ``match_id``, their presence noted: one query, where the
+    action's own transaction loads the match."""
+    found = (
+        Seat.objects.filter(match_id=match_id, user=user)
+        .only("id", "index", "last_seen").order_by().first()
+    )
+    if found is None:
+        if not Match.objects.filter(pk=match_id).exists():
+            raise MatchNotFound()
+        raise NotYourSeat()
+    seen(found)
+    return found
+
+
 def seen(seat: Seat) -> None:
     """Note a request of the seat's person (see PRESENCE_WRITE_SECONDS)."""
     now = timezone.now()

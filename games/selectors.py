@@ -330,6 +330,7 @@ def _spectator_view(match: Match) -> dict[str, Any]:
 
 def deal_view(observation: engine.Observation, deal: Deal) -> dict[str, Any]:
     view = observation.to_dict()
+    del view["seat"]  # the seat view names its seat once, at the top
     view["legal_actions"] = [action.to_dict() for action in observation.legal_actions]
     view["legal_cards"] = [
         action.to_dict()["card"] for action in observation.legal_actions if action.kind == "play"

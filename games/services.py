@@ -23,7 +23,7 @@ from django.db.models import prefetch_related_objects
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
-from games import clock, engine, notify, selectors, signals
+from games import clock, engine, notify, selectors, signals, snapshots
 from games.computer_players import computer_players
 from games.engine.shuffle import deck_commitment, new_salt, secure_choice
 from games.errors import (
@@ -310,8 +310,8 @@ def _submit_action(
         if user is not None:
             # A person's own move takes their seat back from the autopilot.
             seat_is_back(seat_row)
-        deals = selectors.latest_deals(match)
-        deals, current = _apply(match, deals, selectors.replay_deal(match, deals[0]), seat, action)
+        deals, state = _state(match, snapshots.take(match.id, match.version))
+        deals, current = _apply(match, deals, state, seat, action)
         view = selectors.seat_view(match, seat, deals=deals, current=current)
         if idempotency is not None:
             IdempotencyRecord.objects.create(
@@ -346,12 +346,13 @@ def play_bot_turn(
     match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
     if match is None or match.status != MatchStatus.ACTIVE or match.version != version:
         return None
-    deals = selectors.latest_deals(match)
+    snapshot = snapshots.take(match.id, version)
+    deals, deal = _state(match, snapshot)
     if deals[0].status != DealStatus.IN_PROGRESS:  # a move came between the two reads
         return None
-    deal = selectors.replay_deal(match, deals[0])
     seat = selectors.bot_seat(match, deal)
     if seat is None:
+        _give_back(match, snapshot)
         return None
     action = choose(deal.observation(seat), _seat(match, seat))
     with transaction.atomic():
@@ -363,6 +364,7 @@ def play_bot_turn(
             return None
         seat_row = _seat(locked, seat)
         if not seat_row.computer_plays:  # its person came back while the bot was thinking
+            _give_back(match, snapshot)
             return None
         # Every write to a match moves its version on: at the same version, the deals read and
         # replayed before the decision are still what the rows say, so the move applies to them.
@@ -394,12 +396,13 @@ def time_out_turn(
             or match.turn_deadline > now
         ):
             return None
-        deals = selectors.latest_deals(match)
-        deal = selectors.replay_deal(match, deals[0])
+        snapshot = snapshots.take(match.id, version)
+        deals, deal = _state(match, snapshot)
         if deal.to_act is None:
             return None
         seat_row = _seat(match, deal.to_act)
         if seat_row.computer_plays:  # a computer player is to act: no clock is running
+            _give_back(match, snapshot)
             return None
         # The stand-in decides in milliseconds (Medium), so under the lock.
         action = choose(deal.observation(deal.to_act), seat_row)
@@ -466,6 +469,20 @@ def lock_active(match_id: uuid.UUID) -> Match:
     return match
 
 
+def _state(match: Match, snapshot: snapshots.Snapshot | None) -> tuple[list[Deal], engine.Deal]:
+    """The latest deals of the active ``match`` and the current deal's engine state: the
+    snapshot its last move here left at this version, or else read and replayed."""
+    if snapshot is not None:
+        return snapshot.deals, snapshot.state
+    deals = selectors.latest_deals(match)
+    return deals, selectors.replay_deal(match, deals[0])
+
+
+def _give_back(match: Match, snapshot: snapshots.Snapshot | None) -> None:
+    if snapshot is not None:
+        snapshots.give_back(match.id, snapshot)
+
+
 def _seat(match: Match, index: int) -> Seat:
     return next(seat for seat in match.seats.all() if seat.index == index)
 
@@ -508,6 +525,8 @@ def _apply(
     match.turn_deadline = clock.deadline(match, current, timezone.now())
     # Only what an action changes: the rest of the row (the rules among it) stays as written.
     match.save(update_fields=selectors.MATCH_STATE)
+    if current is not None:
+        snapshots.keep_on_commit(match.id, match.version, deals, current)
     announce_on_commit(
         match, selectors.feed_event(row, bool(match.rules.get("partnership_dummy")))
     )
@@ -531,6 +550,7 @@ def start_if_full(match: Match) -> None:
     match.save(update_fields=[
         "status", "invitation_code", "fill_bots_at", "turn_deadline", "updated_at"
     ])
+    snapshots.keep_on_commit(match.id, match.version, [deal_row], current)
     signals.match_progressed.send(
         sender=Match, match=match, seat=None, origin=None, ended_deal=None, current=current
     )

@@ -66,12 +66,25 @@ def subscribe(*, platform: Platform, url: str, event_types: Iterable[str]) -> We
 
 # --- events ------------------------------------------------------------------------------------
 
+# Matches known not to be a platform's. A platform's account is made with the platform
+# (`services.register_platform`), so a match created by any other account never becomes one:
+# most moves are spared the look-up. Match ids are random UUIDs, never handed out again (an
+# account id would be: SQLite reuses the ids of rolled-back rows). Bounded by starting afresh.
+_NOT_PLATFORMS: set[uuid.UUID] = set()
+_NOT_PLATFORMS_MAX = 100_000
+
+
 def _platform_id(match: Match) -> int | None:
-    # One indexed query a move. Not cached by account id: SQLite hands out the id of a
-    # rolled-back row again, so a cache could name another account's platform.
-    return Platform.objects.filter(user_id=match.created_by_id).values_list(
+    if match.id in _NOT_PLATFORMS:
+        return None
+    platform_id = Platform.objects.filter(user_id=match.created_by_id).values_list(
         "pk", flat=True
     ).first()
+    if platform_id is None:
+        if len(_NOT_PLATFORMS) >= _NOT_PLATFORMS_MAX:
+            _NOT_PLATFORMS.clear()
+        _NOT_PLATFORMS.add(match.id)
+    return platform_id
 
 
 def on_match_progressed(

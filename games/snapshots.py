@@ -1,0 +1,84 @@
+"""The current deal's engine state, kept in the process from one move of a match to the next.
+
+Without it every move reads its match's latest deals and the current deal's log and replays
+the log in the engine. A snapshot is what the last move committed in this process left: the
+latest deal rows and the engine state after it, keyed by the match version it made.
+
+The log stays the source of truth; a snapshot only spares reading it again:
+- it is used at exactly the version it was made for, and every write to a match moves its
+  version on (the seats, which do change at one version, are not in it);
+- a move takes it out of the store for as long as it uses it, so no other thread sees the
+  state half-applied, and a move that is refused or rolled back leaves nothing behind;
+- it goes back only once its move is committed (`transaction.on_commit`).
+A miss (another process moved the match, or the store was full) costs one replay. The
+property test in tests/api/test_move_state.py checks snapshot == replay after every action.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import uuid
+from collections import OrderedDict
+
+from django.db import transaction
+
+from games import engine
+from games.models import Deal
+
+# Matches whose snapshots a process keeps, least recently moved dropped first: a few tens of
+# KiB each.
+STORE_SIZE = 2048
+
+
+@dataclasses.dataclass
+class Snapshot:
+    version: int
+    # `selectors.latest_deals` at that version: the current deal row first.
+    deals: list[Deal]
+    # The current deal's engine state.
+    state: engine.Deal
+
+
+_store: OrderedDict[uuid.UUID, Snapshot] = OrderedDict()
+_lock = threading.Lock()
+
+
+def take(match_id: uuid.UUID, version: int) -> Snapshot | None:
+    """The snapshot of ``match_id`` at ``version``, removed from the store; None if there is
+    none for that version."""
+    with _lock:
+        snapshot = _store.pop(match_id, None)
+    if snapshot is None or snapshot.version != version:
+        return None
+    return snapshot
+
+
+def give_back(match_id: uuid.UUID, snapshot: Snapshot) -> None:
+    """Return an unchanged snapshot that `take` gave out (a bot turn that did not move)."""
+    _put(match_id, snapshot)
+
+
+def keep_on_commit(
+    match_id: uuid.UUID, version: int, deals: list[Deal], state: engine.Deal
+) -> None:
+    """Once the transaction commits, keep the state it leaves at ``version``."""
+    snapshot = Snapshot(version, deals, state)
+    transaction.on_commit(lambda: _put(match_id, snapshot))
+
+
+def _put(match_id: uuid.UUID, snapshot: Snapshot) -> None:
+    with _lock:
+        kept = _store.get(match_id)
+        # Callbacks of two commits can run in either order: the later version wins.
+        if kept is not None and kept.version > snapshot.version:
+            return
+        _store[match_id] = snapshot
+        _store.move_to_end(match_id)
+        while len(_store) > STORE_SIZE:
+            _store.popitem(last=False)
+
+
+def clear() -> None:
+    with _lock:
+        _store.clear()

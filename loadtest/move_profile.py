@@ -1,0 +1,239 @@
+"""Where one move's milliseconds go: the move endpoint timed part by part, in one process.
+
+`python -m loadtest.move_profile` (`--moves 400`) makes a scratch PostgreSQL database and a
+Redis of its own (the scaled-out settings, `loadtest.scratch`), then, in this process, plays
+random legal moves of matches between four people through the whole Django stack (middleware,
+token, throttle, view, service, rendering) and the trivial one-write endpoint for comparison.
+Each part's time is measured by wrapping it (inclusive of the parts it calls), the database's
+by a query wrapper; every figure is a mean per request. Nothing runs beside it, so this is the
+cost of a move, not its queueing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib
+import json
+import os
+import random
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from loadtest.scratch import scaled_out
+
+# (label, module, attribute path): each is timed inclusively, nested parts indented.
+PARTS: list[tuple[str, str, str]] = [
+    ("request, all of it", "django.core.handlers.base", "BaseHandler.get_response"),
+    ("  token (knox)", "knox.auth", "TokenAuthentication.authenticate"),
+    ("  throttle", "rest_framework.views", "APIView.check_throttles"),
+    ("  MatchEndpoint.initial (match, seats, presence)", "games.api.views",
+     "MatchEndpoint.initial"),
+    ("  services.submit_action", "games.services", "submit_action"),
+    ("    lock the match (and its seats)", "games.services", "lock_active"),
+    ("    latest deals", "games.selectors", "latest_deals"),
+    ("    replay the deal", "games.selectors", "replay_deal"),
+    ("    apply and record (_apply)", "games.services", "_apply"),
+    ("    seat view", "games.selectors", "seat_view"),
+    ("  SeatViewSerializer", "games.api.serializers", "SeatViewSerializer.to_representation"),
+    ("  render JSON", "rest_framework.renderers", "JSONRenderer.render"),
+]
+
+
+class Timers:
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = defaultdict(float)
+        self.depth: dict[str, int] = defaultdict(int)
+        self.queries = 0
+        self.query_seconds = 0.0
+        # Only the requests being profiled count: the reads that set them up do not.
+        self.active = False
+        self.last_request_sql: list[str] = []
+
+    def wrap(self, label: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(function)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            if not self.active:
+                return function(*args, **kwargs)
+            # Recursive calls (get_response → get_response) count once.
+            self.depth[label] += 1
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.depth[label] -= 1
+                if not self.depth[label]:
+                    self.seconds[label] += time.perf_counter() - start
+
+        return timed
+
+    def query(self, execute: Callable[..., Any], sql: str, params: Any, many: bool,
+              context: Any) -> Any:
+        if not self.active:
+            return execute(sql, params, many, context)
+        self.last_request_sql.append(sql)
+        start = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            self.queries += 1
+            self.query_seconds += time.perf_counter() - start
+
+    def reset(self) -> None:
+        self.seconds.clear()
+        self.queries = 0
+        self.query_seconds = 0.0
+
+
+@contextmanager
+def timed_parts(timers: Timers) -> Iterator[None]:
+    patched: list[tuple[Any, str, Any]] = []
+    for label, module_name, path in PARTS:
+        owner: Any = importlib.import_module(module_name)
+        *outer, name = path.split(".")
+        for part in outer:
+            owner = getattr(owner, part)
+        original = getattr(owner, name)
+        patched.append((owner, name, original))
+        setattr(owner, name, timers.wrap(label, original))
+    try:
+        yield
+    finally:
+        for owner, name, original in reversed(patched):
+            setattr(owner, name, original)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=400)
+    parser.add_argument("--admin-url", default=os.environ.get(
+        "BENCH_ADMIN_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres"))
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    with scaled_out(args.admin_url, "moveprofile",
+                    DJANGO_SETTINGS_MODULE="loadtest.settings",
+                    THROTTLE_USER_RATE="1000000/minute") as stack:
+        os.environ.update(stack.env)
+        import django
+
+        django.setup()
+        report = profile(args.moves)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print_report(report)
+    return 0
+
+
+def profile(moves: int) -> dict[str, Any]:
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test import Client
+    from knox.models import AuthToken
+
+    users = [get_user_model().objects.create_user(f"player{i}", password=None)
+             for i in range(4)]
+    clients = []
+    for user in users:
+        _, token = AuthToken.objects.create(user)
+        clients.append(Client(HTTP_AUTHORIZATION=f"Token {token}"))
+    rng = random.Random(2026)
+    timers = Timers()
+    report: dict[str, Any] = {}
+    with connection.execute_wrapper(timers.query), timed_parts(timers):
+        for phase, count in (("warm-up", 40), ("move", moves)):
+            timers.reset()
+            played = 0
+            while played < count:
+                played += _play_match(clients, rng, count - played, timers)
+            report[phase] = _figures(timers, count)
+            report[phase]["sql_of_the_last"] = [" ".join(q.split())[:160]
+                                                for q in timers.last_request_sql]
+        timers.reset()
+        for _ in range(moves):
+            timers.active = True
+            answer = clients[0].post("/loadtest/touch", content_type="application/json")
+            timers.active = False
+            assert answer.status_code == 200, answer.content
+        report["touch"] = _figures(timers, moves)
+    del report["warm-up"]
+    return report
+
+
+def _play_match(clients: list[Any], rng: random.Random, budget: int, timers: Timers) -> int:
+    """Random legal moves of one new match of four people, at most ``budget``; how many.
+    Only the moves are timed: each deal's hands are read once, and the moves are chosen from
+    an engine state of our own."""
+    from games import engine
+
+    created = clients[0].post("/api/v1/matches", {
+        "game": rng.choice(["auction", "partnership", "spades"]), "deals": 4,
+        "seats": [{"kind": "me"}] + [{"kind": "open"}] * 3, "visibility": "public",
+    }, content_type="application/json")
+    assert created.status_code == 201, created.content
+    match_id = created.json()["id"]
+    for seat, client in enumerate(clients[1:], start=1):
+        joined = client.post(f"/api/v1/matches/{match_id}/join", {"seat": seat},
+                             content_type="application/json")
+        assert joined.status_code == 200, joined.content
+    played = 0
+    while played < budget:
+        views = [c.get(f"/api/v1/matches/{match_id}/view").json() for c in clients]
+        if views[0]["deal"] is None:
+            return played
+        start = engine.DealStart.from_cards(
+            engine.TableRules.from_dict(views[0]["rules"]), views[0]["deal"]["dealer"],
+            [[engine.Card.parse(card) for card in view["deal"]["hand"]] for view in views],
+            views[0]["deal"]["number"],
+        )
+        deal, version = engine.Deal(start), views[0]["version"]
+        while played < budget and not deal.is_over:
+            seat = deal.to_act
+            action = rng.choice(
+                [a for a in deal.legal_actions(seat) if a.kind != engine.ActionKind.REDEAL])
+            body = action.to_dict()
+            kind = body.pop("kind")
+            timers.active = True
+            timers.last_request_sql = []
+            answer = clients[seat].post(
+                f"/api/v1/matches/{match_id}/{kind}", {**body, "expected_version": version},
+                content_type="application/json")
+            timers.active = False
+            assert answer.status_code == 200, answer.content
+            deal.apply(seat, action)
+            version = answer.json()["version"]
+            played += 1
+    return played
+
+
+def _figures(timers: Timers, requests: int) -> dict[str, Any]:
+    return {
+        "requests": requests,
+        "ms": {label: round(timers.seconds.get(label, 0.0) * 1000 / requests, 2)
+               for label, _, _ in PARTS if label in timers.seconds},
+        "queries": round(timers.queries / requests, 2),
+        "query_ms": round(timers.query_seconds * 1000 / requests, 2),
+    }
+
+
+def print_report(report: dict[str, Any]) -> None:
+    for phase in ("move", "touch"):
+        figures = report[phase]
+        print(f"{phase}: {figures['requests']} requests, mean per request")
+        for label, ms in figures["ms"].items():
+            print(f"  {label:<52} {ms:7.2f} ms")
+        print(f"  {'database round trips':<52} {figures['queries']:7.2f}"
+              f"  ({figures['query_ms']:.2f} ms waiting)")
+        for sql in figures.get("sql_of_the_last", []):
+            print(f"    {sql}")
+    ratio = report["touch"]["ms"]["request, all of it"] / report["move"]["ms"][
+        "request, all of it"]
+    print(f"move cost as a share of the trivial write's: {ratio:.2f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
