@@ -16,13 +16,17 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     DJANGO_DEBUG=false \
-    PORT=8000
+    PORT=8000 \
+    NUMBA_CACHE_DIR=/var/cache/batak/numba
 RUN useradd --system --no-create-home --uid 10001 batak
 COPY --from=deps /opt/venv /opt/venv
 # The project runs from its source folder, which is BASE_DIR (locale/, openapi/, templates).
 WORKDIR /app
 COPY . .
 RUN bash scripts/image-steps static
+# The computer players' search, compiled at build time; writable by the service, which compiles
+# again only when it runs on a CPU other than the build's.
+RUN bash scripts/image-steps compile && chown -R batak /var/cache/batak
 USER batak
 EXPOSE 8000
 # Liveness of the web process; compose.yaml gives the worker and beat checks of their own.

@@ -34,6 +34,10 @@ def _application():  # type: ignore[no-untyped-def]
     get_asgi_application()  # sets Django up, as Django's own entry point does
     from django.conf import settings
 
+    from games.computer_players import warm_up_if_in_process
+
+    warm_up_if_in_process()
+
     handler = StreamingASGIHandler()
     if settings.DEBUG:
         # The development server's static files (the admin's, the API docs'), as runserver

@@ -28,7 +28,7 @@ from .knowledge import Knowledge
 from .solver import after_card, bit_count, greedy_choice, legal_cards, rule_flags
 
 
-@njit
+@njit(cache=True)
 def _greedy_mismatches(hands, seats, cards, judged, trump, flags, akq, partnership):
     """How many plays by the ``judged`` seats (a mask) differ from the greedy card, replaying
     the deal from ``hands`` (each seat's cards before the first trick; changed in place)."""
@@ -53,7 +53,7 @@ def _greedy_mismatches(hands, seats, cards, judged, trump, flags, akq, partnersh
     return mismatches
 
 
-@njit
+@njit(cache=True)
 def _nth_card(cards, n):
     for card in range(52):
         if cards >> card & 1:
@@ -63,7 +63,7 @@ def _nth_card(cards, n):
     return -1
 
 
-@njit
+@njit(cache=True)
 def _refine(worlds, played, forbidden, hidden, seats, cards, trump, flags, akq, partnership,
             surprise, steps, seed):
     """Walk each layout of ``worlds`` (rows of four hands, changed in place) ``steps`` swaps;

@@ -11,6 +11,7 @@ from django.db import connection
 
 from bots import tasks
 from bots.evaluation import bid_estimate
+from bots.players import warm_up
 from games.models import Seat
 
 
@@ -45,4 +46,4 @@ def send_timeout(match_id: str, version: int, at: datetime) -> None:
 
 choose = tasks.choose
 
-__all__ = ["bid_estimate", "choose", "send_timeout", "send_turns"]
+__all__ = ["bid_estimate", "choose", "send_timeout", "send_turns", "warm_up"]

@@ -35,12 +35,12 @@ _TABLE_BITS = 18
 _TABLE_SIZE = 1 << _TABLE_BITS
 
 
-@njit
+@njit(cache=True)
 def _suit_mask(suit: int) -> int:
     return np.int64(0x1FFF) << (13 * suit)
 
 
-@njit
+@njit(cache=True)
 def _above(card: int) -> int:
     return _suit_mask(card // 13) & ~((np.int64(2) << card) - 1)
 
@@ -49,7 +49,7 @@ def _above(card: int) -> int:
 _HIGHEST = np.array([max(0, value.bit_length() - 1) for value in range(1 << 13)], dtype=np.int64)
 
 
-@njit
+@njit(cache=True)
 def legal_cards(hand: int, n: int, led_suit: int, best_led: int, best_trump: int,
                 trump: int, broken: bool, flags: int, akq: int) -> int:
     """`PlayState.legal_mask` for compiled code; the two must agree (tested)."""
@@ -82,7 +82,7 @@ def legal_cards(hand: int, n: int, led_suit: int, best_led: int, best_trump: int
     return trumps if flags & MUST_TRUMP else hand
 
 
-@njit
+@njit(cache=True)
 def _slot(hands: np.ndarray, leader: int, tricks: int) -> int:
     key = (hands[0] * np.int64(0x1E3779B97F4A7C15) ^ hands[1] * np.int64(0x632BE59BD9B4E019)
            ^ hands[2] * np.int64(0x3C6EF372FE94F82B) ^ hands[3] * np.int64(0x2545F4914F6CDD1D)
@@ -93,12 +93,12 @@ def _slot(hands: np.ndarray, leader: int, tricks: int) -> int:
 # --- the greedy player, compiled ---------------------------------------------------------------
 
 
-@njit
+@njit(cache=True)
 def _keep_value(card: int, trump: int) -> int:
     return card % 13 + (13 if card // 13 == trump else 0)
 
 
-@njit
+@njit(cache=True)
 def _lowest(cards: int, trump: int) -> int:
     best, best_value = -1, 1 << 30
     for card in range(52):
@@ -109,7 +109,7 @@ def _lowest(cards: int, trump: int) -> int:
     return best
 
 
-@njit
+@njit(cache=True)
 def _highest(cards: int, trump: int) -> int:
     best, best_value = -1, -1
     for card in range(52):
@@ -120,7 +120,7 @@ def _highest(cards: int, trump: int) -> int:
     return best
 
 
-@njit
+@njit(cache=True)
 def _masters(cards: int, others: int) -> int:
     result = np.int64(0)
     for suit in range(4):
@@ -135,7 +135,7 @@ def _masters(cards: int, others: int) -> int:
     return result
 
 
-@njit
+@njit(cache=True)
 def greedy_choice(hands, turn, n, led_suit, best_led, best_trump, winner, legal, trump,
                   partnership):
     """`bots.policy.greedy_card` for compiled code, every hand known; the two agree (tested)."""
@@ -180,7 +180,7 @@ def greedy_choice(hands, turn, n, led_suit, best_led, best_trump, winner, legal,
     return _lowest(legal, trump)
 
 
-@njit
+@njit(cache=True)
 def after_card(n, led_suit, best_led, best_trump, winner, seat, card, trump):
     """The trick's (led suit, best card of it, best trump, winner) after ``seat`` plays
     ``card`` as the trick's ``n``-th card (from 0); -1 stands for none."""
@@ -195,7 +195,7 @@ def after_card(n, led_suit, best_led, best_trump, winner, seat, card, trump):
     return led_suit, best_led, best_trump, winner
 
 
-@njit
+@njit(cache=True)
 def bit_count(value: int) -> int:
     count = 0
     while value:
@@ -204,7 +204,7 @@ def bit_count(value: int) -> int:
     return count
 
 
-@njit
+@njit(cache=True)
 def _highest_card(cards: int) -> int:
     for suit_step in range(4):
         suit = 3 - suit_step
@@ -214,7 +214,7 @@ def _highest_card(cards: int) -> int:
     return -1
 
 
-@njit
+@njit(cache=True)
 def _respond(hands, turn, n, led_suit, best_led, best_trump, winner, broken, trick_cards,
              side_tricks, remaining, controlled, side, values, trump, flags, akq, next_seat,
              partnership, table_hands, table_info, table_value, generation):
@@ -255,7 +255,10 @@ def _respond(hands, turn, n, led_suit, best_led, best_trump, winner, broken, tri
                 n, led_suit, best_led, best_trump, winner, turn, card, trump)
             hands[turn] = hand ^ bit
             if n == 3:
-                value = _respond(hands, new_winner, 0, -1, -1, -1, new_winner,
+                # Typed, not literal, arguments: the recursion then stays one compiled
+                # function, which numba's on-disk cache can load (numba issue 6061).
+                none = np.int64(-1)
+                value = _respond(hands, new_winner, np.int64(0), none, none, none, new_winner,
                                  broken or new_best_trump >= 0, np.int64(0),
                                  side_tricks + ((side >> new_winner) & 1), remaining - 1,
                                  controlled, side, values, trump, flags, akq, next_seat,

@@ -3,7 +3,7 @@
     python -m loadtest [--clients 50] [--seconds 20] [--level medium] [--json FILE]
 
 Starts a scratch PostgreSQL database, a Redis of its own, gunicorn (the image's configuration)
-and a Celery worker and beat, all on loopback, then runs three phases of ``--seconds`` each,
+and a Celery worker and beat, all on loopback, then runs the phases of ``--seconds`` each,
 with ``--clients`` simulated clients as threads of this process:
 
 touch  each client posts to a trivial authenticated endpoint that does one database write:
@@ -14,6 +14,8 @@ moves  each client plays all four seats of matches between people, so that every
 bots   each client plays matches against three computer players of ``--level``, following the
        event feed as an app does: move latency, bot turnaround (the person's move answered →
        the person's next turn seen), actions per second (the bots' included).
+hard   the bots phase again, against three Hard computer players (whatever ``--level``
+       says): the search's decision time under load, read off the log.
 hostile  the bots phase again, while ``--hostile`` accounts do everything their limits allow,
        flat out: each tries a match of computer players alone and more computer players'
        deals than it may have (both refused), and plays the heaviest match it may keep (52
@@ -53,7 +55,9 @@ import psycopg
 from tests.integration.harness import client
 from tests.integration.harness.stack import ROOT, Stack, production_env
 
-PHASES = ("touch", "moves", "bots", "hostile")
+PHASES = ("touch", "moves", "bots", "hard", "hostile")
+# Phases that play against computer players, and the level they play against.
+BOT_PHASES = {"bots": None, "hard": "hard", "hostile": None}
 
 
 @dataclasses.dataclass
@@ -317,14 +321,16 @@ def process_groups(stack: Stack) -> dict[str, list[int]]:
     return groups
 
 
-def server_turnarounds(since: datetime) -> list[float]:
+def server_turnarounds(since: datetime) -> tuple[list[float], list[float]]:
     """From the log: a person's move committed → the last of the bots' moves that followed it
-    committed (the turn back with the person), for every person's move answered by bots."""
+    committed (the turn back with the person), for every person's move answered by bots; and
+    a bot's move committed → the next bot's move committed, where one follows the other: that
+    decision with its read and write, an upper bound of the decision time under the load."""
     from games.models import Action, Seat
 
     bots = set(Seat.objects.exclude(bot_level="").values_list("match_id", "index"))
     rows = Action.objects.filter(created_at__gte=since).order_by("match_id", "version")
-    turnarounds = []
+    turnarounds, intervals = [], []
     moved: datetime | None = None
     last_bot: datetime | None = None
     current = None
@@ -332,12 +338,14 @@ def server_turnarounds(since: datetime) -> list[float]:
         if match_id != current:
             current, moved, last_bot = match_id, None, None
         if (match_id, seat) in bots:
+            if last_bot is not None:
+                intervals.append((created - last_bot).total_seconds())
             last_bot = created
             continue
         if moved is not None and last_bot is not None:
             turnarounds.append((last_bot - moved).total_seconds())
         moved, last_bot = created, None
-    return turnarounds
+    return turnarounds, intervals
 
 
 def machine() -> dict[str, Any]:
@@ -469,11 +477,12 @@ def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) ->
                 return touch_client(web, tokens[i][0], budget, rng)
             if phase == "moves":
                 return moves_client(web, tokens[i], budget, rng)
-            return bots_client(web, tokens[i][0], budget, rng, args.level, args.think)
+            level = BOT_PHASES[phase] or args.level
+            return bots_client(web, tokens[i][0], budget, rng, level, args.think)
 
         tally, elapsed = run_phase(phase, args.clients + hostile, args.seconds,
                                    args.max_requests, make)
-        if phase in ("bots", "hostile"):
+        if phase in BOT_PHASES:
             time.sleep(2)  # the bots' turns still queued when the clients stopped
         after = {name: cpu_seconds(pids) for name, pids in groups.items()}
         machine_after = busy_cores()
@@ -495,7 +504,7 @@ def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) ->
                 (machine_after[0] - machine_before[0]) / (machine_after[1] - machine_before[1]), 2
             ),
         }
-        if phase in ("bots", "hostile"):
+        if phase in BOT_PHASES:
             actions = Action.objects.filter(created_at__gte=started_at).count()
             result["actions"] = actions
             result["actions_per_second"] = round(actions / elapsed, 1)
@@ -507,9 +516,12 @@ def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) ->
                 for q in (50, 95, 99)
             }
             # As the log shows it: the worker's part alone.
-            served = server_turnarounds(started_at)
+            served, intervals = server_turnarounds(started_at)
             result["bot_turnaround_in_log_ms"] = {
                 f"p{q}": round(percentile(served, q / 100) * 1000, 1) for q in (50, 95, 99)
+            }
+            result["bot_move_after_bot_move_ms"] = {
+                f"p{q}": round(percentile(intervals, q / 100) * 1000, 1) for q in (50, 95, 99)
             }
         if phase == "hostile":
             seen: Counter[str] = Counter()

@@ -1,0 +1,44 @@
+"""The computer players' compiled search is cached on disk: compiled once per install, loaded
+by every later process (the Celery worker, the embedded default's server) at start."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from numba.core.caching import NullCache
+
+from bots import solver
+from bots.compile import compiled_functions
+from bots.players import warm_up
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_compiled_function_is_cached_on_disk() -> None:
+    functions = compiled_functions()
+    assert len(functions) >= 15
+    uncached = [f.__name__ for f in functions if isinstance(f._cache, NullCache)]
+    assert not uncached
+
+
+def test_the_recursive_search_is_one_compiled_function() -> None:
+    # Calling itself with literal arguments made numba compile a second version of the search,
+    # and loading that pair from the cache crashed the process (numba issue 6061).
+    warm_up()
+    assert len(solver._respond.signatures) == 1
+
+
+def test_a_second_process_loads_the_search_instead_of_compiling_it(tmp_path: Path) -> None:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+
+    def compile_once() -> str:
+        done = subprocess.run([sys.executable, "-m", "bots.compile"], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert " 0 compiled" not in compile_once()
+    assert " 0 compiled" in compile_once()
