@@ -142,7 +142,7 @@ class Seat(models.Model):
     timeouts_in_row = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
-        ordering = ("match", "index")
+        ordering = ("match_id", "index")
         constraints = (
             models.UniqueConstraint(fields=["match", "index"], name="seat_unique_index"),
             models.UniqueConstraint(
@@ -216,7 +216,7 @@ class Deal(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ("match", "sequence")
+        ordering = ("match_id", "sequence")
         constraints = (
             models.UniqueConstraint(fields=["match", "sequence"], name="deal_unique_sequence"),
         )
@@ -241,7 +241,7 @@ class Action(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ("match", "version")
+        ordering = ("match_id", "version")
         constraints = (
             models.UniqueConstraint(fields=["deal", "sequence"], name="action_unique_sequence"),
             models.UniqueConstraint(fields=["match", "version"], name="action_unique_version"),

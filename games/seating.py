@@ -31,9 +31,6 @@ from games.models import Match, MatchStatus, QuickMatchQueue, Seat, Spectator, V
 
 logger = logging.getLogger(__name__)
 
-# A person's or a spectator's `last_seen` is written at most this often: a client polling its
-# view several times a second costs one write every few seconds, not one per read.
-PRESENCE_WRITE_SECONDS = 5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -264,38 +261,12 @@ def _turn_changed(match: Match) -> None:
 # --- presence ----------------------------------------------------------------------------------
 
 
-def acting_seat(match_id: uuid.UUID, user: AbstractBaseUser) -> Seat:
-    """The seat ``user`` acts from at ``match_id``, their presence noted: one query, where the
-    action's own transaction loads the match."""
-    found = (
-        Seat.objects.filter(match_id=match_id, user=user)
-        .only("id", "index", "last_seen").order_by().first()
-    )
-    if found is None:
-        if not Match.objects.filter(pk=match_id).exists():
-            raise MatchNotFound()
-        raise NotYourSeat()
-    seen(found)
-    return found
-
-
-def seen(seat: Seat) -> None:
-    """Note a request of the seat's person (see PRESENCE_WRITE_SECONDS)."""
-    now = timezone.now()
-    if seat.last_seen is not None and now - seat.last_seen < timedelta(
-        seconds=PRESENCE_WRITE_SECONDS
-    ):
-        return
-    seat.last_seen = now
-    Seat.objects.filter(pk=seat.pk).update(last_seen=now)
-
-
 def watching(match: Match, user: AbstractBaseUser) -> None:
     """Note that ``user`` (no seat at it) watches the public ``match``."""
     if match.visibility != Visibility.PUBLIC:
         raise MatchNotPublic()
     now = timezone.now()
-    recent = now - timedelta(seconds=PRESENCE_WRITE_SECONDS)
+    recent = now - timedelta(seconds=services.PRESENCE_WRITE_SECONDS)
     if Spectator.objects.filter(match=match, user=user, last_seen__gte=recent).exists():
         return
     Spectator.objects.update_or_create(match=match, user=user, defaults={"last_seen": now})

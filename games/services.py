@@ -14,6 +14,7 @@ import logging
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -109,6 +110,10 @@ BOT_NAMES = {BotLevel.EASY: "Easy bot", BotLevel.MEDIUM: "Medium bot", BotLevel.
 STAND_IN_LEVEL = BotLevel.MEDIUM
 # Marks "the creator named no clock": None is a clock of its own (none at all).
 DEFAULT_CLOCK: Any = object()
+
+# A person's or a spectator's `last_seen` is written at most this often: a client polling its
+# view several times a second costs one write every few seconds, not one per read.
+PRESENCE_WRITE_SECONDS = 5
 
 logger = logging.getLogger(__name__)
 
@@ -258,18 +263,22 @@ def take_seat(match: Match, user: AbstractBaseUser, seat: int | None) -> Seat:
 def submit_action(
     *,
     match_id: uuid.UUID,
-    seat: int,
     action: engine.Action,
     user: AbstractBaseUser | None = None,
+    seat: int | None = None,
     expected_version: int | None = None,
     idempotency: Idempotency | None = None,
 ) -> ActionResult:
-    """Apply ``action`` for ``seat``: for ``user``'s own seat, or, with no user, for a computer
-    player's seat. Raises a `ServiceError` and changes nothing when the action is refused."""
+    """Apply ``action`` at ``user``'s own seat (found under the match lock, the person's
+    presence noted), or, with no user, at the computer player's ``seat``. Raises a
+    `ServiceError` and changes nothing but the presence when the action is refused."""
+    # The person's seat as found under the lock: their presence is noted after the
+    # transaction, so that a refused action counts too.
+    seated: list[Seat] = []
     try:
         return _submit_action(
             match_id=match_id, seat=seat, action=action, user=user,
-            expected_version=expected_version, idempotency=idempotency,
+            expected_version=expected_version, idempotency=idempotency, seated=seated,
         )
     except IntegrityError:
         if idempotency is None:
@@ -277,16 +286,20 @@ def submit_action(
         # Another request with the same key (for this match or another) committed its record
         # first: this one's action is rolled back with the record it tried to write.
         raise IdempotencyKeyInUse() from None
+    finally:
+        if user is not None and seated:
+            seen(seated[0])
 
 
 def _submit_action(
     *,
     match_id: uuid.UUID,
-    seat: int,
+    seat: int | None,
     action: engine.Action,
     user: AbstractBaseUser | None,
     expected_version: int | None,
     idempotency: Idempotency | None,
+    seated: list[Seat],
 ) -> ActionResult:
     with transaction.atomic():
         match = lock_active(match_id)
@@ -298,11 +311,9 @@ def _submit_action(
                 if record.fingerprint != idempotency.fingerprint:
                     raise IdempotencyKeyReused()
                 return ActionResult(view=record.body, replayed=True)
-        seat_row = _seat(match, seat)
-        if (user is None and not seat_row.is_bot) or (
-            user is not None and (seat_row.user_id != user.pk or seat_row.left_at is not None)
-        ):
-            raise NotYourSeat()
+        seat_row = _acting_seat(match, user, seat)
+        seated.append(seat_row)
+        seat = seat_row.index
         if match.status != MatchStatus.ACTIVE:
             raise MatchNotActive()
         if expected_version is not None and expected_version != match.version:
@@ -325,6 +336,18 @@ def _submit_action(
             # A bot's own task goes on playing the following bot turns itself.
             schedule_bots_on_commit(match, current)
     return ActionResult(view=view)
+
+
+def _acting_seat(match: Match, user: AbstractBaseUser | None, seat: int | None) -> Seat:
+    if user is None:
+        seat_row = _seat(match, seat) if seat is not None else None
+        if seat_row is None or not seat_row.is_bot:
+            raise NotYourSeat()
+        return seat_row
+    seat_row = selectors.seat_of(match, user)
+    if seat_row is None or seat_row.left_at is not None or seat not in (None, seat_row.index):
+        raise NotYourSeat()
+    return seat_row
 
 
 def play_bot_turn(
@@ -420,6 +443,17 @@ def time_out_turn(
         )
         schedule_bots_on_commit(match, current)
     return match.version
+
+
+def seen(seat: Seat) -> None:
+    """Note a request of the seat's person (see PRESENCE_WRITE_SECONDS)."""
+    now = timezone.now()
+    if seat.last_seen is not None and now - seat.last_seen < timedelta(
+        seconds=PRESENCE_WRITE_SECONDS
+    ):
+        return
+    seat.last_seen = now
+    Seat.objects.filter(pk=seat.pk).update(last_seen=now)
 
 
 def seat_is_back(seat: Seat) -> bool:

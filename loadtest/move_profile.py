@@ -12,10 +12,12 @@ cost of a move, not its queueing.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import functools
 import importlib
 import json
 import os
+import pstats
 import random
 import sys
 import time
@@ -31,15 +33,23 @@ PARTS: list[tuple[str, str, str]] = [
     ("request, all of it", "django.core.handlers.base", "BaseHandler.get_response"),
     ("  token (knox)", "knox.auth", "TokenAuthentication.authenticate"),
     ("  throttle", "rest_framework.views", "APIView.check_throttles"),
-    ("  MatchEndpoint.initial (match, seats, presence)", "games.api.views",
-     "MatchEndpoint.initial"),
+    ("  presence, after the action", "games.services", "seen"),
+    ("  the body checked", "games.api.views", "valid_input"),
     ("  services.submit_action", "games.services", "submit_action"),
-    ("    lock the match (and its seats)", "games.services", "lock_active"),
-    ("    latest deals", "games.selectors", "latest_deals"),
-    ("    replay the deal", "games.selectors", "replay_deal"),
+    ("    lock the match", "games.services", "lock"),
+    ("    its seats", "games.services", "prefetch_related_objects"),
+    ("    latest deals (a miss)", "games.selectors", "latest_deals"),
+    ("    replay the deal (a miss)", "games.selectors", "replay_deal"),
     ("    apply and record (_apply)", "games.services", "_apply"),
+    ("      the engine", "games.engine", "Deal.apply"),
+    ("      insert the action", "games.models", "Action.objects.create"),
+    ("      the deal row's progress", "games.services", "_record_progress"),
+    ("      a deal ended: record it, deal the next", "games.services", "_end_deal"),
+    ("      update the match", "games.models", "Match.save"),
+    ("      signal (webhooks)", "games.signals", "match_progressed.send"),
     ("    seat view", "games.selectors", "seat_view"),
-    ("  SeatViewSerializer", "games.api.serializers", "SeatViewSerializer.to_representation"),
+    ("    commit", "django.db.backends.base.base", "BaseDatabaseWrapper.commit"),
+    ("    after the commit: announce", "games.notify", "announce"),
     ("  render JSON", "rest_framework.renderers", "JSONRenderer.render"),
 ]
 
@@ -113,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--admin-url", default=os.environ.get(
         "BENCH_ADMIN_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres"))
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--cprofile", type=int, metavar="N", default=0,
+                        help="also print the N functions the moves spent most time in")
     args = parser.parse_args(argv)
     with scaled_out(args.admin_url, "moveprofile",
                     DJANGO_SETTINGS_MODULE="loadtest.settings",
@@ -121,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         import django
 
         django.setup()
-        report = profile(args.moves)
+        report = profile(args.moves, args.cprofile)
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -129,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def profile(moves: int) -> dict[str, Any]:
+def profile(moves: int, cprofile_lines: int = 0) -> dict[str, Any]:
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
@@ -148,8 +160,11 @@ def profile(moves: int) -> dict[str, Any]:
         for phase, count in (("warm-up", 40), ("move", moves)):
             timers.reset()
             played = 0
+            profiler = cProfile.Profile() if cprofile_lines and phase == "move" else None
             while played < count:
-                played += _play_match(clients, rng, count - played, timers)
+                played += _play_match(clients, rng, count - played, timers, profiler)
+            if profiler is not None:
+                pstats.Stats(profiler).sort_stats("tottime").print_stats(cprofile_lines)
             report[phase] = _figures(timers, count)
             report[phase]["sql_of_the_last"] = [" ".join(q.split())[:160]
                                                 for q in timers.last_request_sql]
@@ -164,7 +179,8 @@ def profile(moves: int) -> dict[str, Any]:
     return report
 
 
-def _play_match(clients: list[Any], rng: random.Random, budget: int, timers: Timers) -> int:
+def _play_match(clients: list[Any], rng: random.Random, budget: int, timers: Timers,
+                profiler: cProfile.Profile | None = None) -> int:
     """Random legal moves of one new match of four people, at most ``budget``; how many.
     Only the moves are timed: each deal's hands are read once, and the moves are chosen from
     an engine state of our own."""
@@ -199,9 +215,13 @@ def _play_match(clients: list[Any], rng: random.Random, budget: int, timers: Tim
             kind = body.pop("kind")
             timers.active = True
             timers.last_request_sql = []
+            if profiler is not None:
+                profiler.enable()
             answer = clients[seat].post(
                 f"/api/v1/matches/{match_id}/{kind}", {**body, "expected_version": version},
                 content_type="application/json")
+            if profiler is not None:
+                profiler.disable()
             timers.active = False
             assert answer.status_code == 200, answer.content
             deal.apply(seat, action)

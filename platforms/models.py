@@ -75,7 +75,7 @@ class PlatformPlayer(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ("platform", "external_id")
+        ordering = ("platform_id", "external_id")
         constraints = (
             models.UniqueConstraint(
                 fields=["platform", "external_id"], name="platform_player_unique_id"
@@ -103,7 +103,7 @@ class WebhookSubscription(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ("platform", "created_at")
+        ordering = ("platform_id", "created_at")
 
     def __str__(self) -> str:
         return f"{self.platform}: {self.url}"

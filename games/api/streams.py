@@ -40,7 +40,7 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone
 from knox.models import AuthToken
 
-from games import notify, seating, selectors
+from games import notify, seating, selectors, services
 from games.api import serializers as s
 from games.errors import TooManyStreams
 from games.models import Match, MatchStatus, Visibility
@@ -154,7 +154,7 @@ class Follower:
             return False
         seat = selectors.seat_of(match, user)
         if seat is not None:
-            seating.seen(seat)
+            services.seen(seat)
             return True
         if match.visibility == Visibility.PUBLIC:
             seating.watching(match, user)

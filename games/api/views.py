@@ -123,7 +123,7 @@ class MatchEndpoint(APIView):
             raise MatchNotFound() from None
         self.seat = selectors.seat_of(self.match, request.user)
         if self.seat is not None:
-            seating.seen(self.seat)
+            services.seen(self.seat)
         elif self.spectators and self.match.visibility == Visibility.PUBLIC:
             seating.watching(self.match, request.user)
         elif not self._may_read_without_seat(request):
@@ -501,18 +501,16 @@ class ActionView(MatchEndpoint):
     input_serializer: ClassVar[type[serializers.Serializer]]
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        # The action's own transaction loads and locks the match: before it, only the caller's
-        # seat is looked up, so that nobody but the seat's person learns anything of the body.
+        # The action's own transaction loads and locks the match and finds the caller's seat
+        # (notes their presence, or refuses them): the match is read once.
         APIView.initial(self, request, *args, **kwargs)
         sweeper.start_clock_timer()
-        self.seat = seating.acting_seat(kwargs["match_id"], request.user)
 
     def to_action(self, data: dict[str, Any]) -> engine.Action:
         raise NotImplementedError
 
     def post(self, request: Request, match_id: str) -> Response:
         data = valid_input(self.input_serializer, request.data)
-        assert self.seat is not None
         key = request.headers.get("Idempotency-Key")
         idempotency = None
         if key is not None:
@@ -523,7 +521,6 @@ class ActionView(MatchEndpoint):
             )
         result = services.submit_action(
             match_id=match_id,
-            seat=self.seat.index,
             action=self.to_action(data),
             user=request.user,
             expected_version=data.get("expected_version"),
@@ -721,7 +718,7 @@ class EventsView(MatchEndpoint):
             selectors.wait_for_move(self.match, after, left)
             self.match.refresh_from_db(fields=["version", "status"])
         if self.seat is not None:  # a wait on the feed is presence all along
-            seating.seen(self.seat)
+            services.seen(self.seat)
         page = selectors.event_page(self.match, after, params["limit"])
         return Response(s.EventPageSerializer(page).data)
 

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from games import notify, seating
+from games import notify, services
 from games.api import streams
 from games.models import Seat
 from tests import sse
@@ -115,7 +115,7 @@ def test_lost_announcements_delay_a_follower_never_lose_a_move(asgi_server, sett
 def test_a_follower_counts_as_present_while_it_listens(asgi_server, settings,
                                                        monkeypatch) -> None:
     settings.STREAM_HEARTBEAT_SECONDS = 0.2
-    monkeypatch.setattr(seating, "PRESENCE_WRITE_SECONDS", 0.1)
+    monkeypatch.setattr(services, "PRESENCE_WRITE_SECONDS", 0.1)
     me = client.guest(asgi_server, "Me")
     match_id = client.match_against_bots(me, levels=("easy",) * 3)
     follower = sse.Follower(asgi_server, match_id, me.token)
