@@ -366,17 +366,27 @@ def play_bot_turn(
     (or no longer) at ``version`` or no bot is to act: a duplicate or late task can never move
     twice, and a stale decision is dropped (whoever moved the match on carries it further).
     """
-    match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
-    if match is None or match.status != MatchStatus.ACTIVE or match.version != version:
-        return None
-    snapshot = snapshots.take(match.id, version)
-    deals, deal = _state(match, snapshot)
-    if deals[0].status != DealStatus.IN_PROGRESS:  # a move came between the two reads
-        return None
-    seat = selectors.bot_seat(match, deal)
+    snapshot = snapshots.take(match_id, version)
+    seat = None
+    if snapshot is not None:
+        # The match as the move that made this version left it, with no read. Who plays a
+        # seat can change at one version (a person leaving or coming back), so the snapshot is
+        # trusted only to say a computer player is to act, and that is checked under the lock.
+        match, deals, deal = snapshot.match, snapshot.deals, snapshot.state
+        seat = selectors.bot_seat(match, deal)
     if seat is None:
-        _give_back(match, snapshot)
-        return None
+        fresh = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
+        if fresh is None or fresh.status != MatchStatus.ACTIVE or fresh.version != version:
+            return None
+        match = fresh
+        if snapshot is None:
+            deals, deal = _state(match, None)
+            if deals[0].status != DealStatus.IN_PROGRESS:  # a move came between the two reads
+                return None
+        seat = selectors.bot_seat(match, deal)
+        if seat is None:
+            snapshots.give_back(match_id, snapshots.Snapshot(version, deals, deal, match))
+            return None
     action = choose(deal.observation(seat), _seat(match, seat))
     with transaction.atomic():
         try:
@@ -387,7 +397,7 @@ def play_bot_turn(
             return None
         seat_row = _seat(locked, seat)
         if not seat_row.computer_plays:  # its person came back while the bot was thinking
-            _give_back(match, snapshot)
+            snapshots.give_back(match_id, snapshots.Snapshot(version, deals, deal, locked))
             return None
         # Every write to a match moves its version on: at the same version, the deals read and
         # replayed before the decision are still what the rows say, so the move applies to them.
@@ -419,13 +429,12 @@ def time_out_turn(
             or match.turn_deadline > now
         ):
             return None
-        snapshot = snapshots.take(match.id, version)
-        deals, deal = _state(match, snapshot)
+        deals, deal = _state(match, snapshots.take(match.id, version))
         if deal.to_act is None:
             return None
         seat_row = _seat(match, deal.to_act)
         if seat_row.computer_plays:  # a computer player is to act: no clock is running
-            _give_back(match, snapshot)
+            snapshots.give_back(match_id, snapshots.Snapshot(version, deals, deal, match))
             return None
         # The stand-in decides in milliseconds (Medium), so under the lock.
         action = choose(deal.observation(deal.to_act), seat_row)
@@ -512,11 +521,6 @@ def _state(match: Match, snapshot: snapshots.Snapshot | None) -> tuple[list[Deal
     return deals, selectors.replay_deal(match, deals[0])
 
 
-def _give_back(match: Match, snapshot: snapshots.Snapshot | None) -> None:
-    if snapshot is not None:
-        snapshots.give_back(match.id, snapshot)
-
-
 def _seat(match: Match, index: int) -> Seat:
     return next(seat for seat in match.seats.all() if seat.index == index)
 
@@ -560,7 +564,7 @@ def _apply(
     # Only what an action changes: the rest of the row (the rules among it) stays as written.
     match.save(update_fields=selectors.MATCH_STATE)
     if current is not None:
-        snapshots.keep_on_commit(match.id, match.version, deals, current)
+        snapshots.keep_on_commit(match, deals, current)
     announce_on_commit(
         match, selectors.feed_event(row, bool(match.rules.get("partnership_dummy")))
     )
@@ -584,7 +588,7 @@ def start_if_full(match: Match) -> None:
     match.save(update_fields=[
         "status", "invitation_code", "fill_bots_at", "turn_deadline", "updated_at"
     ])
-    snapshots.keep_on_commit(match.id, match.version, [deal_row], current)
+    snapshots.keep_on_commit(match, [deal_row], current)
     signals.match_progressed.send(
         sender=Match, match=match, seat=None, origin=None, ended_deal=None, current=current
     )

@@ -2,7 +2,8 @@
 
 Without it every move reads its match's latest deals and the current deal's log and replays
 the log in the engine. A snapshot is what the last move committed in this process left: the
-latest deal rows and the engine state after it, keyed by the match version it made.
+match row, the latest deal rows and the engine state after it, keyed by the match version it
+made.
 
 The log stays the source of truth; a snapshot only spares reading it again:
 - it is used at exactly the version it was made for, and every write to a match moves its
@@ -24,7 +25,7 @@ from collections import OrderedDict
 from django.db import transaction
 
 from games import engine
-from games.models import Deal
+from games.models import Deal, Match
 
 # Matches whose snapshots a process keeps, least recently moved dropped first: a few tens of
 # KiB each.
@@ -38,6 +39,9 @@ class Snapshot:
     deals: list[Deal]
     # The current deal's engine state.
     state: engine.Deal
+    # The match row as that move wrote it, its seats loaded: what a computer player's turn
+    # needs to decide without a read (a move itself reads the match under its lock).
+    match: Match
 
 
 _store: OrderedDict[uuid.UUID, Snapshot] = OrderedDict()
@@ -55,16 +59,15 @@ def take(match_id: uuid.UUID, version: int) -> Snapshot | None:
 
 
 def give_back(match_id: uuid.UUID, snapshot: Snapshot) -> None:
-    """Return an unchanged snapshot that `take` gave out (a bot turn that did not move)."""
+    """Return the unchanged state that `take` gave out (a turn that did not move)."""
     _put(match_id, snapshot)
 
 
-def keep_on_commit(
-    match_id: uuid.UUID, version: int, deals: list[Deal], state: engine.Deal
-) -> None:
-    """Once the transaction commits, keep the state it leaves at ``version``."""
-    snapshot = Snapshot(version, deals, state)
-    transaction.on_commit(lambda: _put(match_id, snapshot))
+def keep_on_commit(match: Match, deals: list[Deal], state: engine.Deal) -> None:
+    """Once the transaction commits, keep the state it leaves ``match`` in (locked by the
+    caller, its seats loaded)."""
+    snapshot = Snapshot(match.version, deals, state, match)
+    transaction.on_commit(lambda: _put(match.id, snapshot))
 
 
 def _put(match_id: uuid.UUID, snapshot: Snapshot) -> None:

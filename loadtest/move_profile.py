@@ -51,6 +51,9 @@ PARTS: list[tuple[str, str, str]] = [
     ("    commit", "django.db.backends.base.base", "BaseDatabaseWrapper.commit"),
     ("    after the commit: announce", "games.notify", "announce"),
     ("  render JSON", "rest_framework.renderers", "JSONRenderer.render"),
+    # A computer player's move, in a worker (bots.tasks.play_bot_turns).
+    ("computer player's move, all of it", "games.services", "play_bot_turn"),
+    ("  its decision", "bots.tasks", "choose"),
 ]
 
 
@@ -107,7 +110,9 @@ def timed_parts(timers: Timers) -> Iterator[None]:
         *outer, name = path.split(".")
         for part in outer:
             owner = getattr(owner, part)
-        original = getattr(owner, name)
+        original = getattr(owner, name, None)
+        if original is None:  # a part another version of the code does not have
+            continue
         patched.append((owner, name, original))
         setattr(owner, name, timers.wrap(label, original))
     try:
@@ -168,6 +173,11 @@ def profile(moves: int, cprofile_lines: int = 0) -> dict[str, Any]:
             report[phase] = _figures(timers, count)
             report[phase]["sql_of_the_last"] = [" ".join(q.split())[:160]
                                                 for q in timers.last_request_sql]
+        timers.reset()
+        bot_moves = 0
+        while bot_moves < moves:
+            bot_moves += _play_against_bots(clients[0], rng, moves - bot_moves, timers)
+        report["computer player's move"] = _figures(timers, bot_moves)
         timers.reset()
         for _ in range(moves):
             timers.active = True
@@ -230,6 +240,39 @@ def _play_match(clients: list[Any], rng: random.Random, budget: int, timers: Tim
     return played
 
 
+def _play_against_bots(person: Any, rng: random.Random, budget: int, timers: Timers) -> int:
+    """A match of one person against three Medium computer players: the person's moves over
+    HTTP, untimed; the computer players' turns that follow each, as a worker's task plays them
+    (here in this process), timed. How many computer players' moves."""
+    from bots.tasks import play_bot_turns
+
+    created = person.post("/api/v1/matches", {
+        "game": rng.choice(["auction", "partnership", "spades"]), "deals": 4,
+        "seats": [{"kind": "me"}] + [{"kind": "bot", "bot_level": "medium"}] * 3,
+    }, content_type="application/json")
+    assert created.status_code == 201, created.content
+    match_id = created.json()["id"]
+    played = 0
+    while played < budget:
+        view = person.get(f"/api/v1/matches/{match_id}/view").json()
+        if view["status"] != "active":
+            break
+        deal = view["deal"]
+        if deal["to_act"] != view["seat"]:
+            timers.active = True
+            moved = play_bot_turns.run(match_id, view["version"])
+            timers.active = False
+            played += moved
+            continue
+        action = rng.choice([a for a in deal["legal_actions"] if a["kind"] != "redeal"])
+        kind = action.pop("kind")
+        answer = person.post(f"/api/v1/matches/{match_id}/{kind}",
+                             {**action, "expected_version": view["version"]},
+                             content_type="application/json")
+        assert answer.status_code == 200, answer.content
+    return played
+
+
 def _figures(timers: Timers, requests: int) -> dict[str, Any]:
     return {
         "requests": requests,
@@ -241,7 +284,7 @@ def _figures(timers: Timers, requests: int) -> dict[str, Any]:
 
 
 def print_report(report: dict[str, Any]) -> None:
-    for phase in ("move", "touch"):
+    for phase in ("move", "computer player's move", "touch"):
         figures = report[phase]
         print(f"{phase}: {figures['requests']} requests, mean per request")
         for label, ms in figures["ms"].items():
