@@ -62,12 +62,13 @@ from games.models import (
 class SeatSpec:
     """How a seat is filled when a match is created: by its creator, by the person ``user``
     (a platform seats its players), left open for another person, or taken by a computer
-    player of ``bot_level``."""
+    player of ``bot_level`` (playing as the story ``character``, if one is named)."""
 
     kind: str  # "me", "person", "open" or "bot"
     bot_level: str = ""
     display_name: str = ""
     user: AbstractBaseUser | None = None
+    character: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -187,6 +188,7 @@ def create_match(
                 user=user if spec.kind == "me" else spec.user if spec.kind == "person" else None,
                 bot_level=spec.bot_level if spec.kind == "bot" else "",
                 display_name=spec.display_name or _default_name(spec, user),
+                character=spec.character if spec.kind == "bot" else "",
             )
         start_if_full(match)
     return match
@@ -368,7 +370,7 @@ def play_bot_turn(
     """
     snapshot = snapshots.take(match_id, version)
     seat = None
-    if snapshot is not None:
+    if snapshot is not None and snapshot.version == version:
         # The match as the move that made this version left it, with no read. Who plays a
         # seat can change at one version (a person leaving or coming back), so the snapshot is
         # trusted only to say a computer player is to act, and that is checked under the lock.
@@ -379,8 +381,8 @@ def play_bot_turn(
         if fresh is None or fresh.status != MatchStatus.ACTIVE or fresh.version != version:
             return None
         match = fresh
-        if snapshot is None:
-            deals, deal = _state(match, None)
+        if snapshot is None or snapshot.version != version:
+            deals, deal = _state(match, snapshot)
             if deals[0].status != DealStatus.IN_PROGRESS:  # a move came between the two reads
                 return None
         seat = selectors.bot_seat(match, deal)
@@ -505,20 +507,54 @@ def lock(match_id: uuid.UUID) -> Match:
 
 
 def lock_active(match_id: uuid.UUID) -> Match:
-    """`_lock`, with the seats loaded: they never change once a match is active, so one query
-    serves every later look-up of the action."""
+    """`lock`, with the seats loaded (read after the lock, so as its holder left them): one
+    query serves every later look-up of the action."""
     match = lock(match_id)
-    prefetch_related_objects([match], "seats")
+    # What `prefetch_related_objects([match], "seats")` leaves, without its machinery, which
+    # cost a move as much as the query (the related manager's queryset links each seat back).
+    seats = sorted(match.seats.order_by(), key=lambda seat: seat.index)
+    loaded = match.seats.all()
+    loaded._result_cache = seats
+    loaded._prefetch_done = True
+    match._prefetched_objects_cache = {"seats": loaded}
     return match
 
 
 def _state(match: Match, snapshot: snapshots.Snapshot | None) -> tuple[list[Deal], engine.Deal]:
-    """The latest deals of the active ``match`` and the current deal's engine state: the
-    snapshot its last move here left at this version, or else read and replayed."""
-    if snapshot is not None:
+    """The latest deals of the active ``match`` and the current deal's engine state: from the
+    snapshot this process kept (brought up to date if it is older), or else read and
+    replayed."""
+    if snapshot is not None and (
+        snapshot.version == match.version or _catch_up(match, snapshot)
+    ):
         return snapshot.deals, snapshot.state
     deals = selectors.latest_deals(match)
     return deals, selectors.replay_deal(match, deals[0])
+
+
+def _catch_up(match: Match, snapshot: snapshots.Snapshot) -> bool:
+    """Apply to ``snapshot`` the actions made since it (by another process), when they are all
+    of its current deal and leave it in play; False, the snapshot spoilt, otherwise."""
+    current = snapshot.deals[0]
+    since = list(
+        Action.objects.filter(match_id=match.pk, version__gt=snapshot.version)
+        .order_by("version").values_list("version", "deal_id", "seat", "kind", "payload")
+    )
+    expected = list(range(snapshot.version + 1, match.version + 1))
+    if [row[0] for row in since] != expected or any(row[1] != current.pk for row in since):
+        return False
+    try:
+        for _, _, seat, kind, payload in since:
+            snapshot.state.apply(seat, engine.action_from_dict({"kind": kind, **payload}))
+    except engine.IllegalAction:
+        logger.error("a snapshot disagrees with the log", extra={"match_id": str(match.pk)})
+        return False
+    if snapshot.state.is_over:
+        return False
+    # The deal row as those actions' own transactions wrote it.
+    for name, value in _progress(snapshot.state).items():
+        setattr(current, name, value)
+    return True
 
 
 def _seat(match: Match, index: int) -> Seat:
@@ -617,7 +653,16 @@ def _deal(match: Match, *, dealer: int, number: int) -> Deal:
 def _record_progress(deal_row: Deal, deal: engine.Deal) -> None:
     """Copy what the engine now knows about the contract and tricks onto the deal row (for
     listings and review), writing only when something changed: most cards change nothing."""
-    progress = {
+    progress = _progress(deal)
+    changed = [name for name, value in progress.items() if getattr(deal_row, name) != value]
+    for name in changed:
+        setattr(deal_row, name, progress[name])
+    if changed and not deal.is_over:  # an ended deal is saved whole by `_end_deal`
+        deal_row.save(update_fields=changed)
+
+
+def _progress(deal: engine.Deal) -> dict[str, Any]:
+    return {
         "declarer": deal.declarer,
         "bid": deal.bid,
         "trump": deal.trump.letter if deal.trump is not None else "",
@@ -626,11 +671,6 @@ def _record_progress(deal_row: Deal, deal: engine.Deal) -> None:
         ),
         "tricks": deal.tricks_won,
     }
-    changed = [name for name, value in progress.items() if getattr(deal_row, name) != value]
-    for name in changed:
-        setattr(deal_row, name, progress[name])
-    if changed and not deal.is_over:  # an ended deal is saved whole by `_end_deal`
-        deal_row.save(update_fields=changed)
 
 
 def _end_deal(match: Match, deal_row: Deal, deal: engine.Deal) -> Deal | None:

@@ -6,12 +6,13 @@ match row, the latest deal rows and the engine state after it, keyed by the matc
 made.
 
 The log stays the source of truth; a snapshot only spares reading it again:
-- it is used at exactly the version it was made for, and every write to a match moves its
-  version on (the seats, which do change at one version, are not in it);
+- it is used at the version it was made for, and every write to a match moves its version
+  on; one left at an earlier version (another process moved the match since) is brought up to
+  date with the actions after it, one short read, when they are all of its deal;
 - a move takes it out of the store for as long as it uses it, so no other thread sees the
   state half-applied, and a move that is refused or rolled back leaves nothing behind;
 - it goes back only once its move is committed (`transaction.on_commit`).
-A miss (another process moved the match, or the store was full) costs one replay. The
+A miss (a new deal since, or the store was full) costs one replay. The
 property test in tests/api/test_move_state.py checks snapshot == replay after every action.
 """
 
@@ -49,12 +50,13 @@ _lock = threading.Lock()
 
 
 def take(match_id: uuid.UUID, version: int) -> Snapshot | None:
-    """The snapshot of ``match_id`` at ``version``, removed from the store; None if there is
-    none for that version."""
+    """The snapshot of ``match_id`` made at ``version`` or before it, removed from the store;
+    None if there is none (a newer one stays: the caller is the one behind)."""
     with _lock:
-        snapshot = _store.pop(match_id, None)
-    if snapshot is None or snapshot.version != version:
-        return None
+        snapshot = _store.get(match_id)
+        if snapshot is None or snapshot.version > version:
+            return None
+        del _store[match_id]
     return snapshot
 
 

@@ -31,8 +31,10 @@ from loadtest.scratch import scaled_out
 # (label, module, attribute path): each is timed inclusively, nested parts indented.
 PARTS: list[tuple[str, str, str]] = [
     ("request, all of it", "django.core.handlers.base", "BaseHandler.get_response"),
-    ("  token (knox)", "knox.auth", "TokenAuthentication.authenticate"),
-    ("  throttle", "rest_framework.views", "APIView.check_throttles"),
+    ("  before the handler: token, throttle, the view's own reads", "games.api.views",
+     "ActionView.initial"),
+    ("    token (knox)", "knox.auth", "TokenAuthentication.authenticate"),
+    ("    throttle", "rest_framework.views", "APIView.check_throttles"),
     ("  presence, after the action", "games.services", "seen"),
     ("  the body checked", "games.api.views", "valid_input"),
     ("  services.submit_action", "games.services", "submit_action"),
@@ -50,6 +52,8 @@ PARTS: list[tuple[str, str, str]] = [
     ("    seat view", "games.selectors", "seat_view"),
     ("    commit", "django.db.backends.base.base", "BaseDatabaseWrapper.commit"),
     ("    after the commit: announce", "games.notify", "announce"),
+    ("  the view rendered through SeatViewSerializer", "games.api.serializers",
+     "SeatViewSerializer.to_representation"),
     ("  render JSON", "rest_framework.renderers", "JSONRenderer.render"),
     # A computer player's move, in a worker (bots.tasks.play_bot_turns).
     ("computer player's move, all of it", "games.services", "play_bot_turn"),

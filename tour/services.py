@@ -30,8 +30,6 @@ def start_table(*, user: AbstractBaseUser, slug: str) -> Match:
     record_results(user=user)
     if not selectors.is_open(user, table):
         raise TableLocked()
-    # One transaction, so the computer players (scheduled when it commits) find their
-    # characters on their seats from their first move.
     with transaction.atomic():
         match = games_services.create_match(
             user=user,
@@ -43,16 +41,13 @@ def start_table(*, user: AbstractBaseUser, slug: str) -> Match:
                 games_services.SeatSpec(kind="me"),
                 *(
                     games_services.SeatSpec(
-                        kind="bot", bot_level=character.level.value, display_name=character.name
+                        kind="bot", bot_level=character.level.value,
+                        display_name=character.name, character=character.slug,
                     )
                     for character in table.characters
                 ),
             ],
         )
-        seats = list(match.seats.filter(index__gt=content.PERSON_SEAT).order_by("index"))
-        for seat, character in zip(seats, table.characters, strict=True):
-            seat.character = character.slug
-        Seat.objects.bulk_update(seats, ["character"])
         TourMatch.objects.create(user=user, table=table.slug, match=match)
     return match
 
