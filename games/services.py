@@ -510,13 +510,7 @@ def lock_active(match_id: uuid.UUID) -> Match:
     """`lock`, with the seats loaded (read after the lock, so as its holder left them): one
     query serves every later look-up of the action."""
     match = lock(match_id)
-    # What `prefetch_related_objects([match], "seats")` leaves, without its machinery, which
-    # cost a move as much as the query (the related manager's queryset links each seat back).
-    seats = sorted(match.seats.order_by(), key=lambda seat: seat.index)
-    loaded = match.seats.all()
-    loaded._result_cache = seats
-    loaded._prefetch_done = True
-    match._prefetched_objects_cache = {"seats": loaded}
+    prefetch_related_objects([match], "seats")
     return match
 
 
