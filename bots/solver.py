@@ -16,12 +16,29 @@ count (``values[t]``), so one search serves every game and scoring rule.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 from numba import njit
+from numba.core import config as numba_config
 
 from games.engine.play import NO_CARD, PlayState, honours_mask
+
+# numba's on-disk cache notices a change to a compiled function's own file only, and the card
+# reading's compiled code includes this file's functions: a folder per version of the compiled
+# sources, so no process ever loads code compiled from other sources. (Set before the
+# functions below are defined, which is when numba picks their cache's folder.)
+_COMPILED_SOURCES = ("solver.py", "card_reading.py")
+_SOURCES_DIGEST = hashlib.sha256(
+    b"".join((Path(__file__).parent / name).read_bytes() for name in _COMPILED_SOURCES)
+).hexdigest()[:16]
+numba_config.CACHE_DIR = os.path.join(
+    os.environ.get("NUMBA_CACHE_DIR") or Path(__file__).parent / "__pycache__" / "numba",
+    _SOURCES_DIGEST,
+)
 
 FREE_TRUMP_LEAD = 1
 AKQ_LEAD = 2

@@ -274,9 +274,9 @@ def submit_action(
     """Apply ``action`` at ``user``'s own seat (found under the match lock, the person's
     presence noted), or, with no user, at the computer player's ``seat``. Raises a
     `ServiceError` and changes nothing but the presence when the action is refused."""
-    # The person's seat as found under the lock: their presence is noted after the
-    # transaction, so that a refused action counts too.
-    seated: list[Seat] = []
+    # The person's seat as found under the lock, and when it was last seen: their presence is
+    # written after the transaction, so that a refused action counts too.
+    seated: list[tuple[Seat, Any]] = []
     try:
         return _submit_action(
             match_id=match_id, seat=seat, action=action, user=user,
@@ -290,7 +290,9 @@ def submit_action(
         raise IdempotencyKeyInUse() from None
     finally:
         if user is not None and seated:
-            seen(seated[0])
+            seat_row, last_seen = seated[0]
+            seat_row.last_seen = last_seen
+            seen(seat_row)
 
 
 def _submit_action(
@@ -301,7 +303,7 @@ def _submit_action(
     user: AbstractBaseUser | None,
     expected_version: int | None,
     idempotency: Idempotency | None,
-    seated: list[Seat],
+    seated: list[tuple[Seat, Any]],
 ) -> ActionResult:
     with transaction.atomic():
         match = lock_active(match_id)
@@ -314,7 +316,10 @@ def _submit_action(
                     raise IdempotencyKeyReused()
                 return ActionResult(view=record.body, replayed=True)
         seat_row = _acting_seat(match, user, seat)
-        seated.append(seat_row)
+        seated.append((seat_row, seat_row.last_seen))
+        if user is not None:
+            # The answer shows the mover as they are once it is sent: seen now.
+            seat_row.last_seen = timezone.now()
         seat = seat_row.index
         if match.status != MatchStatus.ACTIVE:
             raise MatchNotActive()
@@ -387,7 +392,10 @@ def play_bot_turn(
                 return None
         seat = selectors.bot_seat(match, deal)
         if seat is None:
-            snapshots.give_back(match_id, snapshots.Snapshot(version, deals, deal, match))
+            if snapshot is not None and snapshot.version == version:
+                # Only a state taken at this version: read without the lock, the deals could
+                # already hold a later move.
+                snapshots.give_back(match_id, snapshots.Snapshot(version, deals, deal, match))
             return None
     action = choose(deal.observation(seat), _seat(match, seat))
     with transaction.atomic():

@@ -330,6 +330,23 @@ def test_presence_shows_who_is_connected(player, settings) -> None:
     assert seats[3]["connected"] is False
 
 
+def test_a_move_counts_as_presence_refused_or_not(player, settings) -> None:
+    match_id, players = table_of_four(player)
+    seat, view = to_act(players, match_id)
+    long_ago = timezone.now() - timedelta(seconds=settings.PRESENCE_SECONDS + 1)
+    Seat.objects.filter(match_id=match_id).update(last_seen=long_ago)
+    # Its own answer already shows the mover connected.
+    answer = submit(players[seat], match_id, view["deal"]["legal_actions"][0]).json()
+    assert answer["seats"][seat]["connected"] is True
+    assert Seat.objects.get(match_id=match_id, index=seat).last_seen > long_ago
+    # A refused action (another seat's turn) counts too.
+    other = next(i for i in range(4) if i != answer["deal"]["to_act"])
+    Seat.objects.filter(match_id=match_id, index=other).update(last_seen=long_ago)
+    refused = players[other].post(f"/matches/{match_id}/pass")
+    assert refused.status_code in (409, 422), refused.content
+    assert Seat.objects.get(match_id=match_id, index=other).last_seen > long_ago
+
+
 # --- leaving -------------------------------------------------------------------------------------
 
 

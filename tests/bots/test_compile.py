@@ -3,11 +3,13 @@ by every later process (the Celery worker, the embedded default's server) at sta
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from numba.core import config as numba_config
 from numba.core.caching import NullCache
 
 from bots import solver
@@ -22,6 +24,15 @@ def test_every_compiled_function_is_cached_on_disk() -> None:
     assert len(functions) >= 15
     uncached = [f.__name__ for f in functions if isinstance(f._cache, NullCache)]
     assert not uncached
+
+
+def test_the_cache_has_a_folder_per_version_of_the_compiled_sources() -> None:
+    # numba notices a change to a function's own file only, and the card reading's compiled
+    # code includes the search's functions.
+    sources = b"".join((ROOT / "bots" / name).read_bytes()
+                       for name in ("solver.py", "card_reading.py"))
+    digest = hashlib.sha256(sources).hexdigest()[:16]
+    assert Path(numba_config.CACHE_DIR).name == digest
 
 
 def test_the_recursive_search_is_one_compiled_function() -> None:
