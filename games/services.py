@@ -373,29 +373,31 @@ def play_bot_turn(
     (or no longer) at ``version`` or no bot is to act: a duplicate or late task can never move
     twice, and a stale decision is dropped (whoever moved the match on carries it further).
     """
-    snapshot = snapshots.take(match_id, version)
+    taken = snapshots.take(match_id, version)
+    # The state the move that made this version left, if this process made it.
+    current = taken if taken is not None and taken.version == version else None
     seat = None
-    if snapshot is not None and snapshot.version == version:
-        # The match as the move that made this version left it, with no read. Who plays a
-        # seat can change at one version (a person leaving or coming back), so the snapshot is
-        # trusted only to say a computer player is to act, and that is checked under the lock.
-        match, deals, deal = snapshot.match, snapshot.deals, snapshot.state
+    if current is not None:
+        # Decided on with no read. Who plays a seat can change at one version (a person
+        # leaving or coming back), so it is trusted only to say a computer player is to act,
+        # and that is checked under the lock.
+        match, deals, deal = current.match, current.deals, current.state
         seat = selectors.bot_seat(match, deal)
     if seat is None:
         fresh = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
         if fresh is None or fresh.status != MatchStatus.ACTIVE or fresh.version != version:
             return None
         match = fresh
-        if snapshot is None or snapshot.version != version:
-            deals, deal = _state(match, snapshot)
+        if current is None:
+            deals, deal = _state(match, taken)
             if deals[0].status != DealStatus.IN_PROGRESS:  # a move came between the two reads
                 return None
         seat = selectors.bot_seat(match, deal)
         if seat is None:
-            if snapshot is not None and snapshot.version == version:
+            if current is not None:
                 # Only a state taken at this version: read without the lock, the deals could
                 # already hold a later move.
-                snapshots.give_back(match_id, snapshots.Snapshot(version, deals, deal, match))
+                snapshots.give_back(snapshots.Snapshot(deals, deal, match))
             return None
     action = choose(deal.observation(seat), _seat(match, seat))
     with transaction.atomic():
@@ -407,7 +409,7 @@ def play_bot_turn(
             return None
         seat_row = _seat(locked, seat)
         if not seat_row.computer_plays:  # its person came back while the bot was thinking
-            snapshots.give_back(match_id, snapshots.Snapshot(version, deals, deal, locked))
+            snapshots.give_back(snapshots.Snapshot(deals, deal, locked))
             return None
         # Every write to a match moves its version on: at the same version, the deals read and
         # replayed before the decision are still what the rows say, so the move applies to them.
@@ -444,7 +446,7 @@ def time_out_turn(
             return None
         seat_row = _seat(match, deal.to_act)
         if seat_row.computer_plays:  # a computer player is to act: no clock is running
-            snapshots.give_back(match_id, snapshots.Snapshot(version, deals, deal, match))
+            snapshots.give_back(snapshots.Snapshot(deals, deal, match))
             return None
         # The stand-in decides in milliseconds (Medium), so under the lock.
         action = choose(deal.observation(deal.to_act), seat_row)

@@ -35,14 +35,17 @@ STORE_SIZE = 2048
 
 @dataclasses.dataclass
 class Snapshot:
-    version: int
-    # `selectors.latest_deals` at that version: the current deal row first.
+    # `selectors.latest_deals` at the match's version: the current deal row first.
     deals: list[Deal]
     # The current deal's engine state.
     state: engine.Deal
     # The match row as that move wrote it, its seats loaded: what a computer player's turn
     # needs to decide without a read (a move itself reads the match under its lock).
     match: Match
+
+    @property
+    def version(self) -> int:
+        return self.match.version
 
 
 _store: OrderedDict[uuid.UUID, Snapshot] = OrderedDict()
@@ -60,19 +63,20 @@ def take(match_id: uuid.UUID, version: int) -> Snapshot | None:
     return snapshot
 
 
-def give_back(match_id: uuid.UUID, snapshot: Snapshot) -> None:
+def give_back(snapshot: Snapshot) -> None:
     """Return the unchanged state that `take` gave out (a turn that did not move)."""
-    _put(match_id, snapshot)
+    _put(snapshot)
 
 
 def keep_on_commit(match: Match, deals: list[Deal], state: engine.Deal) -> None:
     """Once the transaction commits, keep the state it leaves ``match`` in (locked by the
     caller, its seats loaded)."""
-    snapshot = Snapshot(match.version, deals, state, match)
-    transaction.on_commit(lambda: _put(match.id, snapshot))
+    snapshot = Snapshot(deals, state, match)
+    transaction.on_commit(lambda: _put(snapshot))
 
 
-def _put(match_id: uuid.UUID, snapshot: Snapshot) -> None:
+def _put(snapshot: Snapshot) -> None:
+    match_id = snapshot.match.id
     with _lock:
         kept = _store.get(match_id)
         # Callbacks of two commits can run in either order: the later version wins.
@@ -82,8 +86,3 @@ def _put(match_id: uuid.UUID, snapshot: Snapshot) -> None:
         _store.move_to_end(match_id)
         while len(_store) > STORE_SIZE:
             _store.popitem(last=False)
-
-
-def clear() -> None:
-    with _lock:
-        _store.clear()

@@ -55,7 +55,7 @@ def check_snapshot_is_the_replay(match: Match) -> snapshots.Snapshot | None:
         return None
     assert snapshot is not None, "a committed move leaves its snapshot"
     assert snapshot.version == match.version
-    snapshots.give_back(match.id, snapshot)
+    snapshots.give_back(snapshot)
     fresh = selectors.latest_deals(match)
     assert deal_rows(snapshot.deals) == deal_rows(fresh)
     assert same_state(snapshot.state, selectors.replay_deal(match, fresh[0]))
@@ -67,7 +67,7 @@ def as_if_another_process_moved_since(match: Match, older: snapshots.Snapshot) -
     holds it: the next move here must bring it up to date (or replay)."""
     match.refresh_from_db()
     assert snapshots.take(match.id, match.version) is not None
-    snapshots.give_back(match.id, older)
+    snapshots.give_back(older)
 
 
 def rendered(view: dict[str, Any]) -> Any:
