@@ -30,21 +30,31 @@ from games.engine import (
 )
 from games.engine.cards import ALL_CARDS
 
-from . import players
+from . import card_sense, players
+from .knowledge import infer
+from .sampling import WorldSampler
 
+# Reference fields, never offered as levels.
 SEES_ALL = "medium-sees-all"
+PIMC = "pimc"
 
 # Where a judged player's card-play decisions fall: lead or follow, early, middle or late.
 STAGES = tuple(f"{role} {tricks}" for role in ("lead", "follow")
                for tricks in ("tricks 1-3", "tricks 4-8", "tricks 9-13"))
 
 
+# The tested player's role in a deal: it declared, its partner did (partnership game), or the
+# other side did.
+ROLES = ("declarer", "partner", "defender")
+
+
 @dataclasses.dataclass(frozen=True)
 class SetResult:
     advantage: float  # mean over the four seats
-    as_declarer: list[float]  # per-seat differences where the tested player declared
-    as_defender: list[float]
+    by_role: dict[str, list[float]]  # per-seat differences, by the tested player's role
     decision_seconds: list[float]  # the tested player's decisions
+    cards: int  # cards the tested player chose (more than one legal)
+    waste: dict[str, int]  # of them, dominated ones by kind (`card_sense.WASTE_KINDS`)
     # Judged runs, summed over the tested player's four deals: points its cards gave up against
     # the best card of a search that sees every hand (`seeing_values`), and what seeing every
     # hand is worth at the same decisions to a player holding Hard's beliefs (`unseen_value`).
@@ -52,15 +62,35 @@ class SetResult:
     unseen_value: float = 0.0
 
 
-def _decide(deal: Deal, seat: int, level: str, rng: random.Random) -> tuple[Action, float]:
-    observation = deal.observation(seat)
+# The levels whose calls (bids, trumps, announcements) a reference field makes.
+_CALLS_OF = {SEES_ALL: "medium", PIMC: "hard"}
+
+
+def _decide(deal: Deal, observation: Observation, level: str,
+            rng: random.Random) -> tuple[Action, float]:
     started = time.perf_counter()
     if level == SEES_ALL and deal.phase == Phase.PLAY:
         action = _sees_all_card(deal, observation)
+    elif level == PIMC and deal.phase == Phase.PLAY:
+        action = pimc_card(observation, rng)
     else:
-        action = players.choose_action(observation, "medium" if level == SEES_ALL else level,
-                                       rng)
+        action = players.choose_action(observation, _CALLS_OF.get(level, level), rng)
     return action, time.perf_counter() - started
+
+
+def pimc_card(observation: Observation, rng: random.Random) -> Action:
+    """The textbook perfect-information Monte Carlo player, as a yardstick: Hard's number of
+    worlds, sampled uniformly among the layouts the rules' inferences allow (no card reading,
+    no weighing by the auction), every legal card scored in each by Hard's own play-out and
+    search, the best mean taken, ties to the first legal card (no card sense). Its calls are
+    Hard's, so only the card play differs."""
+    moves = [a for a in observation.legal_actions if a.kind == "play"]
+    if len(moves) == 1:
+        return moves[0]
+    sampler = WorldSampler(infer(observation))
+    worlds = [(sampler.sample(rng), 1.0) for _ in range(players.HARD.worlds)]
+    means = players.mean_scores(players.world_scores(observation, moves, worlds))
+    return max(moves, key=means.__getitem__)
 
 
 def seeing_values(deal: Deal, observation: Observation) -> dict[int, int]:
@@ -95,7 +125,8 @@ def unseen_value(observation: Observation, rng: random.Random) -> float:
     the best mean score of one card. Whatever card a player with these beliefs picks, it
     expects to give up at least this much to the seeing search at this decision."""
     moves = [a for a in observation.legal_actions if a.kind == "play"]
-    rows = list(players.world_scores(observation, moves, rng))
+    rows = list(players.world_scores(observation, moves,
+                                     players.plausible_worlds(observation, rng)))
     weight = sum(w for w, _ in rows)
     best_each = sum(w * max(scores.values()) for w, scores in rows) / weight
     best_one = max(sum(w * scores[move] for w, scores in rows) for move in moves) / weight
@@ -116,6 +147,18 @@ class _Record:
     seconds: list[float] = dataclasses.field(default_factory=list)
     loss_by_stage: dict[str, float] = dataclasses.field(default_factory=dict)
     unseen_value: float = 0.0
+    cards: int = 0
+    waste: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    def count_waste(self, observation: Observation, card: int) -> None:
+        if len(observation.legal_actions) < 2:
+            return
+        self.cards += 1
+        state, knowledge = players.known_position(observation)
+        partnership = observation.rules.game == Game.PARTNERSHIP
+        kind = card_sense.waste(state, knowledge, partnership, card)
+        if kind:
+            self.waste[kind] = self.waste.get(kind, 0) + 1
 
 
 def play_deal(start: DealStart, levels: list[str], seed: int, tested_seat: int | None = None,
@@ -129,11 +172,13 @@ def play_deal(start: DealStart, levels: list[str], seed: int, tested_seat: int |
     while not deal.is_over:
         seat = deal.to_act
         assert seat is not None
-        action, seconds = _decide(deal, seat, levels[seat], rng)
+        observation = deal.observation(seat)
+        action, seconds = _decide(deal, observation, levels[seat], rng)
         if seat == tested_seat:
             record.seconds.append(seconds)
+            if isinstance(action, Play):
+                record.count_waste(observation, action.card.index)
             if judged and isinstance(action, Play):
-                observation = deal.observation(seat)
                 values = seeing_values(deal, observation)
                 stage = _stage(observation)
                 loss = max(values.values()) - values[action.card.index]
@@ -153,9 +198,13 @@ def _play_set(args: tuple[TableRules, str, str, int, bool]) -> SetResult:
         if baseline.phase == Phase.FINISHED:
             break
     assert baseline.score is not None
-    differences, declaring, defending, times = [], [], [], []
+    differences: list[float] = []
+    by_role: dict[str, list[float]] = {role: [] for role in ROLES}
+    times: list[float] = []
     losses: dict[str, float] = {}
+    waste: dict[str, int] = {}
     unseen = 0.0
+    cards = 0
     for seat in range(4):
         levels = [field] * 4
         levels[seat] = tested
@@ -163,6 +212,9 @@ def _play_set(args: tuple[TableRules, str, str, int, bool]) -> SetResult:
         times.extend(record.seconds)
         for stage, loss in record.loss_by_stage.items():
             losses[stage] = losses.get(stage, 0) + loss
+        for kind, count in record.waste.items():
+            waste[kind] = waste.get(kind, 0) + count
+        cards += record.cards
         unseen += record.unseen_value
         if deal.phase != Phase.FINISHED:
             differences.append(0.0)
@@ -170,8 +222,16 @@ def _play_set(args: tuple[TableRules, str, str, int, bool]) -> SetResult:
         assert deal.score is not None
         difference = deal.score.points[seat] - baseline.score.points[seat]
         differences.append(difference)
-        (declaring if deal.declarer == seat else defending).append(difference)
-    return SetResult(statistics.fmean(differences), declaring, defending, times, losses, unseen)
+        by_role[_role(deal, seat)].append(difference)
+    return SetResult(statistics.fmean(differences), by_role, times, cards, waste, losses,
+                     unseen)
+
+
+def _role(deal: Deal, seat: int) -> str:
+    if deal.declarer == seat:
+        return "declarer"
+    partnership = deal.rules.game == Game.PARTNERSHIP
+    return "partner" if partnership and deal.declarer == (seat + 2) % 4 else "defender"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -182,10 +242,7 @@ class ArenaReport:
     deal_sets: int
     mean: float
     half_width: float  # 95% confidence interval: mean ± half_width
-    declarer_mean: float | None
-    declarer_count: int
-    defender_mean: float | None
-    defender_count: int
+    role_means: dict[str, tuple[float, int]]  # role -> (mean difference, seat-deals)
     decision_p50_ms: float
     decision_p95_ms: float
     seconds: float
@@ -194,18 +251,20 @@ class ArenaReport:
     # Hard's beliefs avoids (`unseen_value`).
     loss_by_stage: dict[str, float] = dataclasses.field(default_factory=dict)
     unseen_value: float = 0.0
+    cards: int = 0  # the tested player's card choices (more than one legal card)
+    waste: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def line(self) -> str:
-        def part(name: str, value: float | None, count: int) -> str:
-            return f"{name} {value:+.1f} (n={count})" if value is not None else f"{name} —"
-
+        roles = ", ".join(f"{role} {mean:+.1f} (n={count})"
+                          for role, (mean, count) in self.role_means.items())
+        wasted = ", ".join(f"{kind} {self.waste.get(kind, 0)}"
+                           for kind in card_sense.WASTE_KINDS)
         return (
             f"{self.game:<11} {self.tested:>6} vs {self.field:<15} "
-            f"{self.mean:+6.1f} ± {self.half_width:4.1f} pts/deal  "
-            f"[{part('declarer', self.declarer_mean, self.declarer_count)}, "
-            f"{part('defender', self.defender_mean, self.defender_count)}]  "
+            f"{self.mean:+6.1f} ± {self.half_width:4.1f} pts/deal  [{roles}]  "
             f"decision p50 {self.decision_p50_ms:.2f} ms p95 {self.decision_p95_ms:.2f} ms  "
             f"({self.deal_sets} deal-sets, {self.seconds:.0f} s)"
+            f"\n  dominated cards of {self.cards} chosen: {wasted}"
         ) + self._losses()
 
     def _losses(self) -> str:
@@ -243,16 +302,20 @@ def run(
     advantages = [r.advantage for r in results]
     mean = statistics.fmean(advantages)
     spread = statistics.stdev(advantages) if len(advantages) > 1 else 0.0
-    declaring = [d for r in results for d in r.as_declarer]
-    defending = [d for r in results for d in r.as_defender]
+    role_means = {}
+    for role in ROLES:
+        differences = [d for r in results for d in r.by_role[role]]
+        if differences:
+            role_means[role] = (statistics.fmean(differences), len(differences))
+    waste: dict[str, int] = {}
+    for result in results:
+        for kind, count in result.waste.items():
+            waste[kind] = waste.get(kind, 0) + count
     times = sorted(t for r in results for t in r.decision_seconds) or [0.0]
     return ArenaReport(
         game=game, tested=tested, field=field, deal_sets=deal_sets, mean=mean,
         half_width=1.96 * spread / math.sqrt(len(advantages)),
-        declarer_mean=statistics.fmean(declaring) if declaring else None,
-        declarer_count=len(declaring),
-        defender_mean=statistics.fmean(defending) if defending else None,
-        defender_count=len(defending),
+        role_means=role_means,
         decision_p50_ms=times[len(times) // 2] * 1000,
         decision_p95_ms=times[min(len(times) - 1, int(len(times) * 0.95))] * 1000,
         seconds=time.perf_counter() - started,
@@ -261,6 +324,8 @@ def run(
             for stage in STAGES
         } if judged else {},
         unseen_value=sum(r.unseen_value for r in results) / (4 * len(results)),
+        cards=sum(r.cards for r in results),
+        waste=waste,
     )
 
 

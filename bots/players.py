@@ -39,13 +39,13 @@ from games.engine import (
     TableRules,
     score_deal,
 )
-from games.engine.cards import ALL_CARDS, FULL_DECK, indices_of
+from games.engine.cards import ALL_CARDS, indices_of
 from games.engine.play import PlayState, next_seat_table
 
-from . import card_reading
+from . import card_reading, card_sense
 from .beliefs import auction_weight, played_by_seat
 from .evaluation import best_trump, quick_tricks, sample_others, simulated_tricks
-from .knowledge import infer, mask
+from .knowledge import Knowledge, infer, mask
 from .policy import (
     greedy_card,
     highest,
@@ -101,23 +101,30 @@ def _position(observation: Observation, hands: list[int]) -> PlayState:
     )
 
 
-def _known_position(observation: Observation) -> tuple[PlayState, int]:
-    """The position with only the seat's own (and a dummy's) cards, and the cards others may
-    hold: enough for the legal cards and a greedy choice."""
+def known_position(observation: Observation) -> tuple[PlayState, Knowledge]:
+    """The position with only the seat's own (and a dummy's) cards, and what the seat knows of
+    the others': enough for the legal cards, a greedy choice and card sense."""
     knowledge = infer(observation)
     hands = [0, 0, 0, 0]
     for seat, cards in knowledge.known.items():
         hands[seat] = cards
-    return _position(observation, hands), knowledge.unseen
+    return _position(observation, hands), knowledge
 
 
-def _greedy_play(observation: Observation, forgetful: bool) -> Action:
-    state, unseen = _known_position(observation)
-    if forgetful:
-        # Counts no cards: anything not in its own hand might still be out.
-        unseen = FULL_DECK & ~state.hands[state.turn]
-    partnership = observation.rules.game == Game.PARTNERSHIP
-    return Play(ALL_CARDS[greedy_card(state, unseen, partnership)])
+def _partnership(observation: Observation) -> bool:
+    return observation.rules.game == Game.PARTNERSHIP
+
+
+def _medium_card(observation: Observation) -> Action:
+    return Play(ALL_CARDS[_sensible_greedy_card(observation)])
+
+
+def _sensible_greedy_card(observation: Observation) -> int:
+    """The greedy card, or the card that dominates it when card sense finds one."""
+    state, knowledge = known_position(observation)
+    partnership = _partnership(observation)
+    card = greedy_card(state, knowledge.unseen, partnership)
+    return card_sense.dominators(state, knowledge, partnership).get(card, card)
 
 
 def _auction_call(observation: Observation, estimate: float, style: Style) -> Action:
@@ -187,14 +194,14 @@ def _rule_based(
         case Phase.PLAY:
             if forgetful:
                 return _easy_card(observation, rng)
-            return _greedy_play(observation, forgetful=False)
+            return _medium_card(observation)
     return rng.choice(_moves(observation))
 
 
 def _easy_card(observation: Observation, rng: random.Random) -> Action:
     """A beginner's card: goes for every trick it can win with its highest winner, throws its
     lowest card when it cannot, and leads a high card of any side suit."""
-    state, _ = _known_position(observation)
+    state, _ = known_position(observation)
     legal = state.legal_mask()
     trump = state.trump
     if not state.trick:
@@ -264,17 +271,29 @@ def _own_score(observation: Observation, tricks: list[int], declarer: int | None
 
 
 def _hard_call(observation: Observation, rng: random.Random, style: Style) -> Action:
-    """Bid the minimum raise when declaring is worth more than defending, both judged by
-    play-outs of the same random layouts, each weighted by how plausible it makes the calls so
-    far: as declarer with the best trump, or as a defender against the strongest other hand
-    declaring its best suit."""
+    """Bid the minimum raise when declaring is worth more than defending (`call_values`)."""
+    rules = observation.rules
+    required = max(rules.min_bid, (observation.high_bid or 0) + 1)
+    partner = (observation.seat + 2) % 4
+    if required > 13 or (rules.game == Game.PARTNERSHIP and _high_bidder(observation) == partner):
+        return Pass()
+    declarer_value, pass_value = call_values(observation, rng, required)
+    if declarer_value + style.boldness * 10 > pass_value:
+        return Bid(required)
+    return Pass()
+
+
+def call_values(observation: Observation, rng: random.Random,
+                required: int) -> tuple[float, float]:
+    """The seat's expected score declaring at ``required`` with its best trump, and passing
+    (defending against the strongest other hand declaring its best suit), from play-outs of
+    the same random layouts, each weighted by how plausible it makes the calls so far: in the
+    partnership game a partner's bid makes its strong hands likely, and the team's tricks
+    count."""
     rules = observation.rules
     seat = observation.seat
-    required = max(rules.min_bid, (observation.high_bid or 0) + 1)
     partnership = rules.game == Game.PARTNERSHIP
     partner = (seat + 2) % 4
-    if required > 13 or (partnership and _high_bidder(observation) == partner):
-        return Pass()
     hand = mask(observation.hand)
     declaring: dict[int, list[int]] = {suit: [] for suit in range(4)}
     defending: list[int] = []
@@ -299,9 +318,7 @@ def _hard_call(observation: Observation, rng: random.Random, style: Style) -> Ac
     declarer_value = mean(t * 10 if t >= required else -required * 10 for t in declaring[best])
     zero_penalty = -rules.min_bid * 10
     pass_value = mean(t * 10 if t else zero_penalty for t in defending)
-    if declarer_value + style.boldness * 10 > pass_value:
-        return Bid(required)
-    return Pass()
+    return declarer_value, pass_value
 
 
 def _hard_trump(observation: Observation, rng: random.Random) -> Action:
@@ -361,27 +378,41 @@ def scoring_side(observation: Observation) -> tuple[tuple[int, ...], list[int]]:
 
 
 def _hard_card(observation: Observation, rng: random.Random) -> Action:
-    moves = [a for a in _moves(observation) if a.kind == ActionKind.PLAY]
+    state, knowledge = known_position(observation)
+    worth_searching = card_sense.candidates(state, knowledge, _partnership(observation),
+                                            _sensible_greedy_card(observation))
+    moves = [Play(ALL_CARDS[card]) for card in worth_searching]
     if len(moves) == 1:
         return moves[0]
-    totals = dict.fromkeys(moves, 0.0)
     deadline = time.perf_counter() + HARD.budget_seconds
-    for weight, scores in world_scores(observation, moves, rng, deadline):
+    worlds = plausible_worlds(observation, rng)
+    return preferred_card(observation, mean_scores(world_scores(observation, moves, worlds,
+                                                                deadline)))
+
+
+def mean_scores(rows: Iterable[tuple[float, dict[Action, int]]]) -> dict[Action, float]:
+    """Each move's weighted mean score over the rows of `world_scores`."""
+    totals: dict[Action, float] = {}
+    weight = 0.0
+    for world_weight, scores in rows:
+        weight += world_weight
         for move, score in scores.items():
-            totals[move] += weight * score
-    return preferred_card(observation, totals)
+            totals[move] = totals.get(move, 0.0) + world_weight * score
+    return {move: total / weight for move, total in totals.items()}
 
 
-def world_scores(observation: Observation, moves: list[Action], rng: random.Random,
-                 deadline: float | None = None) -> Iterator[tuple[float, dict[Action, int]]]:
-    """For each of Hard's plausible worlds, its weight and the seat's final score after each of
-    ``moves`` in it: greedy play to the last tricks, then the search of the seat's own choices
-    against greedy opponents. Past ``deadline`` it stops, though never before eight worlds."""
-    partnership = observation.rules.game == Game.PARTNERSHIP
+def world_scores(observation: Observation, moves: list[Action],
+                 worlds: Iterable[tuple[list[int], float]], deadline: float | None = None
+                 ) -> Iterator[tuple[float, dict[Action, int]]]:
+    """For each of ``worlds`` (hands, weight), its weight and the seat's final score after each
+    of ``moves`` in it: greedy play to the last tricks, then the search of the seat's own
+    choices against greedy opponents. Past ``deadline`` it stops, though never before eight
+    worlds."""
+    partnership = _partnership(observation)
     side, values = scoring_side(observation)
     controlled = controlled_seats(observation)
     solver = endgame_solver()
-    for world_number, (world, weight) in enumerate(plausible_worlds(observation, rng)):
+    for world_number, (world, weight) in enumerate(worlds):
         if world_number >= 8 and deadline is not None and time.perf_counter() > deadline:
             return
         start = _position(observation, world)
@@ -394,18 +425,38 @@ def world_scores(observation: Observation, moves: list[Action], rng: random.Rand
         yield weight, scores
 
 
-def preferred_card(observation: Observation, totals: dict[Action, float]) -> Action:
-    """The card with the best total. Cards the search cannot tell apart (equal in every world,
-    where every hand is known) are not always equal to a player who cannot see the cards: then
-    Medium's card, or else the least useful one."""
-    obvious = _greedy_play(observation, forgetful=False)
+# Points a deal (mean over the worlds) a card must gain over the best sure winner of the trick
+# for Hard to give that trick up: less is within the noise of a few dozen worlds.
+SURE_TRICK_MARGIN = 1.0
+# Means closer than this are equal: the same scores, summed in another order.
+TIE = 1e-9
+
+
+def preferred_card(observation: Observation, means: dict[Action, float]) -> Action:
+    """The card with the best mean score, unless it gives up a sure trick for less than
+    `SURE_TRICK_MARGIN`. Among cards the search cannot tell apart (equal in every world, where
+    every hand is known) a player who cannot see the cards still can: the cheapest sure
+    winner, else Medium's card, else the least useful card (the lowest loser)."""
+    state, knowledge = known_position(observation)
+    sure = card_sense.sure_winners(state, knowledge, _partnership(observation))
+    obvious = _medium_card(observation)
     trump = int(observation.trump)  # type: ignore[arg-type]
 
-    def preference(move: Action) -> tuple[float, bool, int]:
-        card = move.card.index  # type: ignore[union-attr]
-        return totals[move], move == obvious, -keep_value(card, trump)
+    def is_sure(move: Action) -> bool:
+        return bool(sure >> move.card.index & 1)  # type: ignore[union-attr]
 
-    return max(totals, key=preference)
+    best = max(means.values())
+    sure_best = max((means[move] for move in means if is_sure(move)), default=None)
+    if sure_best is not None and sure_best >= best - SURE_TRICK_MARGIN:
+        tied = [move for move in means if is_sure(move) and means[move] >= sure_best - TIE]
+    else:
+        tied = [move for move in means if means[move] >= best - TIE]
+
+    def preference(move: Action) -> tuple[bool, bool, int]:
+        card = move.card.index  # type: ignore[union-attr]
+        return is_sure(move), move == obvious, -keep_value(card, trump)
+
+    return max(tied, key=preference)
 
 
 def plausible_worlds(observation: Observation,

@@ -3,7 +3,7 @@ from bots import arena
 
 def test_arena_reports_a_duplicate_comparison() -> None:
     report = arena.run("auction", "easy", "random", 3)
-    assert report.deal_sets == 3 and report.declarer_count + report.defender_count == 12
+    assert report.deal_sets == 3 and sum(count for _, count in report.role_means.values()) == 12
     assert "easy" in report.line()
 
 
