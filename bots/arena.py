@@ -89,7 +89,7 @@ def pimc_card(observation: Observation, rng: random.Random) -> Action:
         return moves[0]
     sampler = WorldSampler(infer(observation))
     worlds = [(sampler.sample(rng), 1.0) for _ in range(players.HARD.worlds)]
-    means = players.mean_scores(players.world_scores(observation, moves, worlds))
+    means = players.card_means(observation, moves, worlds)
     return max(moves, key=means.__getitem__)
 
 
@@ -125,8 +125,8 @@ def unseen_value(observation: Observation, rng: random.Random) -> float:
     the best mean score of one card. Whatever card a player with these beliefs picks, it
     expects to give up at least this much to the seeing search at this decision."""
     moves = [a for a in observation.legal_actions if a.kind == "play"]
-    rows = list(players.world_scores(observation, moves,
-                                     players.plausible_worlds(observation, rng)))
+    rows = [(weight, players.card_means(observation, moves, [(world, weight)]))
+            for world, weight in players.plausible_worlds(observation, rng)]
     weight = sum(w for w, _ in rows)
     best_each = sum(w * max(scores.values()) for w, scores in rows) / weight
     best_one = max(sum(w * scores[move] for w, scores in rows) for move in moves) / weight

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import time
 
-from bots import card_reading, solver
+from bots import card_reading, joint_search, solver
 from bots.players import warm_up
 
 
 def compiled_functions() -> list:  # type: ignore[type-arg]
     """Every numba-compiled function of the computer players."""
     return [
-        value for module in (solver, card_reading) for value in vars(module).values()
+        value for module in (solver, card_reading, joint_search) for value in vars(module).values()
         if hasattr(value, "stats") and hasattr(value, "signatures")
     ]
 

@@ -20,8 +20,7 @@ import dataclasses
 import functools
 import random
 import statistics
-import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
 from games.engine import (
     Action,
@@ -45,13 +44,13 @@ from games.engine.play import PlayState, next_seat_table
 from . import card_reading, card_sense
 from .beliefs import auction_weight, played_by_seat
 from .evaluation import best_trump, quick_tricks, sample_others, simulated_tricks
+from .joint_search import JointSearch
 from .knowledge import Knowledge, infer, mask
 from .policy import (
     greedy_card,
     highest,
     keep_value,
     lowest,
-    play_out,
     rollout,
     winning_cards,
 )
@@ -217,9 +216,14 @@ def _easy_card(observation: Observation, rng: random.Random) -> Action:
 
 
 @dataclasses.dataclass(frozen=True)
-class HardSettings:
+class SearchSettings:
+    """How Hard (and Expert) judge cards and calls."""
+
     worlds: int = 40
-    budget_seconds: float = 0.2
+    # The player's own choices after the card it decides that are made once for all the worlds
+    # it cannot tell apart (`bots.joint_search`); 0 searches each world on its own
+    # (perfect-information Monte Carlo).
+    joint_moves: int = 0
     # From this many tricks before the end, each world is searched exactly instead of played
     # out greedily (see `bots.solver`).
     endgame_tricks: int = 9
@@ -230,7 +234,9 @@ class HardSettings:
     reading_steps: int = 400
 
 
-HARD = HardSettings()
+HARD = SearchSettings()
+# Expert: Hard's calls; its cards over more worlds, its next choices joint.
+EXPERT = SearchSettings(worlds=150, joint_moves=3)
 
 
 @functools.cache
@@ -240,10 +246,14 @@ def endgame_solver() -> Solver:
 
 
 def warm_up() -> None:
-    """Compile Hard's card reading and search now rather than during its first card."""
+    """Compile Hard's and Expert's card reading and search now rather than during their first
+    card."""
     one_card_each = [1 << (13 * seat) for seat in range(4)]
     position = PlayState(one_card_each, 0, 0, TableRules.create(Game.SPADES))
     endgame_solver().best_response(position, (0,), (0,), [0] * 14, False)
+    joint_search().mean_scores(position, [one_card_each], [1.0], [0], controlled=(0,),
+                               side=(0,), values=[0] * 14, partnership=False, joint_moves=1,
+                               endgame_tricks=9)
     card_reading.warm_up()
 
 
@@ -378,51 +388,40 @@ def scoring_side(observation: Observation) -> tuple[tuple[int, ...], list[int]]:
 
 
 def _hard_card(observation: Observation, rng: random.Random) -> Action:
+    return searched_card(observation, rng, HARD)
+
+
+def searched_card(observation: Observation, rng: random.Random,
+                  settings: SearchSettings) -> Action:
+    """The card with the best mean score over the player's plausible worlds, among those card
+    sense leaves (`preferred_card`)."""
     state, knowledge = known_position(observation)
     worth_searching = card_sense.candidates(state, knowledge, _partnership(observation),
                                             _sensible_greedy_card(observation))
     moves = [Play(ALL_CARDS[card]) for card in worth_searching]
     if len(moves) == 1:
         return moves[0]
-    deadline = time.perf_counter() + HARD.budget_seconds
-    worlds = plausible_worlds(observation, rng)
-    return preferred_card(observation, mean_scores(world_scores(observation, moves, worlds,
-                                                                deadline)))
+    worlds = plausible_worlds(observation, rng, settings.worlds)
+    return preferred_card(observation, card_means(observation, moves, worlds, settings))
 
 
-def mean_scores(rows: Iterable[tuple[float, dict[Action, int]]]) -> dict[Action, float]:
-    """Each move's weighted mean score over the rows of `world_scores`."""
-    totals: dict[Action, float] = {}
-    weight = 0.0
-    for world_weight, scores in rows:
-        weight += world_weight
-        for move, score in scores.items():
-            totals[move] = totals.get(move, 0.0) + world_weight * score
-    return {move: total / weight for move, total in totals.items()}
-
-
-def world_scores(observation: Observation, moves: list[Action],
-                 worlds: Iterable[tuple[list[int], float]], deadline: float | None = None
-                 ) -> Iterator[tuple[float, dict[Action, int]]]:
-    """For each of ``worlds`` (hands, weight), its weight and the seat's final score after each
-    of ``moves`` in it: greedy play to the last tricks, then the search of the seat's own
-    choices against greedy opponents. Past ``deadline`` it stops, though never before eight
-    worlds."""
-    partnership = _partnership(observation)
+def card_means(observation: Observation, moves: list[Action],
+               worlds: list[tuple[list[int], float]],
+               settings: SearchSettings = HARD) -> dict[Action, float]:
+    """Each move's weighted mean score over ``worlds`` (hands, weight): in each, greedy play
+    to the last tricks, then the search of the seat's own choices against greedy others; the
+    seat's next ``settings.joint_moves`` choices one card for the worlds it cannot tell apart
+    (`bots.joint_search`)."""
     side, values = scoring_side(observation)
-    controlled = controlled_seats(observation)
-    solver = endgame_solver()
-    for world_number, (world, weight) in enumerate(worlds):
-        if world_number >= 8 and deadline is not None and time.perf_counter() > deadline:
-            return
-        start = _position(observation, world)
-        scores: dict[Action, int] = {}
-        for move in moves:
-            state = start.copy()
-            state.play(move.card.index)  # type: ignore[union-attr]
-            play_out(state, partnership, HARD.endgame_tricks)
-            scores[move] = solver.best_response(state, controlled, side, values, partnership)
-        yield weight, scores
+    start, _ = known_position(observation)
+    means = joint_search().mean_scores(
+        start, [world for world, _ in worlds], [weight for _, weight in worlds],
+        [move.card.index for move in moves],  # type: ignore[union-attr]
+        controlled=controlled_seats(observation), side=side, values=values,
+        partnership=_partnership(observation), joint_moves=settings.joint_moves,
+        endgame_tricks=settings.endgame_tricks,
+    )
+    return dict(zip(moves, means, strict=True))
 
 
 # Points a deal (mean over the worlds) a card must gain over the best sure winner of the trick
@@ -459,13 +458,26 @@ def preferred_card(observation: Observation, means: dict[Action, float]) -> Acti
     return max(tied, key=preference)
 
 
-def plausible_worlds(observation: Observation,
-                     rng: random.Random) -> list[tuple[list[int], float]]:
-    """``HARD.worlds`` layouts that respect every inference, read toward the plays so far
-    (`bots.card_reading`), each with its plausibility given the auction."""
+@functools.cache
+def joint_search() -> JointSearch:
+    # Made on first use, as the solver: its own 12 MB position table.
+    return JointSearch()
+
+
+def expert_player(observation: Observation, rng: random.Random, style: Style) -> Action:
+    """Hard's calls; its cards judged over more worlds, with its next choices joint."""
+    if observation.phase != Phase.PLAY or RequestRedeal() in observation.legal_actions:
+        return hard_player(observation, rng, style)
+    return searched_card(observation, rng, EXPERT)
+
+
+def plausible_worlds(observation: Observation, rng: random.Random,
+                     count: int | None = None) -> list[tuple[list[int], float]]:
+    """``count`` (default ``HARD.worlds``) layouts that respect every inference, read toward
+    the plays so far (`bots.card_reading`), each with its plausibility given the auction."""
     knowledge = infer(observation)
     sampler = WorldSampler(knowledge)
-    worlds = [sampler.sample(rng) for _ in range(HARD.worlds)]
+    worlds = [sampler.sample(rng) for _ in range(count or HARD.worlds)]
     card_reading.refine(observation, knowledge, worlds, HARD.surprise, HARD.reading_steps, rng)
     played = played_by_seat(observation)
     return [(world, auction_weight(observation, world, knowledge.hidden, played))
@@ -477,6 +489,7 @@ PLAYERS: dict[str, Callable[[Observation, random.Random, Style], Action]] = {
     "easy": easy_player,
     "medium": medium_player,
     "hard": hard_player,
+    "expert": expert_player,
 }
 
 # Hard leans half a trick bold: its play makes more tricks than the play-outs judging its bids.

@@ -31,7 +31,7 @@ from games.engine.play import NO_CARD, PlayState, honours_mask
 # reading's compiled code includes this file's functions: a folder per version of the compiled
 # sources, so no process ever loads code compiled from other sources. (Set before the
 # functions below are defined, which is when numba picks their cache's folder.)
-_COMPILED_SOURCES = ("solver.py", "card_reading.py")
+_COMPILED_SOURCES = ("solver.py", "card_reading.py", "joint_search.py")
 _SOURCES_DIGEST = hashlib.sha256(
     b"".join((Path(__file__).parent / name).read_bytes() for name in _COMPILED_SOURCES)
 ).hexdigest()[:16]

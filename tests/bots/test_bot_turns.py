@@ -20,7 +20,7 @@ from tests.api.conftest import submit
 
 @pytest.fixture(autouse=True)
 def quick_hard(monkeypatch):
-    monkeypatch.setattr(players, "HARD", players.HardSettings(worlds=6, budget_seconds=0.05))
+    monkeypatch.setattr(players, "HARD", players.SearchSettings(worlds=6))
 
 
 def person_against_bots(player, game: str, levels: list[str], **rules):

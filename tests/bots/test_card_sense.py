@@ -20,7 +20,7 @@ ORDER = (1, 2, 3, 0)
 
 @pytest.fixture(autouse=True)
 def quick_hard(monkeypatch):
-    monkeypatch.setattr(players, "HARD", players.HardSettings(worlds=12, budget_seconds=0.2))
+    monkeypatch.setattr(players, "HARD", players.SearchSettings(worlds=12))
 
 
 def first_trick(game: str, trick: list[str], mine: str, voids: dict[int, str] | None = None,

@@ -30,7 +30,7 @@ def test_the_cache_has_a_folder_per_version_of_the_compiled_sources() -> None:
     # numba notices a change to a function's own file only, and the card reading's compiled
     # code includes the search's functions.
     sources = b"".join((ROOT / "bots" / name).read_bytes()
-                       for name in ("solver.py", "card_reading.py"))
+                       for name in ("solver.py", "card_reading.py", "joint_search.py"))
     digest = hashlib.sha256(sources).hexdigest()[:16]
     assert Path(numba_config.CACHE_DIR).name == digest
 

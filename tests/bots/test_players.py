@@ -16,13 +16,13 @@ from games.engine import Bid, Deal, DealStart, Game, Phase, Suit, TableRules
 from games.engine.cards import ALL_CARDS
 from tests.engine.helpers import make_deal
 
-LEVELS = ["random", "easy", "medium", "hard"]
+LEVELS = ["random", "easy", "medium", "hard", "expert"]
 
 
 @pytest.fixture(autouse=True)
 def quick_hard(monkeypatch):
     """Hard with few worlds: these tests check behaviour, not strength."""
-    monkeypatch.setattr(players, "HARD", players.HardSettings(worlds=6, budget_seconds=0.05))
+    monkeypatch.setattr(players, "HARD", players.SearchSettings(worlds=6))
 
 
 def advance(deal: Deal, rng: random.Random, steps: int) -> Deal:
@@ -117,7 +117,7 @@ def test_sampler_is_uniform_over_consistent_layouts() -> None:
     assert all(1800 <= n <= 4200 for n in counts.values())
 
 
-@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+@pytest.mark.parametrize("level", ["easy", "medium", "hard", "expert"])
 def test_decisions_do_not_depend_on_hidden_cards(level) -> None:
     """Fair by construction: swap the hidden cards for any other layout consistent with the
     public play, and the decision is the same."""

@@ -19,7 +19,7 @@ __all__ = ["player"]
 @pytest.fixture(autouse=True)
 def quick_hard(monkeypatch):
     """Hard with few worlds: these tests check the tour, not the bots' strength."""
-    monkeypatch.setattr(players, "HARD", players.HardSettings(worlds=6, budget_seconds=0.05))
+    monkeypatch.setattr(players, "HARD", players.SearchSettings(worlds=6))
 
 
 def start(someone: Player, slug: str) -> dict[str, Any]:
