@@ -52,7 +52,7 @@ ROLES = ("declarer", "partner", "defender")
 class SetResult:
     advantage: float  # mean over the four seats
     by_role: dict[str, list[float]]  # per-seat differences, by the tested player's role
-    decision_seconds: list[float]  # the tested player's decisions
+    card_seconds: list[float]  # the tested player's card choices (more than one legal card)
     cards: int  # cards the tested player chose (more than one legal)
     waste: dict[str, int]  # of them, dominated ones by kind (`card_sense.WASTE_KINDS`)
     # Judged runs, summed over the tested player's four deals: points its cards gave up against
@@ -144,7 +144,7 @@ def _stage(observation: Observation) -> str:
 class _Record:
     """What a deal with a tested seat keeps about that seat's decisions."""
 
-    seconds: list[float] = dataclasses.field(default_factory=list)
+    card_seconds: list[float] = dataclasses.field(default_factory=list)
     loss_by_stage: dict[str, float] = dataclasses.field(default_factory=dict)
     unseen_value: float = 0.0
     cards: int = 0
@@ -175,7 +175,8 @@ def play_deal(start: DealStart, levels: list[str], seed: int, tested_seat: int |
         observation = deal.observation(seat)
         action, seconds = _decide(deal, observation, levels[seat], rng)
         if seat == tested_seat:
-            record.seconds.append(seconds)
+            if isinstance(action, Play) and len(observation.legal_actions) > 1:
+                record.card_seconds.append(seconds)
             if isinstance(action, Play):
                 record.count_waste(observation, action.card.index)
             if judged and isinstance(action, Play):
@@ -209,7 +210,7 @@ def _play_set(args: tuple[TableRules, str, str, int, bool]) -> SetResult:
         levels = [field] * 4
         levels[seat] = tested
         deal, record = play_deal(start, levels, seed + 1 + seat, seat, judged)
-        times.extend(record.seconds)
+        times.extend(record.card_seconds)
         for stage, loss in record.loss_by_stage.items():
             losses[stage] = losses.get(stage, 0) + loss
         for kind, count in record.waste.items():
@@ -243,8 +244,10 @@ class ArenaReport:
     mean: float
     half_width: float  # 95% confidence interval: mean ± half_width
     role_means: dict[str, tuple[float, int]]  # role -> (mean difference, seat-deals)
-    decision_p50_ms: float
-    decision_p95_ms: float
+    # The tested player's card choices (more than one legal card), in milliseconds.
+    card_p50_ms: float
+    card_p95_ms: float
+    card_max_ms: float
     seconds: float
     # Judged runs, per deal: points the tested player's cards gave up against the seeing
     # search's, by stage (see `STAGES`; empty otherwise), and the part of it no player holding
@@ -262,7 +265,8 @@ class ArenaReport:
         return (
             f"{self.game:<11} {self.tested:>6} vs {self.field:<15} "
             f"{self.mean:+6.1f} ± {self.half_width:4.1f} pts/deal  [{roles}]  "
-            f"decision p50 {self.decision_p50_ms:.2f} ms p95 {self.decision_p95_ms:.2f} ms  "
+            f"card p50 {self.card_p50_ms:.1f} ms p95 {self.card_p95_ms:.1f} ms "
+            f"max {self.card_max_ms:.0f} ms  "
             f"({self.deal_sets} deal-sets, {self.seconds:.0f} s)"
             f"\n  dominated cards of {self.cards} chosen: {wasted}"
         ) + self._losses()
@@ -311,13 +315,14 @@ def run(
     for result in results:
         for kind, count in result.waste.items():
             waste[kind] = waste.get(kind, 0) + count
-    times = sorted(t for r in results for t in r.decision_seconds) or [0.0]
+    times = sorted(t for r in results for t in r.card_seconds) or [0.0]
     return ArenaReport(
         game=game, tested=tested, field=field, deal_sets=deal_sets, mean=mean,
         half_width=1.96 * spread / math.sqrt(len(advantages)),
         role_means=role_means,
-        decision_p50_ms=times[len(times) // 2] * 1000,
-        decision_p95_ms=times[min(len(times) - 1, int(len(times) * 0.95))] * 1000,
+        card_p50_ms=times[len(times) // 2] * 1000,
+        card_p95_ms=times[min(len(times) - 1, int(len(times) * 0.95))] * 1000,
+        card_max_ms=times[-1] * 1000,
         seconds=time.perf_counter() - started,
         loss_by_stage={
             stage: sum(r.loss_by_stage.get(stage, 0) for r in results) / (4 * len(results))

@@ -235,8 +235,8 @@ class SearchSettings:
 
 
 HARD = SearchSettings()
-# Expert: Hard's calls; its cards over more worlds, its next choices joint.
-EXPERT = SearchSettings(worlds=150, joint_moves=3)
+# Expert: Hard's calls and worlds; its next two choices after a card joint.
+EXPERT = SearchSettings(joint_moves=2)
 
 
 @functools.cache
@@ -465,7 +465,7 @@ def joint_search() -> JointSearch:
 
 
 def expert_player(observation: Observation, rng: random.Random, style: Style) -> Action:
-    """Hard's calls; its cards judged over more worlds, with its next choices joint."""
+    """Hard's calls and worlds; its cards judged with its next choices joint."""
     if observation.phase != Phase.PLAY or RequestRedeal() in observation.legal_actions:
         return hard_player(observation, rng, style)
     return searched_card(observation, rng, EXPERT)

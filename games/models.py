@@ -49,6 +49,7 @@ class BotLevel(models.TextChoices):
     EASY = "easy", _("Easy")
     MEDIUM = "medium", _("Medium")
     HARD = "hard", _("Hard")
+    EXPERT = "expert", _("Expert")
 
 
 class Match(models.Model):

@@ -105,7 +105,8 @@ class ActionResult:
     replayed: bool = False
 
 
-BOT_NAMES = {BotLevel.EASY: "Easy bot", BotLevel.MEDIUM: "Medium bot", BotLevel.HARD: "Hard bot"}
+BOT_NAMES = {BotLevel.EASY: "Easy bot", BotLevel.MEDIUM: "Medium bot", BotLevel.HARD: "Hard bot",
+             BotLevel.EXPERT: "Expert bot"}
 # The computer player that moves for a person whose clock ran out, who is on autopilot or who
 # left: quick, and a fair stand-in for a person.
 STAND_IN_LEVEL = BotLevel.MEDIUM

@@ -9,7 +9,8 @@ from django.core.management.base import BaseCommand, CommandParser
 from bots import arena
 from games.engine import Game
 
-LADDER = [("easy", "random"), ("medium", "easy"), ("hard", "medium"), ("hard", arena.SEES_ALL)]
+LADDER = [("easy", "random"), ("medium", "easy"), ("hard", "medium"), ("hard", arena.PIMC),
+          ("expert", "hard"), ("hard", arena.SEES_ALL)]
 
 
 class Command(BaseCommand):
@@ -19,7 +20,9 @@ class Command(BaseCommand):
         parser.add_argument("--game", choices=[g.value for g in Game], action="append",
                             help="Game(s) to test (default: all three).")
         parser.add_argument("--tested", help="Level tested (default: the whole ladder).")
-        parser.add_argument("--field", help="Level of the other three seats.")
+        parser.add_argument("--field", help="Level of the other three seats, or a reference: "
+                                                f"{arena.PIMC} (plain perfect-information Monte "
+                                                f"Carlo), {arena.SEES_ALL} (sees every hand).")
         parser.add_argument("--deal-sets", type=int, default=600)
         parser.add_argument("--workers", type=int, default=2)
         parser.add_argument("--seed", type=int, default=1)
