@@ -295,6 +295,7 @@ def run(
     """Play ``deal_sets`` deal-sets; ``judged`` also scores each card of the tested player
     against the best card of a search that sees every hand (slow: a full search per legal card)."""
     rules = TableRules.create(game)
+    players.warm_up()  # before the workers fork: no timed decision waits for a compile
     jobs = [(rules, tested, field, seed * 100_003 + index * 7, judged)
             for index in range(deal_sets)]
     started = time.perf_counter()

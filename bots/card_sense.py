@@ -1,7 +1,9 @@
-"""Card sense: the cards a player never needs to weigh, whatever the unseen cards are.
+"""Card sense: the cards a good player does not weigh.
 
 A legal card is dominated by a lower legal card of its own suit when the lower one does
-everything it would in this trick and keeps the higher one for later:
+everything it would in this trick and keeps the higher one for later (whatever the unseen cards
+are, this trick goes the same way; what is given up is the rare later play that needs the
+higher card gone: unblocking a suit, or escaping a throw-in):
 
 - **equivalent cards**: every card still in play ranked between them is in the same hand
   (touching ranks, or ranks made adjacent by the cards played), so the two are one choice;
@@ -25,6 +27,8 @@ from games.engine.play import ABOVE, NO_CARD, PlayState
 from .knowledge import Knowledge
 from .policy import lowest, winning_cards
 
+# A card that does not take the trick while a lower one of its suit was legal: into a trick
+# already lost, or under a card that stays ahead of it.
 HIGHER_INTO_LOST_TRICK = "higher card into a lost trick"
 OVERPAID_WINNER = "overpaid winner"
 OVERTOOK_PARTNER = "overtook a partner's sure winner"
@@ -119,8 +123,7 @@ def equivalent_groups(state: PlayState, knowledge: Knowledge) -> list[int]:
             bit = cards & -cards
             cards ^= bit
             card = bit.bit_length() - 1
-            between = in_play & ABOVE[previous] & ~ABOVE[card] & ~bit if previous >= 0 else 0
-            if previous >= 0 and not between & ~hand:
+            if previous >= 0 and not in_play & ABOVE[previous] & ~ABOVE[card] & ~bit & ~hand:
                 groups[-1] |= bit
             else:
                 groups.append(bit)
@@ -185,7 +188,7 @@ def waste(state: PlayState, knowledge: Knowledge, partnership: bool, card: int) 
     taking = winning_cards(state, legal)
     if partner_sure_winner(state, knowledge, partnership) and bit & taking and legal & ~taking:
         return OVERTOOK_PARTNER
-    if not taking and lower_in_suit:
+    if not bit & taking and lower_in_suit:
         return HIGHER_INTO_LOST_TRICK
     sure = sure_winners(state, knowledge, partnership)
     if bit & sure and lower_in_suit & sure:

@@ -5,11 +5,11 @@ Perfect-information Monte Carlo (Hard) judges a card by searching each sampled w
 own, as if the player would know the world at every later choice: it credits itself with
 guesses it cannot make ("strategy fusion"). This search keeps the sampled worlds together
 (αμ, Cazenave and Ventos 2019, with the others played by the greedy player as in Hard's
-search): at each of the deciding player's next ``joint_moves`` choices it must play one card
-in every world it cannot tell apart there. Worlds part only where the others' cards differ,
-which is what the player sees. Past those choices, and in a world no other world is
-indistinguishable from, each world is judged as Hard judges it: greedy play to the last tricks,
-then the exact search (`bots.solver`). With ``joint_moves`` 0 it is Hard's search exactly.
+search): at each of the deciding player's next ``joint_moves`` choices (its own cards or its
+dummy's) it must play one card in every world it cannot tell apart there. Worlds part only
+where the others' cards differ, which is what the player sees. Past those choices each world
+is judged as Hard judges it: greedy play to the last tricks, then the exact search
+(`bots.solver`). With ``joint_moves`` 0 it is Hard's search exactly.
 
 The score of a set of worlds is its weighted sum, so a choice is the card with the best sum
 over the worlds that share it; no Pareto fronts are needed because the others' play in a world
@@ -92,7 +92,11 @@ def _joint(worlds, weights, members, turn, n, led_suit, best_led, best_trump, wi
             total += weights[w]
         return total * values[side_tricks]
     mine = (controlled >> turn) & 1
-    if mine and (joint_moves == 0 or len(members) == 1):
+    # A world left alone is still searched as a group would be (its own cards all tried)
+    # until the exact search takes over, so splitting never changes how a world is judged.
+    endgame = bit_count(worlds[members[0], 0] | worlds[members[0], 1] | worlds[members[0], 2]
+                        | worlds[members[0], 3]) + n <= 4 * endgame_tricks
+    if mine and (joint_moves == 0 or (len(members) == 1 and endgame)):
         total = 0.0
         for w in members:
             total += weights[w] * world_value(

@@ -8,10 +8,12 @@ seat's own hand, a face-up dummy and the public history, never another hand or t
   card played (so it knows its masters), never overtakes a winning partner, wins cheaply.
 - Hard: samples the unseen cards consistently with everything the play has revealed, reads
   them toward layouts in which the others' plays were the obvious ones (`bots.card_reading`),
-  and judges each candidate card in every sampled world (perfect-information Monte Carlo):
-  greedy play to the last tricks, then an exact search of its own choices against greedy
-  opponents (`bots.solver`), within a time budget; bids, trumps and announcements from greedy
-  play-outs.
+  and judges each card card sense leaves (`bots.card_sense`) in every sampled world
+  (perfect-information Monte Carlo): greedy play to the last tricks, then an exact search of
+  its own choices against greedy opponents (`bots.solver`); bids, trumps and announcements
+  from greedy play-outs.
+- Expert: Hard, but its next choices after a card are one card for all the worlds it cannot
+  tell apart then (`bots.joint_search`), where Hard's search may pick a different card in each.
 """
 
 from __future__ import annotations
@@ -220,9 +222,9 @@ class SearchSettings:
     """How Hard (and Expert) judge cards and calls."""
 
     worlds: int = 40
-    # The player's own choices after the card it decides that are made once for all the worlds
-    # it cannot tell apart (`bots.joint_search`); 0 searches each world on its own
-    # (perfect-information Monte Carlo).
+    # The player's choices (its own cards or its dummy's) after the card it decides that are
+    # made once for all the worlds it cannot tell apart (`bots.joint_search`); 0 searches each
+    # world on its own (perfect-information Monte Carlo).
     joint_moves: int = 0
     # From this many tricks before the end, each world is searched exactly instead of played
     # out greedily (see `bots.solver`).
@@ -401,17 +403,18 @@ def searched_card(observation: Observation, rng: random.Random,
     moves = [Play(ALL_CARDS[card]) for card in worth_searching]
     if len(moves) == 1:
         return moves[0]
-    worlds = plausible_worlds(observation, rng, settings.worlds)
+    worlds = plausible_worlds(observation, rng, settings)
     return preferred_card(observation, card_means(observation, moves, worlds, settings))
 
 
 def card_means(observation: Observation, moves: list[Action],
                worlds: list[tuple[list[int], float]],
-               settings: SearchSettings = HARD) -> dict[Action, float]:
+               settings: SearchSettings | None = None) -> dict[Action, float]:
     """Each move's weighted mean score over ``worlds`` (hands, weight): in each, greedy play
     to the last tricks, then the search of the seat's own choices against greedy others; the
     seat's next ``settings.joint_moves`` choices one card for the worlds it cannot tell apart
     (`bots.joint_search`)."""
+    settings = settings or HARD
     side, values = scoring_side(observation)
     start, _ = known_position(observation)
     means = joint_search().mean_scores(
@@ -472,13 +475,16 @@ def expert_player(observation: Observation, rng: random.Random, style: Style) ->
 
 
 def plausible_worlds(observation: Observation, rng: random.Random,
-                     count: int | None = None) -> list[tuple[list[int], float]]:
-    """``count`` (default ``HARD.worlds``) layouts that respect every inference, read toward
-    the plays so far (`bots.card_reading`), each with its plausibility given the auction."""
+                     settings: SearchSettings | None = None) -> list[tuple[list[int], float]]:
+    """``settings.worlds`` layouts (Hard's by default) that respect every inference, read
+    toward the plays so far (`bots.card_reading`), each with its plausibility given the
+    auction."""
+    settings = settings or HARD
     knowledge = infer(observation)
     sampler = WorldSampler(knowledge)
-    worlds = [sampler.sample(rng) for _ in range(count or HARD.worlds)]
-    card_reading.refine(observation, knowledge, worlds, HARD.surprise, HARD.reading_steps, rng)
+    worlds = [sampler.sample(rng) for _ in range(settings.worlds)]
+    card_reading.refine(observation, knowledge, worlds, settings.surprise,
+                        settings.reading_steps, rng)
     played = played_by_seat(observation)
     return [(world, auction_weight(observation, world, knowledge.hidden, played))
             for world in worlds]

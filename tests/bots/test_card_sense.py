@@ -56,7 +56,7 @@ POSITIONS = [
 
 
 @pytest.mark.parametrize("game", GAMES)
-@pytest.mark.parametrize("level", ["medium", "hard"])
+@pytest.mark.parametrize("level", ["medium", "hard", "expert"])
 @pytest.mark.parametrize(("trick", "mine", "voids", "right"), POSITIONS)
 def test_one_right_card(game, level, trick, mine, voids, right) -> None:
     deal = first_trick(game, trick, mine, voids)
@@ -102,6 +102,22 @@ def test_equivalent_cards_are_one_choice() -> None:
     assert deal.to_act == 0
     groups = _groups(deal)
     assert frozenset({"KH", "JH"}) in groups and frozenset({"9H"}) in groups
+
+
+def _sure(deal: Deal, partnership: bool = False) -> set[str]:
+    state, knowledge = players.known_position(deal.observation(deal.to_act))
+    sure = card_sense.sure_winners(state, knowledge, partnership)
+    return {str(Card(i)) for i in range(52) if sure >> i & 1}
+
+
+def test_a_sure_winner_is_sure_against_every_hand_still_to_play() -> None:
+    """Second to play, with the king out: a later seat may hold it, and, for all this seat
+    knows, be void and ruff: neither the queen nor the ace is sure. Last to play, both are."""
+    hand = "AC QC 3H 4H 5H 6H 2D 3D 4D 5D 6D 7D 8D"
+    second = first_trick("auction", ["7C"], hand, None, must_beat_in_suit=False)
+    assert _sure(second) == set()
+    trick, _, voids, _ = POSITIONS[2].values
+    assert _sure(first_trick("auction", trick, hand, voids)) == {"AC", "QC"}
 
 
 def test_never_overtakes_a_partners_sure_winner() -> None:
@@ -180,6 +196,8 @@ def test_no_level_with_card_sense_wastes_a_card(seed, game, relaxed) -> None:
         assert legal >> card & 1 and legal >> dominator & 1 and card != dominator
     lowest = (legal & -legal).bit_length() - 1
     assert card_sense.candidates(state, knowledge, partnership, lowest)
-    for level in ("medium", "hard"):
+    dominated = card_sense.dominators(state, knowledge, partnership)
+    for level in ("medium", "hard", "expert"):
         action = players.choose_action(observation, level, random.Random(seed))
+        assert action.card.index not in dominated
         assert card_sense.waste(state, knowledge, partnership, action.card.index) is None

@@ -106,3 +106,17 @@ def test_one_world_leaves_nothing_to_choose_jointly() -> None:
         for joint_moves in (1, 3):
             assert players.card_means(observation, moves, same,
                                       joint(joint_moves)) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("game", ["auction", "spades"])
+def test_a_world_alone_is_judged_as_in_a_group(game) -> None:
+    """Splitting the worlds never changes how one is judged: a world scored on its own scores
+    as two copies of it do, at any point of the deal (early ones included, where the player's
+    own next cards are searched rather than played greedily)."""
+    for observation in positions(game, 5, deals=1)[::2]:
+        moves = list(observation.legal_actions)
+        world = players.plausible_worlds(observation, random.Random(6))[0]
+        for joint_moves in (1, 2):
+            alone = players.card_means(observation, moves, [world], joint(joint_moves))
+            twice = players.card_means(observation, moves, [world, world], joint(joint_moves))
+            assert alone == pytest.approx(twice)
