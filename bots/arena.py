@@ -34,8 +34,10 @@ from . import card_sense, players
 from .knowledge import infer
 from .sampling import WorldSampler
 
-# Reference fields, never offered as levels.
+# Reference fields, never offered as levels. The seeing ones choose every card by the search
+# run in the real layout; they differ in whose calls they make.
 SEES_ALL = "medium-sees-all"
+HARD_SEES_ALL = "hard-sees-all"
 PIMC = "pimc"
 
 # Where a judged player's card-play decisions fall: lead or follow, early, middle or late.
@@ -63,13 +65,13 @@ class SetResult:
 
 
 # The levels whose calls (bids, trumps, announcements) a reference field makes.
-_CALLS_OF = {SEES_ALL: "medium", PIMC: "hard"}
+_CALLS_OF = {SEES_ALL: "medium", HARD_SEES_ALL: "hard", PIMC: "hard"}
 
 
 def _decide(deal: Deal, observation: Observation, level: str,
             rng: random.Random) -> tuple[Action, float]:
     started = time.perf_counter()
-    if level == SEES_ALL and deal.phase == Phase.PLAY:
+    if level in (SEES_ALL, HARD_SEES_ALL) and deal.phase == Phase.PLAY:
         action = _sees_all_card(deal, observation)
     elif level == PIMC and deal.phase == Phase.PLAY:
         action = pimc_card(observation, rng)
@@ -113,8 +115,8 @@ def seeing_values(deal: Deal, observation: Observation) -> dict[int, int]:
 
 
 def _sees_all_card(deal: Deal, observation: Observation) -> Action:
-    """Medium's bidding, but each card chosen by Hard's search run in the real layout instead of
-    sampled ones: a cheating reference that knows every hand, never offered as a level."""
+    """Each card chosen by Hard's search run in the real layout instead of sampled ones: a
+    cheating reference that knows every hand, never offered as a level."""
     values = seeing_values(deal, observation)
     return Play(ALL_CARDS[max(values, key=values.__getitem__)])
 

@@ -1,4 +1,7 @@
+import random
+
 from bots import arena
+from games.engine import DealStart, TableRules
 
 
 def test_arena_reports_a_duplicate_comparison() -> None:
@@ -20,3 +23,11 @@ def test_the_judge_charges_nothing_to_the_search_it_judges_by() -> None:
     assert sum(medium.loss_by_stage.values()) > 0
     assert "given up against the seeing search" in medium.line()
     assert medium.unseen_value > 0
+
+
+def test_the_seeing_reference_with_hards_calls_bids_as_hard_does() -> None:
+    start = DealStart.shuffle(TableRules.create("auction"), dealer=0, rng=random.Random(3))
+    seeing, _ = arena.play_deal(start, [arena.HARD_SEES_ALL] * 4, seed=5)
+    hard, _ = arena.play_deal(start, ["hard"] * 4, seed=5)
+    assert seeing.declarer == hard.declarer and seeing.bid == hard.bid
+    assert seeing.score is not None

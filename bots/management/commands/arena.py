@@ -22,7 +22,9 @@ class Command(BaseCommand):
         parser.add_argument("--tested", help="Level tested (default: the whole ladder).")
         parser.add_argument("--field", help="Level of the other three seats, or a reference: "
                                                 f"{arena.PIMC} (plain perfect-information Monte "
-                                                f"Carlo), {arena.SEES_ALL} (sees every hand).")
+                                                f"Carlo), {arena.SEES_ALL} and "
+                                                f"{arena.HARD_SEES_ALL} (see every hand; Medium's "
+                                                f"or Hard's calls).")
         parser.add_argument("--deal-sets", type=int, default=600)
         parser.add_argument("--workers", type=int, default=2)
         parser.add_argument("--seed", type=int, default=1)
