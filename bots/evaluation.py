@@ -12,7 +12,7 @@ from games.engine import Game, Rank, Suit, TableRules
 from games.engine.cards import SUIT_MASKS
 from games.engine.play import PlayState
 
-from .policy import rollout
+from .solver import rollout
 
 ACE, KING, QUEEN = Rank.ACE, Rank.KING, Rank.QUEEN
 

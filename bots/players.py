@@ -53,11 +53,10 @@ from .policy import (
     highest,
     keep_value,
     lowest,
-    rollout,
     winning_cards,
 )
 from .sampling import WorldSampler
-from .solver import Solver
+from .solver import Solver, rollout
 
 
 @dataclasses.dataclass(frozen=True)
@@ -253,6 +252,7 @@ def warm_up() -> None:
     one_card_each = [1 << (13 * seat) for seat in range(4)]
     position = PlayState(one_card_each, 0, 0, TableRules.create(Game.SPADES))
     endgame_solver().best_response(position, (0,), (0,), [0] * 14, False)
+    rollout(position, False)
     joint_search().mean_scores(position, [one_card_each], [1.0], [0], controlled=(0,),
                                side=(0,), values=[0] * 14, partnership=False, joint_moves=1,
                                endgame_tricks=9)

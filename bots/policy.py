@@ -1,5 +1,6 @@
-"""A fast greedy card player on the lean `PlayState`: the Medium player's card play and the
-rollout policy the Hard player looks ahead with.
+"""A fast greedy card player on the lean `PlayState`: the Medium player's card play, and the
+definition of the compiled greedy card (`bots.solver`) that Hard looks ahead and judges its
+calls with.
 
 ``others`` is the set of cards the deciding seat believes the other seats may still hold (in a
 sampled world: exactly their cards). Card choice follows a few solid habits: cash masters,
@@ -87,12 +88,6 @@ def _lead(state: PlayState, legal: int, others: int) -> int:
         return lowest(side & SUIT_MASKS[longest], trump)
     top = masters(legal, others)
     return highest(top, trump) if top else lowest(legal, trump)
-
-
-def rollout(state: PlayState, partnership: bool) -> list[int]:
-    """Play the position out with every seat greedy; returns tricks won per seat."""
-    play_out(state, partnership, 0)
-    return state.tricks_won
 
 
 def play_out(state: PlayState, partnership: bool, until_tricks: int) -> None:

@@ -298,6 +298,42 @@ def _respond(hands, turn, n, led_suit, best_led, best_trump, winner, broken, tri
     return best
 
 
+@njit(cache=True)
+def _greedy_tricks(hands, leader, trump, flags, akq, next_seat, partnership):
+    """Each seat's tricks when every seat plays the greedy card from a deal's first lead."""
+    h = hands.copy()
+    tricks = np.zeros(4, dtype=np.int64)
+    turn, n, led_suit, best_led, best_trump, winner = leader, 0, -1, -1, -1, leader
+    broken = False
+    while h[0] | h[1] | h[2] | h[3]:
+        legal = legal_cards(h[turn], n, led_suit, best_led, best_trump, trump, broken, flags,
+                            akq)
+        card = greedy_choice(h, turn, n, led_suit, best_led, best_trump, winner, legal, trump,
+                             partnership)
+        h[turn] ^= np.int64(1) << card
+        led_suit, best_led, best_trump, winner = after_card(n, led_suit, best_led, best_trump,
+                                                            winner, turn, card, trump)
+        if n == 3:
+            tricks[winner] += 1
+            broken = broken or best_trump >= 0
+            turn, n, led_suit, best_led, best_trump = winner, 0, -1, -1, -1
+        else:
+            turn, n = next_seat[turn], n + 1
+    return tricks
+
+
+def rollout(state: PlayState, partnership: bool) -> list[int]:
+    """Each seat's tricks when every seat plays the greedy card (`bots.policy.greedy_card`,
+    every hand known) from ``state``, a deal's first lead: the play-out that judges Hard's
+    calls and the bid estimate, compiled."""
+    assert not state.trick and not any(state.tricks_won) and not state.broken
+    tricks = _greedy_tricks(np.array(state.hands, dtype=np.int64), np.int64(state.turn),
+                            np.int64(state.trump), np.int64(rule_flags(state)),
+                            np.int64(honours_mask(state.trump)),
+                            np.array(state.next_seat, dtype=np.int64), partnership)
+    return [int(t) for t in tricks]
+
+
 def rule_flags(state: PlayState) -> int:
     return (
         FREE_TRUMP_LEAD * state._free_trump_lead

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bots.policy import greedy_card, play_out
-from bots.solver import Solver, greedy_choice
+from bots.solver import Solver, greedy_choice, rollout
 from games.engine import Game, TableRules
 from games.engine.cards import indices_of
 from games.engine.play import NO_CARD, PlayState
@@ -80,6 +80,21 @@ def test_compiled_greedy_card_is_the_greedy_card(rules: TableRules, seed: int, t
                              state.best_led if state.trick else -1, best_trump,
                              state.trick_winner, state.legal_mask(), state.trump, partnership)
     assert compiled == greedy_card(state, others, partnership)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rules=table_rules(), seed=st.integers(0, 2**32), leader=st.integers(0, 3),
+       trump=st.integers(0, 3))
+def test_compiled_rollout_is_the_greedy_play_out(rules: TableRules, seed: int, leader: int,
+                                                 trump: int) -> None:
+    deck = list(range(52))
+    random.Random(seed).shuffle(deck)
+    hands = [sum(1 << card for card in deck[13 * seat:13 * seat + 13]) for seat in range(4)]
+    partnership = rules.game == Game.PARTNERSHIP
+    compiled = rollout(PlayState(list(hands), trump, leader, rules), partnership)
+    state = PlayState(list(hands), trump, leader, rules)
+    play_out(state, partnership, 0)
+    assert compiled == state.tricks_won
 
 
 def test_play_out_stops_with_the_asked_tricks_left() -> None:
