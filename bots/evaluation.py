@@ -9,7 +9,6 @@ import statistics
 from collections.abc import Sequence
 
 from games.engine import Game, Rank, Suit, TableRules
-from games.engine.cards import SUIT_MASKS
 from games.engine.play import PlayState
 
 from .solver import rollout
@@ -17,28 +16,39 @@ from .solver import rollout
 ACE, KING, QUEEN = Rank.ACE, Rank.KING, Rank.QUEEN
 
 
-def _has(hand: int, suit: int, rank: int) -> bool:
-    return bool(hand >> (13 * suit + rank) & 1)
+def _suit_terms(holding: int, trump_suit: bool) -> tuple[float, float, float]:
+    """A suit's quick tricks from its honours and length, in the order they are added up."""
+    length = holding.bit_count()
+    ace, king, queen = (bool(holding >> rank & 1) for rank in (ACE, KING, QUEEN))
+    if trump_suit:
+        return (ace + (1.0 if ace else 0.6 if length >= 2 else 0.2) * king,
+                (0.8 if ace and king else 0.4 if length >= 3 else 0.1) * queen,
+                max(0, length - 3) * 0.95)
+    return ((0.95 if length <= 6 else 0.7) * ace,
+            ((0.8 if ace else 0.5) if length >= 2 else 0.15) * king,
+            (0.4 if (ace or king) else 0.15) * queen * (length >= 3))
+
+
+# Every 13-card suit holding's terms, as a side suit and as trumps: hands are valued tens of
+# thousands of times a call (each sampled layout weighed by the auction).
+_SIDE_TERMS = [_suit_terms(holding, False) for holding in range(1 << 13)]
+_TRUMP_TERMS = [_suit_terms(holding, True) for holding in range(1 << 13)]
+_RUFF_VALUE = {0: 1.2, 1: 0.7, 2: 0.3}
 
 
 def quick_tricks(hand: int, trump: int | None) -> float:
     """Sure and likely tricks of ``hand`` with ``trump`` (None: as a defender who does not know
     trumps yet): honours, trump length and, with three trumps or more, short side suits."""
-    trump_length = (hand & SUIT_MASKS[trump]).bit_count() if trump is not None else 0
+    trump_length = (hand >> (13 * trump) & 0x1FFF).bit_count() if trump is not None else 0
     total = 0.0
     for suit in range(4):
-        length = (hand & SUIT_MASKS[suit]).bit_count()
-        ace, king, queen = (_has(hand, suit, rank) for rank in (ACE, KING, QUEEN))
-        if suit == trump:
-            total += ace + (1.0 if ace else 0.6 if length >= 2 else 0.2) * king
-            total += (0.8 if ace and king else 0.4 if length >= 3 else 0.1) * queen
-            total += max(0, length - 3) * 0.95
-            continue
-        total += (0.95 if length <= 6 else 0.7) * ace
-        total += ((0.8 if ace else 0.5) if length >= 2 else 0.15) * king
-        total += (0.4 if (ace or king) else 0.15) * queen * (length >= 3)
-        if trump_length >= 3:
-            total += min({0: 1.2, 1: 0.7, 2: 0.3}.get(length, 0.0), (trump_length - 2) * 0.6)
+        holding = hand >> (13 * suit) & 0x1FFF
+        first, second, third = (_TRUMP_TERMS if suit == trump else _SIDE_TERMS)[holding]
+        total += first
+        total += second
+        total += third
+        if trump_length >= 3 and suit != trump:
+            total += min(_RUFF_VALUE.get(holding.bit_count(), 0.0), (trump_length - 2) * 0.6)
     return total
 
 
