@@ -35,7 +35,8 @@ from .knowledge import infer
 from .sampling import WorldSampler
 
 # Reference fields, never offered as levels. The seeing ones choose every card by the search
-# run in the real layout; they differ in whose calls they make.
+# run in the real layout: with Medium's calls, the best card (ties to the first legal one); with
+# Hard's, Hard itself given the real layout as its only world (its card sense and tie-breaks).
 SEES_ALL = "medium-sees-all"
 HARD_SEES_ALL = "hard-sees-all"
 PIMC = "pimc"
@@ -71,8 +72,10 @@ _CALLS_OF = {SEES_ALL: "medium", HARD_SEES_ALL: "hard", PIMC: "hard"}
 def _decide(deal: Deal, observation: Observation, level: str,
             rng: random.Random) -> tuple[Action, float]:
     started = time.perf_counter()
-    if level in (SEES_ALL, HARD_SEES_ALL) and deal.phase == Phase.PLAY:
+    if level == SEES_ALL and deal.phase == Phase.PLAY:
         action = _sees_all_card(deal, observation)
+    elif level == HARD_SEES_ALL and deal.phase == Phase.PLAY:
+        action = _hard_sees_all_card(deal, observation)
     elif level == PIMC and deal.phase == Phase.PLAY:
         action = pimc_card(observation, rng)
     else:
@@ -115,10 +118,26 @@ def seeing_values(deal: Deal, observation: Observation) -> dict[int, int]:
 
 
 def _sees_all_card(deal: Deal, observation: Observation) -> Action:
-    """Each card chosen by Hard's search run in the real layout instead of sampled ones: a
-    cheating reference that knows every hand, never offered as a level."""
+    """Medium's calls, but each card chosen by Hard's search run in the real layout instead of
+    sampled ones: a cheating reference that knows every hand, never offered as a level."""
     values = seeing_values(deal, observation)
     return Play(ALL_CARDS[max(values, key=values.__getitem__)])
+
+
+def _hard_sees_all_card(deal: Deal, observation: Observation) -> Action:
+    """Hard's card had it sampled the real layout alone: the cards card sense leaves, each
+    judged by Hard's search in that layout, the best taken with Hard's preferences among
+    equals. What perfect card reading would give Hard, and no more."""
+    state, knowledge = players.known_position(observation)
+    worth_searching = card_sense.candidates(
+        state, knowledge, observation.rules.game == Game.PARTNERSHIP,
+        players.sensible_greedy_card(observation))
+    moves = [Play(ALL_CARDS[card]) for card in worth_searching]
+    if len(moves) == 1:
+        return moves[0]
+    assert deal.play is not None
+    real_layout = [(list(deal.play.hands), 1.0)]
+    return players.preferred_card(observation, players.card_means(observation, moves, real_layout))
 
 
 def unseen_value(observation: Observation, rng: random.Random) -> float:

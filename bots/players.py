@@ -116,10 +116,10 @@ def _partnership(observation: Observation) -> bool:
 
 
 def _medium_card(observation: Observation) -> Action:
-    return Play(ALL_CARDS[_sensible_greedy_card(observation)])
+    return Play(ALL_CARDS[sensible_greedy_card(observation)])
 
 
-def _sensible_greedy_card(observation: Observation) -> int:
+def sensible_greedy_card(observation: Observation) -> int:
     """The greedy card, or the card that dominates it when card sense finds one."""
     state, knowledge = known_position(observation)
     partnership = _partnership(observation)
@@ -399,7 +399,7 @@ def searched_card(observation: Observation, rng: random.Random,
     sense leaves (`preferred_card`)."""
     state, knowledge = known_position(observation)
     worth_searching = card_sense.candidates(state, knowledge, _partnership(observation),
-                                            _sensible_greedy_card(observation))
+                                            sensible_greedy_card(observation))
     moves = [Play(ALL_CARDS[card]) for card in worth_searching]
     if len(moves) == 1:
         return moves[0]

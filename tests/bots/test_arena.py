@@ -31,3 +31,8 @@ def test_the_seeing_reference_with_hards_calls_bids_as_hard_does() -> None:
     hard, _ = arena.play_deal(start, ["hard"] * 4, seed=5)
     assert seeing.declarer == hard.declarer and seeing.bid == hard.bid
     assert seeing.score is not None
+
+
+def test_hard_given_the_real_layout_plays_no_dominated_card() -> None:
+    report = arena.run("partnership", arena.HARD_SEES_ALL, "medium", 2)
+    assert report.cards > 0 and not any(report.waste.values())
