@@ -56,6 +56,7 @@ class SetResult:
     advantage: float  # mean over the four seats
     by_role: dict[str, list[float]]  # per-seat differences, by the tested player's role
     card_seconds: list[float]  # the tested player's card choices (more than one legal card)
+    call_seconds: list[float]  # its calls: bids and passes, trumps, announcements
     cards: int  # cards the tested player chose (more than one legal)
     waste: dict[str, int]  # of them, dominated ones by kind (`card_sense.WASTE_KINDS`)
     # Judged runs, summed over the tested player's four deals: points its cards gave up against
@@ -166,6 +167,7 @@ class _Record:
     """What a deal with a tested seat keeps about that seat's decisions."""
 
     card_seconds: list[float] = dataclasses.field(default_factory=list)
+    call_seconds: list[float] = dataclasses.field(default_factory=list)
     loss_by_stage: dict[str, float] = dataclasses.field(default_factory=dict)
     unseen_value: float = 0.0
     cards: int = 0
@@ -198,6 +200,8 @@ def play_deal(start: DealStart, levels: list[str], seed: int, tested_seat: int |
         if seat == tested_seat:
             if isinstance(action, Play) and len(observation.legal_actions) > 1:
                 record.card_seconds.append(seconds)
+            elif not isinstance(action, Play):
+                record.call_seconds.append(seconds)
             if isinstance(action, Play):
                 record.count_waste(observation, action.card.index)
             if judged and isinstance(action, Play):
@@ -223,6 +227,7 @@ def _play_set(args: tuple[TableRules, str, str, int, bool]) -> SetResult:
     differences: list[float] = []
     by_role: dict[str, list[float]] = {role: [] for role in ROLES}
     times: list[float] = []
+    call_times: list[float] = []
     losses: dict[str, float] = {}
     waste: dict[str, int] = {}
     unseen = 0.0
@@ -232,6 +237,7 @@ def _play_set(args: tuple[TableRules, str, str, int, bool]) -> SetResult:
         levels[seat] = tested
         deal, record = play_deal(start, levels, seed + 1 + seat, seat, judged)
         times.extend(record.card_seconds)
+        call_times.extend(record.call_seconds)
         for stage, loss in record.loss_by_stage.items():
             losses[stage] = losses.get(stage, 0) + loss
         for kind, count in record.waste.items():
@@ -245,8 +251,8 @@ def _play_set(args: tuple[TableRules, str, str, int, bool]) -> SetResult:
         difference = deal.score.points[seat] - baseline.score.points[seat]
         differences.append(difference)
         by_role[_role(deal, seat)].append(difference)
-    return SetResult(statistics.fmean(differences), by_role, times, cards, waste, losses,
-                     unseen)
+    return SetResult(statistics.fmean(differences), by_role, times, call_times, cards, waste,
+                     losses, unseen)
 
 
 def _role(deal: Deal, seat: int) -> str:
@@ -270,6 +276,9 @@ class ArenaReport:
     card_p95_ms: float
     card_max_ms: float
     seconds: float
+    # Its calls (none in Koz Maça without announcements), in milliseconds.
+    call_p50_ms: float = 0.0
+    call_p95_ms: float = 0.0
     # Judged runs, per deal: points the tested player's cards gave up against the seeing
     # search's, by stage (see `STAGES`; empty otherwise), and the part of it no player holding
     # Hard's beliefs avoids (`unseen_value`).
@@ -287,7 +296,8 @@ class ArenaReport:
             f"{self.game:<11} {self.tested:>6} vs {self.field:<15} "
             f"{self.mean:+6.1f} ± {self.half_width:4.1f} pts/deal  [{roles}]  "
             f"card p50 {self.card_p50_ms:.1f} ms p95 {self.card_p95_ms:.1f} ms "
-            f"max {self.card_max_ms:.0f} ms  "
+            f"max {self.card_max_ms:.0f} ms, call p50 {self.call_p50_ms:.1f} ms "
+            f"p95 {self.call_p95_ms:.1f} ms  "
             f"({self.deal_sets} deal-sets, {self.seconds:.0f} s)"
             f"\n  dominated cards of {self.cards} chosen: {wasted}"
         ) + self._losses()
@@ -338,13 +348,16 @@ def run(
         for kind, count in result.waste.items():
             waste[kind] = waste.get(kind, 0) + count
     times = sorted(t for r in results for t in r.card_seconds) or [0.0]
+    call_times = sorted(t for r in results for t in r.call_seconds) or [0.0]
     return ArenaReport(
         game=game, tested=tested, field=field, deal_sets=deal_sets, mean=mean,
         half_width=1.96 * spread / math.sqrt(len(advantages)),
         role_means=role_means,
         card_p50_ms=times[len(times) // 2] * 1000,
-        card_p95_ms=times[min(len(times) - 1, int(len(times) * 0.95))] * 1000,
+        card_p95_ms=_percentile(times, 0.95) * 1000,
         card_max_ms=times[-1] * 1000,
+        call_p50_ms=call_times[len(call_times) // 2] * 1000,
+        call_p95_ms=_percentile(call_times, 0.95) * 1000,
         seconds=time.perf_counter() - started,
         loss_by_stage={
             stage: sum(r.loss_by_stage.get(stage, 0) for r in results) / (4 * len(results))
@@ -354,6 +367,10 @@ def run(
         cards=sum(r.cards for r in results),
         waste=waste,
     )
+
+
+def _percentile(ordered: list[float], share: float) -> float:
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
 
 
 def _map(jobs: list[tuple[TableRules, str, str, int, bool]], workers: int) -> Iterator[SetResult]:

@@ -8,6 +8,7 @@ def test_arena_reports_a_duplicate_comparison() -> None:
     report = arena.run("auction", "easy", "random", 3)
     assert report.deal_sets == 3 and sum(count for _, count in report.role_means.values()) == 12
     assert "easy" in report.line()
+    assert report.call_p95_ms >= report.call_p50_ms > 0  # the auction's calls are timed
 
 
 def test_the_reference_field_that_sees_all_cards_plays_legal_cards() -> None:
