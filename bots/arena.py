@@ -26,6 +26,7 @@ from games.engine import (
     Observation,
     Phase,
     Play,
+    RequestRedeal,
     TableRules,
 )
 from games.engine.cards import ALL_CARDS
@@ -56,7 +57,7 @@ class SetResult:
     advantage: float  # mean over the four seats
     by_role: dict[str, list[float]]  # per-seat differences, by the tested player's role
     card_seconds: list[float]  # the tested player's card choices (more than one legal card)
-    call_seconds: list[float]  # its calls: bids and passes, trumps, announcements
+    call_seconds: list[float]  # its calls (bids and passes, trumps, announcements) with a choice
     cards: int  # cards the tested player chose (more than one legal)
     waste: dict[str, int]  # of them, dominated ones by kind (`card_sense.WASTE_KINDS`)
     # Judged runs, summed over the tested player's four deals: points its cards gave up against
@@ -73,11 +74,13 @@ _CALLS_OF = {SEES_ALL: "medium", HARD_SEES_ALL: "hard", PIMC: "hard"}
 def _decide(deal: Deal, observation: Observation, level: str,
             rng: random.Random) -> tuple[Action, float]:
     started = time.perf_counter()
-    if level == SEES_ALL and deal.phase == Phase.PLAY:
+    # A weak hand's redeal request, offered at the first lead, is a call.
+    card_play = deal.phase == Phase.PLAY and RequestRedeal() not in observation.legal_actions
+    if level == SEES_ALL and card_play:
         action = _sees_all_card(deal, observation)
-    elif level == HARD_SEES_ALL and deal.phase == Phase.PLAY:
+    elif level == HARD_SEES_ALL and card_play:
         action = _hard_sees_all_card(deal, observation)
-    elif level == PIMC and deal.phase == Phase.PLAY:
+    elif level == PIMC and card_play:
         action = pimc_card(observation, rng)
     else:
         action = players.choose_action(observation, _CALLS_OF.get(level, level), rng)
@@ -198,10 +201,9 @@ def play_deal(start: DealStart, levels: list[str], seed: int, tested_seat: int |
         observation = deal.observation(seat)
         action, seconds = _decide(deal, observation, levels[seat], rng)
         if seat == tested_seat:
-            if isinstance(action, Play) and len(observation.legal_actions) > 1:
-                record.card_seconds.append(seconds)
-            elif not isinstance(action, Play):
-                record.call_seconds.append(seconds)
+            if len(observation.legal_actions) > 1:
+                chosen = record.card_seconds if isinstance(action, Play) else record.call_seconds
+                chosen.append(seconds)
             if isinstance(action, Play):
                 record.count_waste(observation, action.card.index)
             if judged and isinstance(action, Play):
@@ -296,11 +298,15 @@ class ArenaReport:
             f"{self.game:<11} {self.tested:>6} vs {self.field:<15} "
             f"{self.mean:+6.1f} ± {self.half_width:4.1f} pts/deal  [{roles}]  "
             f"card p50 {self.card_p50_ms:.1f} ms p95 {self.card_p95_ms:.1f} ms "
-            f"max {self.card_max_ms:.0f} ms, call p50 {self.call_p50_ms:.1f} ms "
-            f"p95 {self.call_p95_ms:.1f} ms  "
+            f"max {self.card_max_ms:.0f} ms, {self._calls()}  "
             f"({self.deal_sets} deal-sets, {self.seconds:.0f} s)"
             f"\n  dominated cards of {self.cards} chosen: {wasted}"
         ) + self._losses()
+
+    def _calls(self) -> str:
+        if not self.call_p95_ms:
+            return "no calls"
+        return f"call p50 {self.call_p50_ms:.1f} ms p95 {self.call_p95_ms:.1f} ms"
 
     def _losses(self) -> str:
         if not self.loss_by_stage:

@@ -1,7 +1,7 @@
 import random
 
 from bots import arena
-from games.engine import DealStart, TableRules
+from games.engine import Deal, DealStart, RequestRedeal, TableRules
 
 
 def test_arena_reports_a_duplicate_comparison() -> None:
@@ -37,3 +37,16 @@ def test_the_seeing_reference_with_hards_calls_bids_as_hard_does() -> None:
 def test_hard_given_the_real_layout_plays_no_dominated_card() -> None:
     report = arena.run("partnership", arena.HARD_SEES_ALL, "medium", 2)
     assert report.cards > 0 and not any(report.waste.values())
+
+
+def test_the_reference_fields_ask_for_a_redeal_as_the_level_making_their_calls() -> None:
+    rules = TableRules.create("spades", weak_hand_redeal=True)
+    rng = random.Random(1)
+    while True:
+        deal = Deal(DealStart.shuffle(rules, dealer=0, rng=rng))
+        observation = deal.observation(deal.to_act)
+        if RequestRedeal() in observation.legal_actions:
+            break
+    for field in (arena.PIMC, arena.HARD_SEES_ALL):
+        action, _ = arena._decide(deal, observation, field, random.Random(2))
+        assert action == RequestRedeal()
