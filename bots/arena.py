@@ -132,11 +132,7 @@ def _hard_sees_all_card(deal: Deal, observation: Observation) -> Action:
     """Hard's card had it sampled the real layout alone: the cards card sense leaves, each
     judged by Hard's search in that layout, the best taken with Hard's preferences among
     equals. What perfect card reading would give Hard, and no more."""
-    state, knowledge = players.known_position(observation)
-    worth_searching = card_sense.candidates(
-        state, knowledge, observation.rules.game == Game.PARTNERSHIP,
-        players.sensible_greedy_card(observation))
-    moves = [Play(ALL_CARDS[card]) for card in worth_searching]
+    moves = players.worth_searching(observation)
     if len(moves) == 1:
         return moves[0]
     assert deal.play is not None

@@ -30,27 +30,12 @@ from .solver import (
     _TABLE_SIZE,
     _above,
     _respond,
-    after_card,
     bit_count,
     greedy_choice,
     legal_cards,
+    next_state,
     rule_flags,
 )
-
-
-@njit(cache=True)
-def _next_state(turn, n, led_suit, best_led, best_trump, winner, broken, trick_cards,
-                side_tricks, remaining, card, trump, side, next_seat):
-    """The position after ``turn`` plays ``card``: a new trick's start when it completes one."""
-    new_led, new_best_led, new_best_trump, new_winner = after_card(
-        n, led_suit, best_led, best_trump, winner, turn, card, trump)
-    if n == 3:
-        none = np.int64(-1)
-        return (new_winner, np.int64(0), none, none, none, new_winner,
-                broken or new_best_trump >= 0, np.int64(0),
-                side_tricks + ((side >> new_winner) & 1), remaining - 1)
-    return (next_seat[turn], n + 1, new_led, new_best_led, new_best_trump, new_winner, broken,
-            trick_cards | (np.int64(1) << card), side_tricks, remaining)
 
 
 @njit(cache=True)
@@ -68,7 +53,7 @@ def world_value(hands, turn, n, led_suit, best_led, best_trump, winner, broken, 
                              partnership)
         h[turn] ^= np.int64(1) << card
         (turn, n, led_suit, best_led, best_trump, winner, broken, trick_cards, side_tricks,
-         remaining) = _next_state(turn, n, led_suit, best_led, best_trump, winner, broken,
+         remaining) = next_state(turn, n, led_suit, best_led, best_trump, winner, broken,
                                   trick_cards, side_tricks, remaining, card, trump, side,
                                   next_seat)
     if n == 0 and remaining == 0:
@@ -123,7 +108,7 @@ def _joint(worlds, weights, members, turn, n, led_suit, best_led, best_trump, wi
                     continue  # the next live card up is ours too: the same move
                 for w in members:
                     worlds[w, turn] = hand ^ (np.int64(1) << card)
-                state = _next_state(turn, n, led_suit, best_led, best_trump, winner, broken,
+                state = next_state(turn, n, led_suit, best_led, best_trump, winner, broken,
                                     trick_cards, side_tricks, remaining, card, trump, side,
                                     next_seat)
                 value = _joint(worlds, weights, members, state[0], state[1], state[2],
@@ -164,7 +149,7 @@ def _joint(worlds, weights, members, turn, n, led_suit, best_led, best_trump, wi
         bit = np.int64(1) << card
         for w in group:
             worlds[w, turn] ^= bit
-        state = _next_state(turn, n, led_suit, best_led, best_trump, winner, broken,
+        state = next_state(turn, n, led_suit, best_led, best_trump, winner, broken,
                             trick_cards, side_tricks, remaining, card, trump, side, next_seat)
         total += _joint(worlds, weights, group, state[0], state[1], state[2], state[3],
                         state[4], state[5], state[6], state[7], state[8], state[9],
@@ -188,7 +173,7 @@ def _root_scores(worlds, weights, moves, turn, n, led_suit, best_led, best_trump
         bit = np.int64(1) << card
         for w in members:
             worlds[w, turn] ^= bit
-        state = _next_state(turn, n, led_suit, best_led, best_trump, winner, broken,
+        state = next_state(turn, n, led_suit, best_led, best_trump, winner, broken,
                             trick_cards, side_tricks, remaining, card, trump, side, next_seat)
         scores[i] = _joint(worlds, weights, members, state[0], state[1], state[2], state[3],
                            state[4], state[5], state[6], state[7], state[8], state[9],

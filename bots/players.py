@@ -116,10 +116,10 @@ def _partnership(observation: Observation) -> bool:
 
 
 def _medium_card(observation: Observation) -> Action:
-    return Play(ALL_CARDS[sensible_greedy_card(observation)])
+    return Play(ALL_CARDS[_sensible_greedy_card(observation)])
 
 
-def sensible_greedy_card(observation: Observation) -> int:
+def _sensible_greedy_card(observation: Observation) -> int:
     """The greedy card, or the card that dominates it when card sense finds one."""
     state, knowledge = known_position(observation)
     partnership = _partnership(observation)
@@ -397,14 +397,19 @@ def searched_card(observation: Observation, rng: random.Random,
                   settings: SearchSettings) -> Action:
     """The card with the best mean score over the player's plausible worlds, among those card
     sense leaves (`preferred_card`)."""
-    state, knowledge = known_position(observation)
-    worth_searching = card_sense.candidates(state, knowledge, _partnership(observation),
-                                            sensible_greedy_card(observation))
-    moves = [Play(ALL_CARDS[card]) for card in worth_searching]
+    moves = worth_searching(observation)
     if len(moves) == 1:
         return moves[0]
     worlds = plausible_worlds(observation, rng, settings)
     return preferred_card(observation, card_means(observation, moves, worlds, settings))
+
+
+def worth_searching(observation: Observation) -> list[Action]:
+    """The cards card sense leaves to search (`card_sense.candidates`)."""
+    state, knowledge = known_position(observation)
+    cards = card_sense.candidates(state, knowledge, _partnership(observation),
+                                  _sensible_greedy_card(observation))
+    return [Play(ALL_CARDS[card]) for card in cards]
 
 
 def card_means(observation: Observation, moves: list[Action],

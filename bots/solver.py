@@ -299,11 +299,27 @@ def _respond(hands, turn, n, led_suit, best_led, best_trump, winner, broken, tri
 
 
 @njit(cache=True)
+def next_state(turn, n, led_suit, best_led, best_trump, winner, broken, trick_cards,
+                side_tricks, remaining, card, trump, side, next_seat):
+    """The position after ``turn`` plays ``card``: a new trick's start when it completes one."""
+    new_led, new_best_led, new_best_trump, new_winner = after_card(
+        n, led_suit, best_led, best_trump, winner, turn, card, trump)
+    if n == 3:
+        none = np.int64(-1)
+        return (new_winner, np.int64(0), none, none, none, new_winner,
+                broken or new_best_trump >= 0, np.int64(0),
+                side_tricks + ((side >> new_winner) & 1), remaining - 1)
+    return (next_seat[turn], n + 1, new_led, new_best_led, new_best_trump, new_winner, broken,
+            trick_cards | (np.int64(1) << card), side_tricks, remaining)
+
+
+@njit(cache=True)
 def _greedy_tricks(hands, leader, trump, flags, akq, next_seat, partnership):
     """Each seat's tricks when every seat plays the greedy card from a deal's first lead."""
     h = hands.copy()
     tricks = np.zeros(4, dtype=np.int64)
-    turn, n, led_suit, best_led, best_trump, winner = leader, 0, -1, -1, -1, leader
+    none = np.int64(-1)
+    turn, n, led_suit, best_led, best_trump, winner = leader, np.int64(0), none, none, none, leader
     broken = False
     while h[0] | h[1] | h[2] | h[3]:
         legal = legal_cards(h[turn], n, led_suit, best_led, best_trump, trump, broken, flags,
@@ -311,14 +327,12 @@ def _greedy_tricks(hands, leader, trump, flags, akq, next_seat, partnership):
         card = greedy_choice(h, turn, n, led_suit, best_led, best_trump, winner, legal, trump,
                              partnership)
         h[turn] ^= np.int64(1) << card
-        led_suit, best_led, best_trump, winner = after_card(n, led_suit, best_led, best_trump,
-                                                            winner, turn, card, trump)
-        if n == 3:
+        completes = n == 3
+        (turn, n, led_suit, best_led, best_trump, winner, broken, _, _,
+         _) = next_state(turn, n, led_suit, best_led, best_trump, winner, broken, np.int64(0),
+                         np.int64(0), np.int64(13), card, trump, np.int64(0), next_seat)
+        if completes:
             tricks[winner] += 1
-            broken = broken or best_trump >= 0
-            turn, n, led_suit, best_led, best_trump = winner, 0, -1, -1, -1
-        else:
-            turn, n = next_seat[turn], n + 1
     return tricks
 
 
