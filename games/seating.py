@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import prefetch_related_objects
 from django.utils import timezone
 
-from games import clock, engine, selectors, services
+from games import access, engine, selectors, services
 from games.errors import (
     InvalidRules,
     InvitationNotFound,
@@ -25,8 +25,8 @@ from games.errors import (
     MatchNotPublic,
     MatchStarted,
     NotMatchCreator,
-    NotYourSeat,
 )
+from games.match_unit import MatchUnit, changing
 from games.models import Match, MatchStatus, QuickMatchQueue, Seat, Spectator, Visibility
 
 logger = logging.getLogger(__name__)
@@ -42,32 +42,31 @@ class Seated:
 # --- invitations and cancelling ----------------------------------------------------------------
 
 
-def _creators_waiting_match(match_id: uuid.UUID, user: AbstractBaseUser) -> Match:
-    match = services.lock(match_id)
+def _check_creators_waiting_match(match: Match, user: AbstractBaseUser) -> None:
     if match.created_by_id != user.pk:
         raise NotMatchCreator()
     if match.status != MatchStatus.WAITING:
         raise MatchStarted()
-    return match
 
 
 def renew_invitation(*, match_id: uuid.UUID, user: AbstractBaseUser) -> str:
     """A new invitation code for the creator's private waiting match; the old one stops
     working."""
-    with transaction.atomic():
-        match = _creators_waiting_match(match_id, user)
-        if match.visibility != Visibility.PRIVATE:
+    with changing(match_id) as unit:
+        _check_creators_waiting_match(unit.match, user)
+        if unit.match.visibility != Visibility.PRIVATE:
             raise MatchNotPrivate()
-        match.invitation_code = services.new_invitation_code()
-        match.save(update_fields=["invitation_code", "updated_at"])
-        return match.invitation_code
+        code = services.new_invitation_code()
+        unit.match.invitation_code = code
+        unit.touch("invitation_code")
+    return code
 
 
 def revoke_invitation(*, match_id: uuid.UUID, user: AbstractBaseUser) -> None:
-    with transaction.atomic():
-        match = _creators_waiting_match(match_id, user)
-        match.invitation_code = None
-        match.save(update_fields=["invitation_code", "updated_at"])
+    with changing(match_id) as unit:
+        _check_creators_waiting_match(unit.match, user)
+        unit.match.invitation_code = None
+        unit.touch("invitation_code")
 
 
 def join_by_invitation(
@@ -85,20 +84,10 @@ def join_by_invitation(
 
 def cancel_match(*, match_id: uuid.UUID, user: AbstractBaseUser) -> Match:
     """The creator calls off a match that has not started."""
-    with transaction.atomic():
-        match = _creators_waiting_match(match_id, user)
-        _cancel(match)
-    return match
-
-
-def _cancel(match: Match) -> None:
-    match.status = MatchStatus.CANCELLED
-    match.finished_at = timezone.now()
-    match.invitation_code = None
-    match.fill_bots_at = None
-    match.version += 1
-    match.save()
-    services.announce_on_commit(match)
+    with changing(match_id) as unit:
+        _check_creators_waiting_match(unit.match, user)
+        unit.end(MatchStatus.CANCELLED)
+    return unit.match
 
 
 # --- quick match -------------------------------------------------------------------------------
@@ -141,10 +130,10 @@ def quick_match(
             assert seat is not None
             return Seated(mine, seat)
         for candidate in compatible.filter(open_seats__gt=0).order_by("created_at", "pk")[:5]:
-            locked = services.lock(candidate.pk)
-            # A plain join or the computer players may have filled it since it was read.
-            if locked.status == MatchStatus.WAITING and locked.open_seats:
-                return Seated(locked, services.take_seat(locked, user, None))
+            with changing(candidate.pk) as unit:
+                # A plain join or the computer players may have filled it since it was read.
+                if unit.match.status == MatchStatus.WAITING and unit.match.open_seats:
+                    return Seated(unit.match, services.take_seat(unit, user, None))
         fill_at = (
             None if fill_with_bots_after is None
             else timezone.now() + timedelta(seconds=fill_with_bots_after)
@@ -170,26 +159,26 @@ def _queue_row(key: str) -> None:
 def fill_with_bots(*, match_id: uuid.UUID) -> bool:
     """The wait of a quick-match table is over: computer players take its open seats and it
     starts. False, changing nothing, when it is no longer waiting or not yet due."""
-    with transaction.atomic():
-        try:
-            match = services.lock(match_id)
-        except MatchNotFound:
-            return False
-        if (
-            match.status != MatchStatus.WAITING
-            or match.fill_bots_at is None
-            or match.fill_bots_at > timezone.now()
-        ):
-            return False
-        level = match.fill_bots_level or services.STAND_IN_LEVEL
-        open_seats = list(match.seats.filter(user__isnull=True, bot_level=""))
-        for seat in open_seats:
-            seat.bot_level = level
-            seat.display_name = services.BOT_NAMES[level]
-        Seat.objects.bulk_update(open_seats, ["bot_level", "display_name"])
-        match.open_seats = 0
-        match.save(update_fields=["open_seats", "updated_at"])
-        services.start_if_full(match)
+    try:
+        with changing(match_id) as unit:
+            match = unit.match
+            if (
+                match.status != MatchStatus.WAITING
+                or match.fill_bots_at is None
+                or match.fill_bots_at > timezone.now()
+            ):
+                return False
+            level = match.fill_bots_level or services.STAND_IN_LEVEL
+            open_seats = [seat for seat in match.seats.all() if seat.is_open]
+            for seat in open_seats:
+                seat.bot_level = level
+                seat.display_name = services.BOT_NAMES[level]
+            Seat.objects.bulk_update(open_seats, ["bot_level", "display_name"])
+            match.open_seats = 0
+            unit.touch("open_seats")
+            unit.start()
+    except MatchNotFound:
+        return False
     return True
 
 
@@ -201,13 +190,11 @@ def leave_match(*, match_id: uuid.UUID, user: AbstractBaseUser) -> Match:
     is cancelled). In play a computer player takes the seat to the end and the person's
     result counts as abandoned; where leaving forfeits (Tour of Tables), or when nobody is
     left, the match is abandoned."""
-    with transaction.atomic():
-        match = services.lock_active(match_id)
-        seat = selectors.seat_of(match, user)
-        if seat is None or seat.left_at is not None:
-            raise NotYourSeat()
+    with changing(match_id) as unit:
+        match = unit.match
+        seat = access.acting_seat(match, user)
         if match.status == MatchStatus.WAITING:
-            _free_seat(match, seat)
+            _free_seat(unit, seat)
             return match
         if match.status != MatchStatus.ACTIVE:
             raise MatchNotActive()
@@ -216,46 +203,32 @@ def leave_match(*, match_id: uuid.UUID, user: AbstractBaseUser) -> Match:
         seat.save(update_fields=["left_at", "autopilot"])
         people_left = [s for s in match.seats.all() if s.is_person and s.left_at is None]
         if match.leave_forfeits or not people_left:
-            services.abandon_locked(match)
-            return match
-        _turn_changed(match)
+            unit.end(MatchStatus.ABANDONED)
+        else:
+            unit.turn_changed()
     return match
 
 
-def _free_seat(match: Match, seat: Seat) -> None:
+def _free_seat(unit: MatchUnit, seat: Seat) -> None:
     seat.user = None
     seat.display_name = ""
     seat.last_seen = None
     seat.save(update_fields=["user", "display_name", "last_seen"])
-    match.open_seats += 1
-    if not any(s.is_person for s in match.seats.all() if s.pk != seat.pk):
-        _cancel(match)
-        return
-    match.save(update_fields=["open_seats", "updated_at"])
+    unit.match.open_seats += 1
+    unit.touch("open_seats")
+    if not any(s.is_person for s in unit.match.seats.all() if s.pk != seat.pk):
+        unit.end(MatchStatus.CANCELLED)
 
 
 def return_to_seat(*, match_id: uuid.UUID, user: AbstractBaseUser) -> Match:
     """The person is back: the autopilot hands the seat over from the next turn on."""
-    with transaction.atomic():
-        match = services.lock_active(match_id)
-        seat = selectors.seat_of(match, user)
-        if seat is None or seat.left_at is not None:
-            raise NotYourSeat()
-        if match.status != MatchStatus.ACTIVE:
+    with changing(match_id) as unit:
+        seat = access.acting_seat(unit.match, user)
+        if unit.match.status != MatchStatus.ACTIVE:
             raise MatchNotActive()
         if services.seat_is_back(seat):
-            _turn_changed(match)
-    return match
-
-
-def _turn_changed(match: Match) -> None:
-    """Who plays a seat changed: the clock starts for a person now to act, and a computer
-    player now to act is sent its turn."""
-    current = selectors.replay_deal(match, selectors.current_deal(match))
-    match.turn_deadline = clock.deadline(match, current, timezone.now())
-    # No new version (the deal is as it was), but what the match shows changed.
-    match.save(update_fields=["turn_deadline", "updated_at"])
-    services.schedule_bots_on_commit(match, current)
+            unit.turn_changed()
+    return unit.match
 
 
 # --- presence ----------------------------------------------------------------------------------

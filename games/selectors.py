@@ -233,22 +233,22 @@ MATCH_STATE = [
 VIEW_READ_ATTEMPTS = 3
 
 
-def seat_view(
-    match: Match,
-    seat: int,
-    *,
-    deals: list[Deal] | None = None,
-    current: engine.Deal | None = None,
-) -> dict[str, Any]:
-    """Everything ``seat`` may see of the match now, and nothing more.
+def seat_view(match: Match, seat: int) -> dict[str, Any]:
+    """Everything ``seat`` may see of the match now, and nothing more."""
+    return _consistent(match, lambda fresh: _seat_view(fresh, seat, latest_deals(fresh)))
 
-    The service layer passes what it has just loaded and replayed under the match lock: the
-    `latest_deals` and the current deal's engine state (None once the match is over), so an
-    action replays its deal once.
-    """
-    if deals is not None:
-        return _seat_view(match, seat, deals, current)
-    return _consistent(match, lambda fresh: _seat_view(fresh, seat, latest_deals(fresh), None))
+
+def seat_view_after(
+    match: Match, seat: int, deals: list[Deal], observation: engine.Observation | None
+) -> dict[str, Any]:
+    """``seat_view`` as a change left the match (games/match_unit.py's `Outcome`): its
+    `latest_deals` and the seat's observation of the deal in play (None once it is over), so
+    an action replays nothing for its answer."""
+    view = {**_public_view(match, deals), "seat": seat}
+    current_row = _in_play(deals)
+    if current_row is not None and observation is not None:
+        view["deal"] = deal_view(observation, current_row)
+    return view
 
 
 def _consistent(match: Match, build: Callable[[Match], dict[str, Any]]) -> dict[str, Any]:
@@ -296,16 +296,12 @@ def _in_play(deals: list[Deal]) -> Deal | None:
     return deals[0] if deals and deals[0].status == DealStatus.IN_PROGRESS else None
 
 
-def _seat_view(
-    match: Match, seat: int, deals: list[Deal], current: engine.Deal | None
-) -> dict[str, Any]:
-    view = {**_public_view(match, deals), "seat": seat}
+def _seat_view(match: Match, seat: int, deals: list[Deal]) -> dict[str, Any]:
     current_row = _in_play(deals)
-    if current_row is not None:
-        if current is None:
-            current = replay_deal(match, current_row)
-        view["deal"] = deal_view(current.observation(seat), current_row)
-    return view
+    observation = (
+        None if current_row is None else replay_deal(match, current_row).observation(seat)
+    )
+    return seat_view_after(match, seat, deals, observation)
 
 
 def spectator_view(match: Match) -> dict[str, Any]:

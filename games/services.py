@@ -20,15 +20,11 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import prefetch_related_objects
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerUnavailable
 
-from games import clock, engine, notify, selectors, signals, snapshots
-from games.computer_players import computer_players
-from games.engine.shuffle import deck_commitment, new_salt, secure_choice
+from games import access, clock, engine, selectors, snapshots
+from games.engine.shuffle import secure_choice
 from games.errors import (
-    ActionRefused,
     AlreadySeated,
     IdempotencyKeyInUse,
     IdempotencyKeyReused,
@@ -44,8 +40,8 @@ from games.errors import (
     TooManyBotDeals,
     TooManyMatches,
 )
+from games.match_unit import MatchUnit, Outcome, changing, creating
 from games.models import (
-    Action,
     ActionOrigin,
     BotLevel,
     Deal,
@@ -191,7 +187,8 @@ def create_match(
                 display_name=spec.display_name or _default_name(spec, user),
                 character=spec.character if spec.kind == "bot" else "",
             )
-        start_if_full(match)
+        with creating(match) as unit:
+            unit.start()
     return match
 
 
@@ -232,18 +229,19 @@ def join_match(
 ) -> Seat:
     """Take an open seat (the lowest one when ``seat`` is None): of a public match, or of a
     private one with its current ``invitation`` code."""
-    with transaction.atomic():
-        match = lock(match_id)
+    with changing(match_id) as unit:
+        match = unit.match
         if match.visibility == Visibility.PRIVATE and (
             invitation is None or invitation != match.invitation_code
         ):
             raise InvitationRequired()
-        return take_seat(match, user, seat)
+        return take_seat(unit, user, seat)
 
 
-def take_seat(match: Match, user: AbstractBaseUser, seat: int | None) -> Seat:
-    """Seat ``user`` at ``match`` (locked by the caller); starts it when the last seat goes."""
-    seats = list(match.seats.order_by("index"))
+def take_seat(unit: MatchUnit, user: AbstractBaseUser, seat: int | None) -> Seat:
+    """Seat ``user`` at the unit's match; it starts when the last seat goes."""
+    match = unit.match
+    seats = list(match.seats.all())
     if any(s.user_id == user.pk for s in seats):
         raise AlreadySeated()
     open_seats = [s for s in seats if s.is_open and (seat is None or s.index == seat)]
@@ -256,10 +254,8 @@ def take_seat(match: Match, user: AbstractBaseUser, seat: int | None) -> Seat:
     chosen.last_seen = timezone.now()
     chosen.save(update_fields=["user", "display_name", "last_seen"])
     match.open_seats -= 1
-    # A taken seat changes what the match shows without a new version: `updated_at` tells
-    # the readers (see `selectors._consistent`).
-    match.save(update_fields=["open_seats", "updated_at"])
-    start_if_full(match)
+    unit.touch("open_seats")
+    unit.start()
     return chosen
 
 
@@ -267,20 +263,20 @@ def submit_action(
     *,
     match_id: uuid.UUID,
     action: engine.Action,
-    user: AbstractBaseUser | None = None,
+    user: AbstractBaseUser,
     seat: int | None = None,
     expected_version: int | None = None,
     idempotency: Idempotency | None = None,
 ) -> ActionResult:
-    """Apply ``action`` at ``user``'s own seat (found under the match lock, the person's
-    presence noted), or, with no user, at the computer player's ``seat``. Raises a
-    `ServiceError` and changes nothing but the presence when the action is refused."""
+    """Apply ``action`` at ``user``'s own seat (found under the match lock, their presence
+    noted; ``seat``, when named, must be it). Raises a `ServiceError` and changes nothing but
+    the presence when the action is refused."""
     # The person's seat as found under the lock, and when it was last seen: their presence is
     # written after the transaction, so that a refused action counts too.
     seated: list[tuple[Seat, Any]] = []
     try:
         return _submit_action(
-            match_id=match_id, seat=seat, action=action, user=user,
+            match_id=match_id, action=action, user=user, seat=seat,
             expected_version=expected_version, idempotency=idempotency, seated=seated,
         )
     except IntegrityError:
@@ -290,7 +286,7 @@ def submit_action(
         # first: this one's action is rolled back with the record it tried to write.
         raise IdempotencyKeyInUse() from None
     finally:
-        if user is not None and seated:
+        if seated:
             seat_row, last_seen = seated[0]
             seat_row.last_seen = last_seen
             seen(seat_row)
@@ -299,15 +295,15 @@ def submit_action(
 def _submit_action(
     *,
     match_id: uuid.UUID,
-    seat: int | None,
     action: engine.Action,
-    user: AbstractBaseUser | None,
+    user: AbstractBaseUser,
+    seat: int | None,
     expected_version: int | None,
     idempotency: Idempotency | None,
     seated: list[tuple[Seat, Any]],
 ) -> ActionResult:
-    with transaction.atomic():
-        match = lock_active(match_id)
+    with changing(match_id) as unit:
+        match = unit.match
         if idempotency is not None:
             record = IdempotencyRecord.objects.filter(
                 user_id=idempotency.user_id, key=idempotency.key
@@ -316,46 +312,36 @@ def _submit_action(
                 if record.fingerprint != idempotency.fingerprint:
                     raise IdempotencyKeyReused()
                 return ActionResult(view=record.body, replayed=True)
-        seat_row = _acting_seat(match, user, seat)
+        seat_row = access.acting_seat(match, user)
+        if seat not in (None, seat_row.index):
+            raise NotYourSeat()
         seated.append((seat_row, seat_row.last_seen))
-        if user is not None:
-            # The answer shows the mover as they are once it is sent: seen now.
-            seat_row.last_seen = timezone.now()
-        seat = seat_row.index
+        # The answer shows the mover as they are once it is sent: seen now.
+        seat_row.last_seen = timezone.now()
         if match.status != MatchStatus.ACTIVE:
             raise MatchNotActive()
         if expected_version is not None and expected_version != match.version:
             raise StaleVersion(current_version=match.version)
-        if user is not None:
-            # A person's own move takes their seat back from the autopilot.
-            seat_is_back(seat_row)
-        deals, state = _state(match, snapshots.take(match.id, match.version))
-        deals, current = _apply(match, deals, state, seat, action)
-        view = selectors.seat_view(match, seat, deals=deals, current=current)
+        # A person's own move takes their seat back from the autopilot.
+        seat_is_back(seat_row)
+        unit.apply(seat_row.index, action)
+        outcome = unit.outcome(seat_row.index)
         if idempotency is not None:
+            # The first answer is kept with the action it answers, in its transaction.
+            view = _answer(outcome)
             IdempotencyRecord.objects.create(
-                user_id=idempotency.user_id,
-                key=idempotency.key,
-                fingerprint=idempotency.fingerprint,
-                status_code=200,
-                body=view,
+                user_id=idempotency.user_id, key=idempotency.key,
+                fingerprint=idempotency.fingerprint, status_code=200, body=view,
             )
-        if user is not None:
-            # A bot's own task goes on playing the following bot turns itself.
-            schedule_bots_on_commit(match, current)
-    return ActionResult(view=view)
+            return ActionResult(view=view)
+    # Built once committed, from what the change left: no lock is held for it.
+    return ActionResult(view=_answer(outcome))
 
 
-def _acting_seat(match: Match, user: AbstractBaseUser | None, seat: int | None) -> Seat:
-    if user is None:
-        seat_row = _seat(match, seat) if seat is not None else None
-        if seat_row is None or not seat_row.is_bot:
-            raise NotYourSeat()
-        return seat_row
-    seat_row = selectors.seat_of(match, user)
-    if seat_row is None or seat_row.left_at is not None or seat not in (None, seat_row.index):
-        raise NotYourSeat()
-    return seat_row
+def _answer(outcome: Outcome) -> dict[str, Any]:
+    return selectors.seat_view_after(
+        outcome.match, outcome.seat, outcome.deals, outcome.observation
+    )
 
 
 def play_bot_turn(
@@ -374,48 +360,58 @@ def play_bot_turn(
     (or no longer) at ``version`` or no bot is to act: a duplicate or late task can never move
     twice, and a stale decision is dropped (whoever moved the match on carries it further).
     """
-    taken = snapshots.take(match_id, version)
-    # The state the move that made this version left, if this process made it.
-    current = taken if taken is not None and taken.version == version else None
-    seat = None
-    if current is not None:
-        # Decided on with no read. Who plays a seat can change at one version (a person
-        # leaving or coming back), so it is trusted only to say a computer player is to act,
-        # and that is checked under the lock.
-        match, deals, deal = current.match, current.deals, current.state
-        seat = selectors.bot_seat(match, deal)
-    if seat is None:
-        fresh = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
-        if fresh is None or fresh.status != MatchStatus.ACTIVE or fresh.version != version:
-            return None
-        match = fresh
-        if current is None:
-            deals, deal = _state(match, taken)
-            if deals[0].status != DealStatus.IN_PROGRESS:  # a move came between the two reads
+    turn = _bot_turn(match_id, version)
+    if turn is None:
+        return None
+    action = choose(turn.state.observation(turn.seat), turn.seat_row)
+    try:
+        with changing(match_id, sends_bots=False) as unit:
+            if unit.match.status != MatchStatus.ACTIVE or unit.match.version != version:
                 return None
-        seat = selectors.bot_seat(match, deal)
-        if seat is None:
-            if current is not None:
-                # Only a state taken at this version: read without the lock, the deals could
-                # already hold a later move.
-                snapshots.give_back(snapshots.Snapshot(deals, deal, match))
-            return None
-    action = choose(deal.observation(seat), _seat(match, seat))
-    with transaction.atomic():
-        try:
-            locked = lock_active(match_id)
-        except MatchNotFound:
-            return None
-        if locked.status != MatchStatus.ACTIVE or locked.version != version:
-            return None
-        seat_row = _seat(locked, seat)
-        if not seat_row.computer_plays:  # its person came back while the bot was thinking
-            snapshots.give_back(snapshots.Snapshot(deals, deal, locked))
-            return None
-        # Every write to a match moves its version on: at the same version, the deals read and
-        # replayed before the decision are still what the rows say, so the move applies to them.
-        _apply(locked, deals, deal, seat, action, origin=seat_row.origin)
-    return locked.version
+            seat_row = unit.seat(turn.seat)
+            unit.use_state(turn.deals, turn.state)
+            if seat_row.computer_plays:  # else its person came back while the bot was thinking
+                unit.apply(turn.seat, action, origin=seat_row.origin)
+            return unit.match.version if seat_row.computer_plays else None
+    except MatchNotFound:
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class _BotTurn:
+    deals: list[Deal]
+    state: engine.Deal
+    seat: int
+    seat_row: Seat
+
+
+def _bot_turn(match_id: uuid.UUID, version: int) -> _BotTurn | None:
+    """The computer player's turn at ``version``, read without a lock: from the state this
+    process kept at exactly that version if it has it (no read), else from a read at that
+    version. None when the match is not at ``version`` or no computer player is to act."""
+    kept = snapshots.take(match_id, version)
+    if kept is not None and kept.version == version:
+        # Who plays a seat can change at one version (a person leaving or coming back): the
+        # kept rows are trusted only to say a computer player is to act, checked under the lock.
+        seat = selectors.bot_seat(kept.match, kept.state)
+        if seat is not None:
+            return _BotTurn(kept.deals, kept.state, seat, _seat_row(kept.match, seat))
+        snapshots.give_back(kept)
+    match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
+    if match is None or match.status != MatchStatus.ACTIVE or match.version != version:
+        return None
+    deals = selectors.latest_deals(match)
+    if deals[0].status != DealStatus.IN_PROGRESS:  # a move came between the two reads
+        return None
+    state = selectors.replay_deal(match, deals[0])
+    seat = selectors.bot_seat(match, state)
+    if seat is None:
+        return None
+    return _BotTurn(deals, state, seat, _seat_row(match, seat))
+
+
+def _seat_row(match: Match, index: int) -> Seat:
+    return next(seat for seat in match.seats.all() if seat.index == index)
 
 
 def time_out_turn(
@@ -429,42 +425,38 @@ def time_out_turn(
     goes on autopilot. Returns the new version, or None, changing nothing, unless the match is
     still at ``version`` with its deadline passed: a clock fires at most once per turn, and
     never after the move was made."""
-    with transaction.atomic():
-        try:
-            match = lock_active(match_id)
-        except MatchNotFound:
-            return None
-        now = timezone.now()
-        if (
-            match.status != MatchStatus.ACTIVE
-            or match.version != version
-            or match.turn_deadline is None
-            or match.turn_deadline > now
-        ):
-            return None
-        deals, deal = _state(match, snapshots.take(match.id, version))
-        if deal.to_act is None:
-            return None
-        seat_row = _seat(match, deal.to_act)
-        if seat_row.computer_plays:  # a computer player is to act: no clock is running
-            snapshots.give_back(snapshots.Snapshot(deals, deal, match))
-            return None
-        # The stand-in decides in milliseconds (Medium), so under the lock.
-        action = choose(deal.observation(deal.to_act), seat_row)
-        seat_row.timeouts_in_row += 1
-        if seat_row.timeouts_in_row >= settings.AUTOPILOT_AFTER_TIMEOUTS:
-            seat_row.autopilot = True
-        seat_row.save(update_fields=["timeouts_in_row", "autopilot"])
-        logger.info(
-            "turn clock ran out",
-            extra={"match_id": str(match_id), "seat": seat_row.index,
-                   "late_seconds": (now - match.turn_deadline).total_seconds()},
-        )
-        deals, current = _apply(
-            match, deals, deal, seat_row.index, action, origin=ActionOrigin.TIMEOUT
-        )
-        schedule_bots_on_commit(match, current)
-    return match.version
+    try:
+        with changing(match_id) as unit:
+            match = unit.match
+            now = timezone.now()
+            if (
+                match.status != MatchStatus.ACTIVE
+                or match.version != version
+                or match.turn_deadline is None
+                or match.turn_deadline > now
+            ):
+                return None
+            state = unit.state
+            if state is None or state.to_act is None:
+                return None
+            seat_row = unit.seat(state.to_act)
+            if seat_row.computer_plays:  # a computer player is to act: no clock is running
+                return None
+            # The stand-in decides in milliseconds (Medium), so under the lock.
+            action = choose(state.observation(state.to_act), seat_row)
+            seat_row.timeouts_in_row += 1
+            if seat_row.timeouts_in_row >= settings.AUTOPILOT_AFTER_TIMEOUTS:
+                seat_row.autopilot = True
+            seat_row.save(update_fields=["timeouts_in_row", "autopilot"])
+            logger.info(
+                "turn clock ran out",
+                extra={"match_id": str(match_id), "seat": seat_row.index,
+                       "late_seconds": (now - match.turn_deadline).total_seconds()},
+            )
+            unit.apply(seat_row.index, action, origin=ActionOrigin.TIMEOUT)
+            return match.version
+    except MatchNotFound:
+        return None
 
 
 def seen(seat: Seat) -> None:
@@ -491,249 +483,10 @@ def seat_is_back(seat: Seat) -> bool:
 
 def abandon_match(*, match_id: uuid.UUID) -> Match:
     """Stop a match that cannot go on; its log stays for review."""
-    with transaction.atomic():
-        match = lock(match_id)
-        if match.status in (MatchStatus.FINISHED, MatchStatus.ABANDONED, MatchStatus.CANCELLED):
+    with changing(match_id) as unit:
+        if unit.match.status in (
+            MatchStatus.FINISHED, MatchStatus.ABANDONED, MatchStatus.CANCELLED
+        ):
             raise MatchNotActive()
-        abandon_locked(match)
-    return match
-
-
-def abandon_locked(match: Match) -> None:
-    match.status = MatchStatus.ABANDONED
-    match.finished_at = timezone.now()
-    match.turn_deadline = None
-    match.invitation_code = None
-    match.fill_bots_at = None
-    match.version += 1
-    match.save()
-    announce_on_commit(match)
-
-
-def lock(match_id: uuid.UUID) -> Match:
-    try:
-        return Match.objects.select_for_update().get(pk=match_id)
-    except (Match.DoesNotExist, ValueError):
-        raise MatchNotFound() from None
-
-
-def lock_active(match_id: uuid.UUID) -> Match:
-    """`lock`, with the seats loaded (read after the lock, so as its holder left them): one
-    query serves every later look-up of the action."""
-    match = lock(match_id)
-    prefetch_related_objects([match], "seats")
-    return match
-
-
-def _state(match: Match, snapshot: snapshots.Snapshot | None) -> tuple[list[Deal], engine.Deal]:
-    """The latest deals of the active ``match`` and the current deal's engine state: from the
-    snapshot this process kept (brought up to date if it is older), or else read and
-    replayed."""
-    if snapshot is not None and (
-        snapshot.version == match.version or _catch_up(match, snapshot)
-    ):
-        return snapshot.deals, snapshot.state
-    deals = selectors.latest_deals(match)
-    return deals, selectors.replay_deal(match, deals[0])
-
-
-def _catch_up(match: Match, snapshot: snapshots.Snapshot) -> bool:
-    """Apply to ``snapshot`` the actions made since it (by another process), when they are all
-    of its current deal and leave it in play; False, the snapshot spoilt, otherwise."""
-    current = snapshot.deals[0]
-    since = list(
-        Action.objects.filter(match_id=match.pk, version__gt=snapshot.version)
-        .order_by("version").values_list("version", "deal_id", "seat", "kind", "payload")
-    )
-    expected = list(range(snapshot.version + 1, match.version + 1))
-    if [row[0] for row in since] != expected or any(row[1] != current.pk for row in since):
-        return False
-    try:
-        for _, _, seat, kind, payload in since:
-            snapshot.state.apply(seat, engine.action_from_dict({"kind": kind, **payload}))
-    except engine.IllegalAction:
-        logger.error("a snapshot disagrees with the log", extra={"match_id": str(match.pk)})
-        return False
-    if snapshot.state.is_over:
-        return False
-    # The deal row as those actions' own transactions wrote it.
-    for name, value in _progress(snapshot.state).items():
-        setattr(current, name, value)
-    return True
-
-
-def _seat(match: Match, index: int) -> Seat:
-    return next(seat for seat in match.seats.all() if seat.index == index)
-
-
-def _apply(
-    match: Match,
-    deals: list[Deal],
-    deal: engine.Deal,
-    seat: int,
-    action: engine.Action,
-    *,
-    origin: str = ActionOrigin.PLAYER,
-) -> tuple[list[Deal], engine.Deal | None]:
-    """Apply ``action`` to ``deal`` (the replayed ``deals[0]``) and record it. Returns the
-    latest deals and the current deal's engine state afterwards: a fresh deal when this action
-    ended one, None when it ended the match."""
-    deal_row = deals[0]
-    try:
-        deal.apply(seat, action)
-    except engine.IllegalAction as error:
-        raise ActionRefused(error) from None
-    match.version += 1
-    row = Action.objects.create(
-        match=match,
-        deal=deal_row,
-        sequence=len(deal.log),
-        version=match.version,
-        seat=seat,
-        kind=action.kind.value,
-        payload={k: v for k, v in action.to_dict().items() if k != "kind"},
-        origin=origin,
-    )
-    _record_progress(deal_row, deal)
-    current: engine.Deal | None = deal
-    ended = deal_row if deal.is_over else None
-    if deal.is_over:
-        next_row = _end_deal(match, deal_row, deal)
-        deals = [deal_row] if next_row is None else [next_row, deal_row]
-        current = None if next_row is None else engine.Deal(selectors.deal_start(match, next_row))
-    match.turn_deadline = clock.deadline(match, current, timezone.now())
-    # Only what an action changes: the rest of the row (the rules among it) stays as written.
-    match.save(update_fields=selectors.MATCH_STATE)
-    if current is not None:
-        snapshots.keep_on_commit(match, deals, current)
-    announce_on_commit(
-        match, selectors.feed_event(row, bool(match.rules.get("partnership_dummy")))
-    )
-    signals.match_progressed.send(
-        sender=Match, match=match, seat=seat, origin=origin, ended_deal=ended, current=current
-    )
-    return deals, current
-
-
-def start_if_full(match: Match) -> None:
-    if match.open_seats:
-        return
-    match.status = MatchStatus.ACTIVE
-    # Nobody joins a full table: its invitation and the wait for computer players are over.
-    match.invitation_code = None
-    match.fill_bots_at = None
-    deal_row = _deal(match, dealer=match.first_dealer, number=1)
-    current = engine.Deal(selectors.deal_start(match, deal_row))
-    prefetch_related_objects([match], "seats")
-    match.turn_deadline = clock.deadline(match, current, timezone.now())
-    match.save(update_fields=[
-        "status", "invitation_code", "fill_bots_at", "turn_deadline", "updated_at"
-    ])
-    snapshots.keep_on_commit(match, [deal_row], current)
-    signals.match_progressed.send(
-        sender=Match, match=match, seat=None, origin=None, ended_deal=None, current=current
-    )
-    schedule_bots_on_commit(match, current)
-
-
-def _deal(match: Match, *, dealer: int, number: int) -> Deal:
-    rules = selectors.table_rules(match)
-    start = engine.DealStart.shuffle(rules, dealer, number)
-    assert start.deck is not None
-    deck_text = " ".join(str(engine.Card(index)) for index in start.deck)
-    salt = new_salt()
-    sequence = match.deals.count() + 1
-    return Deal.objects.create(
-        match=match,
-        sequence=sequence,
-        number=number,
-        dealer=dealer,
-        deck=deck_text.split(),
-        salt=salt,
-        commitment=deck_commitment(deck_text, salt),
-        hands=start.to_dict()["hands"],
-    )
-
-
-def _record_progress(deal_row: Deal, deal: engine.Deal) -> None:
-    """Copy what the engine now knows about the contract and tricks onto the deal row (for
-    listings and review), writing only when something changed: most cards change nothing."""
-    progress = _progress(deal)
-    changed = [name for name, value in progress.items() if getattr(deal_row, name) != value]
-    for name in changed:
-        setattr(deal_row, name, progress[name])
-    if changed and not deal.is_over:  # an ended deal is saved whole by `_end_deal`
-        deal_row.save(update_fields=changed)
-
-
-def _progress(deal: engine.Deal) -> dict[str, Any]:
-    return {
-        "declarer": deal.declarer,
-        "bid": deal.bid,
-        "trump": deal.trump.letter if deal.trump is not None else "",
-        "announcements": (
-            list(deal.announcements) if deal.rules.spades_announcements else None
-        ),
-        "tricks": deal.tricks_won,
-    }
-
-
-def _end_deal(match: Match, deal_row: Deal, deal: engine.Deal) -> Deal | None:
-    """Record the end of a deal and deal the next one; None when that was the match's last."""
-    deal_row.finished_at = timezone.now()
-    if deal.phase == engine.Phase.REDEALT:
-        deal_row.status = DealStatus.REDEALT
-    else:
-        assert deal.score is not None
-        deal_row.status = DealStatus.FINISHED
-        deal_row.scores = list(deal.score.points)
-        deal_row.outcomes = [outcome.value for outcome in deal.score.outcomes]
-        match.totals = [a + b for a, b in zip(match.totals, deal.score.points, strict=True)]
-    deal_row.save()
-    finished = match.deals.filter(status=DealStatus.FINISHED).count()
-    if finished == match.deal_count:
-        match.status = MatchStatus.FINISHED
-        match.finished_at = timezone.now()
-        match.ranking = list(
-            engine.ranking(
-                match.totals, deal.tricks_won, partnership=deal.rules.is_partnership
-            )
-        )
-        return None
-    dealer, number = engine.following_deal(
-        deal.rules, deal_row.dealer, deal_row.number, deal.phase == engine.Phase.REDEALT
-    )
-    return _deal(match, dealer=dealer, number=number)
-
-
-def announce_on_commit(match: Match, event: dict[str, Any] | None = None) -> None:
-    """Once committed, announce the match's new version, made by the action ``event`` (as the
-    feed lists it) or by none: it wakes the feed's long polls and live streams
-    (games/notify.py)."""
-    match_id, version, status = match.id, match.version, match.status
-    transaction.on_commit(
-        lambda: notify.announce(match_id, version, status=status, event=event)
-    )
-
-
-def schedule_bots_on_commit(match: Match, current: engine.Deal | None) -> None:
-    """Once the transaction commits, send a task to play the computer players' turns that
-    follow, if a computer player is to act in ``current`` (the current deal's engine state)."""
-    if match.status != MatchStatus.ACTIVE or current is None:
-        return
-    if selectors.bot_seat(match, current) is None:
-        return
-    match_id, version = str(match.id), match.version
-    transaction.on_commit(lambda: _send_bot_turns(match_id, version))
-
-
-def _send_bot_turns(match_id: str, version: int) -> None:
-    try:
-        computer_players().send_turns(match_id, version)
-    except BrokerUnavailable:
-        # The move is committed: failing the request now would report an applied move as an
-        # error. The sweeper (games/sweeper.py) sends the turn again once the broker is back.
-        logger.warning(
-            "bot turn not queued: broker unavailable",
-            extra={"match_id": match_id, "version": version},
-        )
+        unit.end(MatchStatus.ABANDONED)
+    return unit.match

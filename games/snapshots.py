@@ -18,6 +18,7 @@ property test in tests/api/test_move_state.py checks snapshot == replay after ev
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import threading
 import uuid
@@ -33,9 +34,11 @@ from games.models import Deal, Match
 STORE_SIZE = 2048
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class Snapshot:
-    # `selectors.latest_deals` at the match's version: the current deal row first.
+    # The match version the state is of, fixed when the snapshot is made.
+    version: int
+    # `selectors.latest_deals` at that version: the current deal row first.
     deals: list[Deal]
     # The current deal's engine state.
     state: engine.Deal
@@ -43,9 +46,21 @@ class Snapshot:
     # needs to decide without a read (a move itself reads the match under its lock).
     match: Match
 
-    @property
-    def version(self) -> int:
-        return self.match.version
+    @classmethod
+    def of(cls, match: Match, deals: list[Deal], state: engine.Deal) -> Snapshot:
+        """The state ``match`` is in now. The snapshot keeps a copy of the row: the caller's
+        instance goes on living (the answer refreshes it, a later move changes it), and a
+        version read off it later could name a state this one is not."""
+        return cls(match.version, deals, state, detached(match))
+
+
+def detached(match: Match) -> Match:
+    """A copy of ``match`` that later changes of the caller's instance do not reach."""
+    copied = copy.copy(match)
+    prefetched = getattr(match, "_prefetched_objects_cache", None)
+    if prefetched is not None:
+        copied._prefetched_objects_cache = dict(prefetched)
+    return copied
 
 
 _store: OrderedDict[uuid.UUID, Snapshot] = OrderedDict()
@@ -71,7 +86,7 @@ def give_back(snapshot: Snapshot) -> None:
 def keep_on_commit(match: Match, deals: list[Deal], state: engine.Deal) -> None:
     """Once the transaction commits, keep the state it leaves ``match`` in (locked by the
     caller, its seats loaded)."""
-    snapshot = Snapshot(deals, state, match)
+    snapshot = Snapshot.of(match, deals, state)
     transaction.on_commit(lambda: _put(snapshot))
 
 

@@ -11,10 +11,11 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 
+from games.access import cards_visible
 from games.admin.actions import abandon, export_json
 from games.admin.changelist import MatchListAdmin
 from games.admin.match_page import match_page
-from games.admin.replay import cards_visible, deal_page, replay
+from games.admin.replay import deal_page, replay
 from games.models import Match
 
 

@@ -9,8 +9,9 @@ from typing import Any
 from django.urls import reverse
 
 from games import engine, selectors
+from games.access import cards_visible
 from games.admin.faces import OUTCOME_LABELS, seat_names, suit_face
-from games.admin.replay import cards_visible, replay
+from games.admin.replay import replay
 from games.models import Action, ActionOrigin, DealStatus, Match
 
 

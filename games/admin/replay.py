@@ -11,7 +11,7 @@ from typing import Any
 
 from games import engine, selectors
 from games.admin.faces import OUTCOME_LABELS, RED_SUITS, card_face, seat_names, suit_face
-from games.models import Deal, DealStatus, Match, MatchStatus
+from games.models import Deal, DealStatus, Match
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,12 +81,6 @@ def _mismatches(row: Deal, deal: engine.Deal) -> list[str]:
         for name, stored, replayed in checks
         if stored != replayed
     ]
-
-
-def cards_visible(match: Match, deal_row: Deal) -> bool:
-    """A deal's cards are shown once nobody can still play it: it ended, or its match did.
-    Until then even staff must not see them, or they could tell a player."""
-    return deal_row.status != DealStatus.IN_PROGRESS or match.status != MatchStatus.ACTIVE
 
 
 def deal_page(match: Match, deal_row: Deal, checked: Replay) -> dict[str, Any]:

@@ -40,7 +40,7 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone
 from knox.models import AuthToken
 
-from games import notify, seating, selectors, services
+from games import access, notify, seating, selectors, services
 from games.api import serializers as s
 from games.errors import TooManyStreams
 from games.models import Match, MatchStatus, Visibility
@@ -152,14 +152,12 @@ class Follower:
         match = Match.objects.prefetch_related("seats").filter(pk=self.match_id).first()
         if match is None:
             return False
-        seat = selectors.seat_of(match, user)
-        if seat is not None:
-            services.seen(seat)
-            return True
-        if match.visibility == Visibility.PUBLIC:
+        found = access.access(match, user)
+        if found.seat is not None:
+            services.seen(found.seat)
+        elif match.visibility == Visibility.PUBLIC:
             seating.watching(match, user)
-            return True
-        return user.is_staff or match.created_by_id == user.pk
+        return found.allows(access.Permission.WATCH)
 
 
 # The latest check of each token's streams of a match in this process: when, and its verdict.

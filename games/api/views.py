@@ -28,7 +28,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import engine, seating, selectors, services, sweeper
+from games import access, engine, seating, selectors, services, sweeper
 from games.api import examples, streams
 from games.api import serializers as s
 from games.errors import (
@@ -98,21 +98,25 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 
 
 class MatchEndpoint(APIView):
-    """Loads the match named in the URL and the caller's seat before the handler runs, so no
-    handler can forget the check. Only a seated person may act; its seated people, its creator
-    and staff may read it; endpoints with ``requires_seat = False`` are open to anyone signed in
-    (a match's public facts, joining), and those with ``spectators = True`` to anyone signed in
-    watching a public match. Every request of a seated person counts as their presence."""
+    """Loads the match named in the URL and decides the caller's access to it before the
+    handler runs (games/access.py), so no handler can forget the check: ``permission`` is what
+    the endpoint needs. Every request of a seated person counts as their presence, and on
+    endpoints with ``counts_spectators`` every request about a public match of anyone else
+    signed in as watching it."""
 
-    requires_seat: ClassVar[bool] = True
+    permission: ClassVar[access.Permission] = access.Permission.READ
+    counts_spectators: ClassVar[bool] = False
     # A read of a match left stuck in its computer players' turns plays them (the embedded
     # default has no sweeper); the stream's admission, in a thread every stream shares, leaves
     # that to the other reads.
     resumes_stuck_bots: ClassVar[bool] = True
-    spectators: ClassVar[bool] = False
 
     match: Match
-    seat: Seat | None
+    access: access.Access
+
+    @property
+    def seat(self) -> Seat | None:
+        return self.access.seat
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
@@ -121,22 +125,14 @@ class MatchEndpoint(APIView):
             self.match = Match.objects.prefetch_related("seats").get(pk=kwargs["match_id"])
         except Match.DoesNotExist:
             raise MatchNotFound() from None
-        self.seat = selectors.seat_of(self.match, request.user)
+        self.access = access.require(self.match, request.user, self.permission)
         if self.seat is not None:
             services.seen(self.seat)
-        elif self.spectators and self.match.visibility == Visibility.PUBLIC:
+        elif self.counts_spectators and self.match.visibility == Visibility.PUBLIC:
             seating.watching(self.match, request.user)
-        elif not self._may_read_without_seat(request):
-            raise NotYourSeat()
         reading = request.method in ("GET", "HEAD")
         if reading and self.resumes_stuck_bots and sweeper.resume_if_stuck(self.match):
             self.match = Match.objects.prefetch_related("seats").get(pk=self.match.pk)
-
-    def _may_read_without_seat(self, request: Request) -> bool:
-        if not self.requires_seat:
-            return True
-        reading = request.method in ("GET", "HEAD")
-        return reading and (request.user.is_staff or self.match.created_by_id == request.user.pk)
 
 
 def etag_response(request: Request, data: Any) -> Response:
@@ -248,7 +244,7 @@ class MatchListCreateView(generics.GenericAPIView):
 
 
 class MatchDetailView(MatchEndpoint):
-    requires_seat = False
+    permission = access.Permission.FACTS
 
     @extend_schema(
         operation_id="getMatch", tags=["matches"], summary="Get a match",
@@ -261,7 +257,7 @@ class MatchDetailView(MatchEndpoint):
 
 
 class JoinMatchView(MatchEndpoint):
-    requires_seat = False
+    permission = access.Permission.FACTS
 
     @extend_schema(
         operation_id="joinMatch", tags=["matches"], summary="Join an open seat",
@@ -292,7 +288,7 @@ def _joined(seated: seating.Seated) -> Response:
 class InvitationView(MatchEndpoint):
     """The creator's invitation code of a private match waiting for people."""
 
-    requires_seat = False
+    permission = access.Permission.FACTS
 
     def _code(self, request: Request) -> str:
         if self.match.created_by_id != request.user.pk:
@@ -351,7 +347,7 @@ class InvitationJoinView(APIView):
 
 
 class CancelMatchView(MatchEndpoint):
-    requires_seat = False
+    permission = access.Permission.FACTS
 
     @extend_schema(
         operation_id="cancelMatch", tags=["tables"], summary="Cancel a match",
@@ -365,6 +361,8 @@ class CancelMatchView(MatchEndpoint):
 
 
 class LeaveMatchView(MatchEndpoint):
+    permission = access.Permission.ACT
+
     @extend_schema(
         operation_id="leaveMatch", tags=["tables"], summary="Leave the match",
         description=(
@@ -383,6 +381,8 @@ class LeaveMatchView(MatchEndpoint):
 
 
 class ReturnView(MatchEndpoint):
+    permission = access.Permission.ACT
+
     @extend_schema(
         operation_id="returnToSeat", tags=["tables"], summary="Take my seat back",
         description=(
@@ -399,8 +399,8 @@ class ReturnView(MatchEndpoint):
 
 
 class SpectateView(MatchEndpoint):
-    requires_seat = False
-    spectators = True
+    permission = access.Permission.FACTS
+    counts_spectators = True
 
     @extend_schema(
         operation_id="spectateMatch", tags=["tables"], summary="Watch a public match",
@@ -450,7 +450,8 @@ class SeatViewView(MatchEndpoint):
         if "seat" in query and query["seat"] != seat:
             if not request.user.is_staff:
                 raise NotYourSeat()
-            if self.match.status == MatchStatus.ACTIVE:
+            if not access.may_view_seat(self.match, self.access, query["seat"],
+                                        is_staff=True):
                 raise HandInPlay()
             seat = query["seat"]
             logger.info(
@@ -465,6 +466,8 @@ class SeatViewView(MatchEndpoint):
 
 
 class BidEstimateView(MatchEndpoint):
+    permission = access.Permission.SEAT
+
     @extend_schema(
         operation_id="getBidEstimate", tags=["play"], summary="Bid estimate",
         description=(
@@ -481,8 +484,7 @@ class BidEstimateView(MatchEndpoint):
             "best_trump": "H", "team": False})],
     )
     def get(self, request: Request, match_id: str) -> Response:
-        if self.seat is None:
-            raise NotYourSeat()
+        assert self.seat is not None
         if self.match.status != MatchStatus.ACTIVE:
             raise MatchNotActive()
         try:
@@ -686,7 +688,8 @@ class EventQuerySerializer(serializers.Serializer):
 
 
 class EventsView(MatchEndpoint):
-    spectators = True
+    permission = access.Permission.WATCH
+    counts_spectators = True
 
     @extend_schema(
         operation_id="listEvents", tags=["play"], summary="Event feed (long poll)",
@@ -772,7 +775,8 @@ STREAM_EXAMPLE = (
 
 
 class StreamView(MatchEndpoint):
-    spectators = True
+    permission = access.Permission.WATCH
+    counts_spectators = True
     resumes_stuck_bots = False
     content_negotiation_class = AnyAccept
     http_method_names: ClassVar[list[str]] = ["get"]

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import selectors
+from games import access, selectors
 from games import services as games_services
 from games.api import examples
 from games.api.views import (
@@ -188,10 +188,10 @@ class PlatformMatchView(PlatformEndpoint):
                                         "players": ["user-42", None, "user-7", None]})],
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match = Match.objects.prefetch_related("seats").filter(
-            pk=match_id, created_by=self.platform.user
-        ).first()
-        if match is None:
+        match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
+        if match is None or not access.access(match, self.platform.user).allows(
+            access.Permission.MANAGE
+        ):
             raise PlatformMatchNotFound()
         return Response(ps.PlatformMatchSerializer(platform_match(match)).data)
 

@@ -58,13 +58,16 @@ def play_match(
         assert seat is not None
         legal = [a for a in deal.legal_actions(seat) if a.kind != engine.ActionKind.REDEAL]
         acting = match.seats.get(index=seat)
-        services.submit_action(
-            match_id=match.id,
-            seat=seat,
-            action=choose(legal, rng),
-            user=acting.user,
-            expected_version=match.version,
-        )
+        action = choose(legal, rng)
+        if acting.user is None:
+            assert services.play_bot_turn(
+                match_id=match.id, version=match.version, choose=lambda *_, chosen=action: chosen
+            ) == match.version + 1
+        else:
+            services.submit_action(
+                match_id=match.id, seat=seat, action=action, user=acting.user,
+                expected_version=match.version,
+            )
     match.refresh_from_db()
     assert match.status == (MatchStatus.FINISHED if finish else MatchStatus.ACTIVE)
     return match

@@ -1,0 +1,119 @@
+"""Who may do what with a match: the one policy every entry point asks.
+
+The API's views, the move path under the match lock, the live stream, the admin's pages and
+the platforms' API all decide access here, from the caller's role at the match:
+
+- `Role.PLAYER`: a person seated at it (`LEAVER` once they left);
+- `Role.CREATOR`: the account that made it (a platform's account for a platform's match);
+- `Role.STAFF`: staff;
+- `Role.SPECTATOR`: anyone signed in, when the match is public;
+- `Role.STRANGER`: anyone else signed in.
+
+A person's seat decides before anything else: a seated creator or staff member is a player
+and reads their own seat only. Hidden cards are a separate rule (`cards_visible`,
+`may_view_seat`): while a deal is in play nobody, staff included, sees a hand but their own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+from games.errors import NotYourSeat
+from games.models import Deal, DealStatus, Match, MatchStatus, Seat, Visibility
+
+
+class Role(enum.StrEnum):
+    PLAYER = "player"
+    LEAVER = "leaver"
+    CREATOR = "creator"
+    STAFF = "staff"
+    SPECTATOR = "spectator"
+    STRANGER = "stranger"
+
+
+class Permission(enum.StrEnum):
+    # The public facts: the match's summary, joining an open seat, the creator's invitation
+    # and cancelling (the creator's own check is the service's: 403 `not_match_creator`).
+    FACTS = "facts"
+    # What only the table sees: the ended deals' records; a seat's view (staff read any seat
+    # once the match is over: `may_view_seat`).
+    READ = "read"
+    # A seat's own reads: the bid estimate of its hand.
+    SEAT = "seat"
+    # The history as it happens: the event feed and the live stream.
+    WATCH = "watch"
+    # Moves, leaving and coming back.
+    ACT = "act"
+    # The platform's own reads of its matches.
+    MANAGE = "manage"
+
+
+POLICY: dict[Permission, frozenset[Role]] = {
+    Permission.FACTS: frozenset(Role),
+    Permission.READ: frozenset({Role.PLAYER, Role.LEAVER, Role.CREATOR, Role.STAFF}),
+    Permission.SEAT: frozenset({Role.PLAYER, Role.LEAVER}),
+    Permission.WATCH: frozenset(
+        {Role.PLAYER, Role.LEAVER, Role.CREATOR, Role.STAFF, Role.SPECTATOR}
+    ),
+    Permission.ACT: frozenset({Role.PLAYER}),
+    Permission.MANAGE: frozenset({Role.CREATOR}),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Access:
+    """The caller's standing at a match: their role and, if they sit at it, their seat."""
+
+    role: Role
+    seat: Seat | None
+
+    def allows(self, permission: Permission) -> bool:
+        return self.role in POLICY[permission]
+
+
+def access(match: Match, user: AbstractBaseUser | AnonymousUser) -> Access:
+    """The role of ``user`` at ``match`` (its seats loaded or not)."""
+    seat = next((seat for seat in match.seats.all() if seat.user_id == user.pk), None)
+    if seat is not None:
+        return Access(Role.PLAYER if seat.left_at is None else Role.LEAVER, seat)
+    if match.created_by_id == user.pk:
+        return Access(Role.CREATOR, None)
+    if user.is_staff:
+        return Access(Role.STAFF, None)
+    if match.visibility == Visibility.PUBLIC:
+        return Access(Role.SPECTATOR, None)
+    return Access(Role.STRANGER, None)
+
+
+def require(
+    match: Match, user: AbstractBaseUser | AnonymousUser, permission: Permission
+) -> Access:
+    """`access`, refused with 403 `not_your_seat` unless it allows ``permission``."""
+    found = access(match, user)
+    if not found.allows(permission):
+        raise NotYourSeat()
+    return found
+
+
+def acting_seat(match: Match, user: AbstractBaseUser) -> Seat:
+    """The seat ``user`` acts at (under the match lock): their own, still taken."""
+    found = require(match, user, Permission.ACT)
+    assert found.seat is not None
+    return found.seat
+
+
+def cards_visible(match: Match, deal: Deal) -> bool:
+    """A deal's hidden cards are shown once nobody can still play it: it ended, or its match
+    did. Until then even staff must not see them, or they could tell a player."""
+    return deal.status != DealStatus.IN_PROGRESS or match.status != MatchStatus.ACTIVE
+
+
+def may_view_seat(match: Match, found: Access, seat: int, *, is_staff: bool) -> bool:
+    """Whether a caller of standing ``found`` may read ``seat``'s view: their own seat; staff
+    any seat once the match is over."""
+    if found.seat is not None and found.seat.index == seat:
+        return True
+    return is_staff and match.status != MatchStatus.ACTIVE

@@ -1,0 +1,364 @@
+"""The one way any change reaches a match: a unit of work.
+
+    with changing(match_id) as unit:   # one transaction; the match row locked, its seats loaded
+        unit.apply(seat, action)       # the engine applies it; the action, the deal's progress
+                                       # and a deal's end are recorded
+    # committed: the state is kept, the version announced, the computer players sent their turn
+
+A person's action, a computer player's turn, a clock running out, a seat going on autopilot or
+coming back, a person leaving, a table filling up and starting, a match abandoned or cancelled:
+each walks the same steps, in the same order.
+1. Lock the match row (its seats read after the lock, as its last holder left them).
+2. Take the current deal's state when the change needs it: the one this process's last change
+   of the match left (games/snapshots.py), brought up to date, or read and replayed. It is
+   always exactly the replay of the log at the locked version.
+3. Change: engine actions, seats, status. The `match_progressed` receivers (the platforms'
+   webhooks) write their events in the same transaction.
+4. Leaving the block writes the match row once. Once committed, the state is kept for the next
+   change, every new version is announced to the feed's waiters and streams, and the computer
+   players are sent their turn when it is theirs. A change that raises rolls back and leaves
+   no state behind (the next change replays).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import logging
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.db import transaction
+from django.db.models import prefetch_related_objects
+from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerUnavailable
+
+from games import clock, engine, notify, selectors, signals, snapshots
+from games.computer_players import computer_players
+from games.engine.shuffle import deck_commitment, new_salt
+from games.errors import ActionRefused, MatchNotFound
+from games.models import Action, ActionOrigin, Deal, DealStatus, Match, MatchStatus, Seat
+
+logger = logging.getLogger(__name__)
+
+# What ending a match (abandoned, cancelled) changes on its row.
+_ENDING = ["status", "finished_at", "turn_deadline", "invitation_code", "fill_bots_at", "version"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """A match as a change left it, for an answer built after the transaction: nothing here
+    changes when the next change of the match takes the kept state."""
+
+    match: Match
+    deals: list[Deal]
+    seat: int
+    # The seat's observation of the deal in play; None once the match is over.
+    observation: engine.Observation | None
+
+
+@contextmanager
+def changing(match_id: uuid.UUID | str, *, sends_bots: bool = True) -> Iterator[MatchUnit]:
+    """A unit of work on the match ``match_id`` (MatchNotFound if there is none). With
+    ``sends_bots`` False the computer players' turn that follows is left to the caller (their
+    own task plays on)."""
+    with transaction.atomic():
+        unit = MatchUnit(lock(match_id), sends_bots=sends_bots)
+        yield unit
+        unit.close()
+
+
+@contextmanager
+def creating(match: Match) -> Iterator[MatchUnit]:
+    """A unit of work on a match made in the caller's transaction: nobody else sees it yet."""
+    with transaction.atomic(savepoint=False):
+        unit = MatchUnit(match, sends_bots=True)
+        yield unit
+        unit.close()
+
+
+def lock(match_id: uuid.UUID | str) -> Match:
+    """The match row locked, its seats loaded after the lock: one query serves every later
+    look-up of the change."""
+    try:
+        match = Match.objects.select_for_update().get(pk=match_id)
+    except (Match.DoesNotExist, ValueError):
+        raise MatchNotFound() from None
+    prefetch_related_objects([match], "seats")
+    return match
+
+
+class MatchUnit:
+    def __init__(self, match: Match, *, sends_bots: bool) -> None:
+        self.match = match
+        self.sends_bots = sends_bots
+        self._deals: list[Deal] | None = None
+        self._state: engine.Deal | None = None
+        self._fields: set[str] = set()
+        self._announcements: list[tuple[int, str, dict[str, Any] | None]] = []
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def seat(self, index: int) -> Seat:
+        return next(seat for seat in self.match.seats.all() if seat.index == index)
+
+    @property
+    def deals(self) -> list[Deal]:
+        """`selectors.latest_deals` at the locked version, the current deal first."""
+        self._load()
+        assert self._deals is not None
+        return self._deals
+
+    @property
+    def state(self) -> engine.Deal | None:
+        """The current deal's engine state; None once the match is over."""
+        self._load()
+        return self._state
+
+    def use_state(self, deals: list[Deal], state: engine.Deal) -> None:
+        """The state a decision was taken on outside the lock, at the version now locked:
+        every write to a match moves its version on, so it is still what the rows say."""
+        self._deals, self._state = deals, state
+
+    def outcome(self, seat: int) -> Outcome:
+        state = self.state if self.match.status == MatchStatus.ACTIVE else None
+        return Outcome(
+            snapshots.detached(self.match),
+            [copy.copy(row) for row in self.deals],
+            seat,
+            None if state is None else state.observation(seat),
+        )
+
+    def _load(self) -> None:
+        if self._deals is not None:
+            return
+        taken = snapshots.take(self.match.id, self.match.version)
+        if taken is not None and (
+            taken.version == self.match.version or _catch_up(self.match, taken)
+        ):
+            self._deals, self._state = taken.deals, taken.state
+            return
+        self._deals = selectors.latest_deals(self.match)
+        current = self._deals[0]
+        self._state = (
+            selectors.replay_deal(self.match, current)
+            if current.status == DealStatus.IN_PROGRESS else None
+        )
+
+    # --- changing --------------------------------------------------------------------------
+
+    def apply(self, seat: int, action: engine.Action, *, origin: str = ActionOrigin.PLAYER) -> None:
+        """Apply ``action`` at ``seat`` and record it: the action, the deal's progress, and a
+        deal's end (the next deal dealt, or the match finished). ActionRefused, changing
+        nothing, when the engine refuses it."""
+        match, deals, state = self.match, self.deals, self.state
+        assert state is not None, "only a match in play takes actions"
+        deal_row = deals[0]
+        try:
+            state.apply(seat, action)
+        except engine.IllegalAction as error:
+            raise ActionRefused(error) from None
+        match.version += 1
+        row = Action.objects.create(
+            match=match, deal=deal_row, sequence=len(state.log), version=match.version,
+            seat=seat, kind=action.kind.value,
+            payload={k: v for k, v in action.to_dict().items() if k != "kind"},
+            origin=origin,
+        )
+        _record_progress(deal_row, state)
+        ended = deal_row if state.is_over else None
+        if state.is_over:
+            self._end_deal(deal_row, state)
+        self._set_deadline()
+        self._fields.update(selectors.MATCH_STATE)
+        dummy_plays = bool(match.rules.get("partnership_dummy"))
+        self._announcements.append(
+            (match.version, match.status, selectors.feed_event(row, dummy_plays))
+        )
+        signals.match_progressed.send(
+            sender=Match, match=match, seat=seat, origin=origin, ended_deal=ended,
+            current=self._state,
+        )
+
+    def start(self) -> None:
+        """Start the match once no seat is open: the first deal is dealt."""
+        match = self.match
+        if match.open_seats:
+            return
+        match.status = MatchStatus.ACTIVE
+        # Nobody joins a full table: its invitation and the wait for computer players are over.
+        match.invitation_code = None
+        match.fill_bots_at = None
+        deal_row = _deal(match, dealer=match.first_dealer, number=1)
+        self._deals, self._state = [deal_row], engine.Deal(selectors.deal_start(match, deal_row))
+        prefetch_related_objects([match], "seats")
+        self._set_deadline()
+        self._fields.update(["status", "invitation_code", "fill_bots_at", "turn_deadline"])
+        signals.match_progressed.send(
+            sender=Match, match=match, seat=None, origin=None, ended_deal=None,
+            current=self._state,
+        )
+
+    def turn_changed(self) -> None:
+        """Who plays a seat changed (a person left, went on autopilot or came back): no new
+        version, the deal is as it was; the clock starts for a person now to act, and a
+        computer player now to act is sent its turn."""
+        self._load()
+        self._set_deadline()
+        self._fields.add("turn_deadline")
+
+    def end(self, status: str) -> None:
+        """The match stops here (abandoned, cancelled); its log stays for review."""
+        match = self.match
+        match.status = status
+        match.finished_at = timezone.now()
+        match.turn_deadline = None
+        match.invitation_code = None
+        match.fill_bots_at = None
+        match.version += 1
+        self._fields.update(_ENDING)
+        self._announcements.append((match.version, match.status, None))
+
+    def touch(self, *fields: str) -> None:
+        """``fields`` of the row changed with no new version (a seat taken, an invitation):
+        `updated_at` tells the readers (see `selectors._consistent`)."""
+        self._fields.update(fields)
+
+    # --- closing ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        match = self.match
+        if self._fields:
+            match.save(update_fields=sorted(self._fields | {"updated_at"}))
+        live = match.status == MatchStatus.ACTIVE and self._state is not None
+        if live:
+            snapshots.keep_on_commit(match, self.deals, self._state)
+        for version, status, event in self._announcements:
+            _announce_on_commit(match.id, version, status, event)
+        if live and self.sends_bots and selectors.bot_seat(match, self._state) is not None:
+            match_id, version = str(match.id), match.version
+            transaction.on_commit(lambda: _send_bot_turns(match_id, version))
+
+    def _set_deadline(self) -> None:
+        self.match.turn_deadline = clock.deadline(self.match, self._state, timezone.now())
+
+    def _end_deal(self, deal_row: Deal, state: engine.Deal) -> None:
+        """Record the end of a deal and deal the next one, or finish the match."""
+        match = self.match
+        deal_row.finished_at = timezone.now()
+        if state.phase == engine.Phase.REDEALT:
+            deal_row.status = DealStatus.REDEALT
+        else:
+            assert state.score is not None
+            deal_row.status = DealStatus.FINISHED
+            deal_row.scores = list(state.score.points)
+            deal_row.outcomes = [outcome.value for outcome in state.score.outcomes]
+            match.totals = [a + b for a, b in zip(match.totals, state.score.points, strict=True)]
+        deal_row.save()
+        finished = match.deals.filter(status=DealStatus.FINISHED).count()
+        if finished == match.deal_count:
+            match.status = MatchStatus.FINISHED
+            match.finished_at = timezone.now()
+            match.ranking = list(
+                engine.ranking(
+                    match.totals, state.tricks_won, partnership=state.rules.is_partnership
+                )
+            )
+            self._deals, self._state = [deal_row], None
+            return
+        dealer, number = engine.following_deal(
+            state.rules, deal_row.dealer, deal_row.number, state.phase == engine.Phase.REDEALT
+        )
+        next_row = _deal(match, dealer=dealer, number=number)
+        self._deals = [next_row, deal_row]
+        self._state = engine.Deal(selectors.deal_start(match, next_row))
+
+
+def _catch_up(match: Match, snapshot: snapshots.Snapshot) -> bool:
+    """Apply to ``snapshot`` the actions made since it (by another process), when they are all
+    of its current deal and leave it in play; False, the snapshot spoilt, otherwise."""
+    current = snapshot.deals[0]
+    since = list(
+        Action.objects.filter(match_id=match.pk, version__gt=snapshot.version)
+        .order_by("version").values_list("version", "deal_id", "seat", "kind", "payload")
+    )
+    expected = list(range(snapshot.version + 1, match.version + 1))
+    if [row[0] for row in since] != expected or any(row[1] != current.pk for row in since):
+        return False
+    try:
+        for _, _, seat, kind, payload in since:
+            snapshot.state.apply(seat, engine.action_from_dict({"kind": kind, **payload}))
+    except engine.IllegalAction:
+        logger.error("a snapshot disagrees with the log", extra={"match_id": str(match.pk)})
+        return False
+    if snapshot.state.is_over:
+        return False
+    # The deal row as those actions' own transactions wrote it.
+    for name, value in _progress(snapshot.state).items():
+        setattr(current, name, value)
+    return True
+
+
+def _deal(match: Match, *, dealer: int, number: int) -> Deal:
+    rules = selectors.table_rules(match)
+    start = engine.DealStart.shuffle(rules, dealer, number)
+    assert start.deck is not None
+    deck_text = " ".join(str(engine.Card(index)) for index in start.deck)
+    salt = new_salt()
+    sequence = match.deals.count() + 1
+    return Deal.objects.create(
+        match=match,
+        sequence=sequence,
+        number=number,
+        dealer=dealer,
+        deck=deck_text.split(),
+        salt=salt,
+        commitment=deck_commitment(deck_text, salt),
+        hands=start.to_dict()["hands"],
+    )
+
+
+def _record_progress(deal_row: Deal, deal: engine.Deal) -> None:
+    """Copy what the engine now knows about the contract and tricks onto the deal row (for
+    listings and review), writing only when something changed: most cards change nothing."""
+    progress = _progress(deal)
+    changed = [name for name, value in progress.items() if getattr(deal_row, name) != value]
+    for name in changed:
+        setattr(deal_row, name, progress[name])
+    if changed and not deal.is_over:  # an ended deal is saved whole by `_end_deal`
+        deal_row.save(update_fields=changed)
+
+
+def _progress(deal: engine.Deal) -> dict[str, Any]:
+    return {
+        "declarer": deal.declarer,
+        "bid": deal.bid,
+        "trump": deal.trump.letter if deal.trump is not None else "",
+        "announcements": (
+            list(deal.announcements) if deal.rules.spades_announcements else None
+        ),
+        "tricks": deal.tricks_won,
+    }
+
+
+def _announce_on_commit(
+    match_id: uuid.UUID, version: int, status: str, event: dict[str, Any] | None
+) -> None:
+    """Once committed, announce the match's new version, made by the action ``event`` (as the
+    feed lists it) or by none: it wakes the feed's long polls and live streams
+    (games/notify.py)."""
+    transaction.on_commit(lambda: notify.announce(match_id, version, status=status, event=event))
+
+
+def _send_bot_turns(match_id: str, version: int) -> None:
+    try:
+        computer_players().send_turns(match_id, version)
+    except BrokerUnavailable:
+        # The move is committed: failing the request now would report an applied move as an
+        # error. The sweeper (games/sweeper.py) sends the turn again once the broker is back.
+        logger.warning(
+            "bot turn not queued: broker unavailable",
+            extra={"match_id": match_id, "version": version},
+        )
