@@ -11,7 +11,7 @@ from typing import Any
 from celery import Celery, Task
 from celery.signals import setup_logging, task_prerun, worker_init
 
-from batak_api.logs import replace_log_context
+from games.log_context import replace_log_context
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "batak_api.settings")
 

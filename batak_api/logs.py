@@ -1,58 +1,35 @@
 """Structured logs: one JSON object a line, carrying the request, match or task it belongs to.
 
 Code logs as usual (`logger.info("bot turn not queued", extra={...})`); `ContextFilter` adds the
-ids bound for the current request or task (`log_context`, `add_log_context`), and
-`JsonFormatter` writes the record, its extras and those ids as one line. This module is imported
-by the logging configuration, gunicorn's included, so it must not need Django set up.
+ids bound for the current request or task (`games.log_context`, where the apps bind them), and
+`JsonFormatter` writes the record, its extras and those ids as one line; `RequestLogMiddleware`
+binds a request's ids and logs the request. This module is imported by the logging
+configuration, gunicorn's included, so it must not need Django set up.
 """
 
 from __future__ import annotations
 
-import contextvars
 import json
 import logging
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from games.log_context import add_log_context, current_log_context, log_context
+
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
-
-_context: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
-    "log_context", default=None
-)
 
 # Attributes every LogRecord has; anything else on a record came from `extra=` or the context.
 _STANDARD = frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 
 
-@contextmanager
-def log_context(**fields: Any) -> Iterator[None]:
-    """Bind ``fields`` to every record logged inside the block (in this thread or task)."""
-    token = _context.set({**(_context.get() or {}), **fields})
-    try:
-        yield
-    finally:
-        _context.reset(token)
-
-
-def add_log_context(**fields: Any) -> None:
-    """Bind more fields until the enclosing `log_context` ends."""
-    _context.set({**(_context.get() or {}), **fields})
-
-
-def replace_log_context(**fields: Any) -> None:
-    """Start afresh with ``fields``: for a worker process that runs one task after another."""
-    _context.set(fields)
-
-
 class ContextFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        for name, value in (_context.get() or {}).items():
+        for name, value in current_log_context().items():
             if not hasattr(record, name):
                 setattr(record, name, value)
         return True

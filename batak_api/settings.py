@@ -13,44 +13,34 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from batak_api import jobs
+from batak_api.env import Env
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
-def env_list(name: str, default: str) -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
-
-
-def env_float(name: str, default: float) -> float:
-    return float(os.environ.get(name) or default)
-
+env = Env()
 
 # Core
 
 INSECURE_DEV_SECRET_KEY = "django-insecure-batak-local-development-only"
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", INSECURE_DEV_SECRET_KEY)
-DEBUG = env_bool("DJANGO_DEBUG", default=True)
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default=INSECURE_DEV_SECRET_KEY)
+DEBUG = env.bool("DJANGO_DEBUG", default=True)
 if not DEBUG and SECRET_KEY == INSECURE_DEV_SECRET_KEY:
     # The dev key is public, so a non-debug deployment without its own key could forge sessions.
     raise ImproperlyConfigured("Set DJANGO_SECRET_KEY when DJANGO_DEBUG is false.")
-ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
-CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", "")
+ALLOWED_HOSTS = env.list(
+    "DJANGO_ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"]
+)
+CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
 if not DEBUG:
     # TLS ends at the proxy in front of the service; it tells us the original scheme.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+    SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
     # Probes call the container over plain HTTP and must get their answer, not a redirect.
     SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
-    SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_SECURE_HSTS_SECONDS", "31536000"))
-    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
-    SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", default=True)
+    SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
 
@@ -72,6 +62,8 @@ INSTALLED_APPS = [
     # Partner platforms' keys: djangorestframework-api-key (platforms/authentication.py).
     "rest_framework_api_key",
     "platforms.apps.PlatformsConfig",
+    # The periodic jobs' in-process runner (batak_api/jobs.py).
+    "batak_api.apps.ServiceConfig",
 ]
 
 MIDDLEWARE = [
@@ -115,9 +107,11 @@ TEMPLATES = [
 # Database
 
 DATABASES = {
+    # dj-database-url rather than environ's db_url: the README promises its URLs, and environ's
+    # differs (it leaves a percent-encoded socket path encoded, passes unknown schemes through).
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")),
+        conn_max_age=env.int("DATABASE_CONN_MAX_AGE", default=0),
         conn_health_checks=True,
     ),
 }
@@ -166,7 +160,7 @@ USE_TZ = True
 # Static files
 
 STATIC_URL = "static/"
-STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT") or BASE_DIR / "staticfiles")
+STATIC_ROOT = Path(env.str("DJANGO_STATIC_ROOT", default=None) or BASE_DIR / "staticfiles")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # Production serves `collectstatic`'s compressed, content-hashed copies (WhiteNoise, with
@@ -180,7 +174,7 @@ STORAGES = {
 
 # Cache: API throttling counters, the bot sweeper's notes
 
-REDIS_URL = os.environ.get("REDIS_URL", "")
+REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -198,14 +192,15 @@ else:
 
 # Failed log-ins before a lock-out, per username and per client address, and its window
 # (games/api/lockout.py).
-LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", 5))
-LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("LOGIN_FAILURES_PER_ADDRESS", 20))
-LOGIN_LOCKOUT_SECONDS = int(os.environ.get("LOGIN_LOCKOUT_SECONDS", 15 * 60))
+LOGIN_FAILURES_PER_ACCOUNT = env.int("LOGIN_FAILURES_PER_ACCOUNT", default=5)
+LOGIN_FAILURES_PER_ADDRESS = env.int("LOGIN_FAILURES_PER_ADDRESS", default=20)
+LOGIN_LOCKOUT_SECONDS = env.int("LOGIN_LOCKOUT_SECONDS", default=15 * 60)
 
 # Tokens (django-rest-knox): only a hash is stored; a token lapses after TOKEN_TTL_DAYS without
 # use (each use, at most hourly, moves its expiry on), and can be revoked (`/auth/logout`).
 REST_KNOX = {
-    "TOKEN_TTL": timedelta(days=float(os.environ.get("TOKEN_TTL_DAYS", 30))),
+    # Unlike env.float's, an empty value is refused here.
+    "TOKEN_TTL": timedelta(days=env("TOKEN_TTL_DAYS", cast=float, default=30)),
     "AUTO_REFRESH": True,
     "MIN_REFRESH_INTERVAL": 3600,
     "AUTH_HEADER_PREFIX": "Token",
@@ -213,25 +208,25 @@ REST_KNOX = {
 
 # A platform's player token (PUT /platform/players/{id}) lapses this long after it is issued;
 # use does not extend it.
-PLATFORM_PLAYER_TOKEN_MINUTES = int(env_float("PLATFORM_PLAYER_TOKEN_MINUTES", 60))
+PLATFORM_PLAYER_TOKEN_MINUTES = int(env.float("PLATFORM_PLAYER_TOKEN_MINUTES", 60))
 
 # Webhooks to platforms (platforms/webhooks.py): seconds to wait for a receiver, the delays
 # between attempts (about a day in all; then the delivery is marked failed), and how often the
-# embedded default's delivery thread looks for due ones.
-WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 5)
-WEBHOOK_RETRY_SECONDS = os.environ.get(
-    "WEBHOOK_RETRY_SECONDS", "5,30,120,600,1800,3600,7200,14400,28800,28800"
+# periodic sweep looks for due ones.
+WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", 5)
+WEBHOOK_RETRY_SECONDS = env.str(
+    "WEBHOOK_RETRY_SECONDS", default="5,30,120,600,1800,3600,7200,14400,28800,28800"
 )
-WEBHOOK_SWEEP_INTERVAL_SECONDS = env_float("WEBHOOK_SWEEP_INTERVAL_SECONDS", 1)
+WEBHOOK_SWEEP_INTERVAL_SECONDS = env.float("WEBHOOK_SWEEP_INTERVAL_SECONDS", 1)
 # The embedded default's delivery thread (scaled out, workers deliver).
-WEBHOOK_THREAD = env_bool("WEBHOOK_THREAD", True)
+WEBHOOK_THREAD = env.bool("WEBHOOK_THREAD", default=True)
 # Whether webhooks may go to loopback, private or link-local addresses: only while developing
 # (and in tests, whose receivers are on loopback); never let a platform aim the service at its
 # own network in production.
-WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env_bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", DEBUG)
+WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env.bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=DEBUG)
 
 # A larger API request body is refused with 413 before it is read (batak_api/limits.py).
-API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", 64 * 1024))
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -250,13 +245,13 @@ REST_FRAMEWORK = {
     # Per client IP for sign-up and log-in, per account for everything else. Debug runs (the
     # development server, the test suite) leave them off unless set; a rate of None is no limit.
     "DEFAULT_THROTTLE_RATES": {
-        "anon": os.environ.get("THROTTLE_ANON_RATE") or (None if DEBUG else "30/minute"),
-        "user": os.environ.get("THROTTLE_USER_RATE") or (None if DEBUG else "600/minute"),
+        "anon": env.str("THROTTLE_ANON_RATE", default=None) or (None if DEBUG else "30/minute"),
+        "user": env.str("THROTTLE_USER_RATE", default=None) or (None if DEBUG else "600/minute"),
     },
     # The client address is the peer address unless the deployment says how many proxies in
     # front append to X-Forwarded-For: trusting the header with no proxy there would let any
-    # client name a new address per request and escape the throttle.
-    "NUM_PROXIES": int(os.environ.get("DJANGO_NUM_PROXIES") or 0),
+    # client name a new address per request and escape the throttle. (Empty counts as 0.)
+    "NUM_PROXIES": env.int("DJANGO_NUM_PROXIES", default=None) or 0,
 }
 
 SPECTACULAR_SETTINGS = {
@@ -328,7 +323,7 @@ CELERY_TASK_SOFT_TIME_LIMIT = 20
 # A worker started before Redis is reachable keeps retrying instead of exiting.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Several deployments (or test runs) can share one Redis by using queues of their own.
-CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="celery")
 # Handing a bot its turn happens inside a person's request: with Redis unreachable, give up in
 # about a second (the sweeper re-sends the turn) instead of holding the request.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 0.5}
@@ -350,54 +345,44 @@ CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 COMPUTER_PLAYERS = "bots.interface"
 # What one account may keep going (games/services.py): matches waiting or in play, and deals of
 # computer players in them (each computer seat counts its match's deals).
-MAX_UNFINISHED_MATCHES = int(os.environ.get("MAX_UNFINISHED_MATCHES", 10))
-MAX_BOT_SEAT_DEALS = int(os.environ.get("MAX_BOT_SEAT_DEALS", 3 * 52))
-BOT_STALE_AFTER_SECONDS = env_float("BOT_STALE_AFTER_SECONDS", 15)
-BOT_SWEEP_INTERVAL_SECONDS = env_float("BOT_SWEEP_INTERVAL_SECONDS", 5)
+MAX_UNFINISHED_MATCHES = env.int("MAX_UNFINISHED_MATCHES", default=10)
+MAX_BOT_SEAT_DEALS = env.int("MAX_BOT_SEAT_DEALS", default=3 * 52)
+BOT_STALE_AFTER_SECONDS = env.float("BOT_STALE_AFTER_SECONDS", 15)
+BOT_SWEEP_INTERVAL_SECONDS = env.float("BOT_SWEEP_INTERVAL_SECONDS", 5)
 # Tables between people (games/clock.py, games/seating.py). A turn clock gives a person this
 # many seconds per call (`bid`: bids, passes, trumps, announcements) and per card, unless the
 # match sets its own; matches with one person and no open seat have none by default.
-CLOCK_DEFAULT = {"bid": int(env_float("CLOCK_BID_SECONDS", 20)),
-                 "card": int(env_float("CLOCK_CARD_SECONDS", 30))}
+CLOCK_DEFAULT = {"bid": int(env.float("CLOCK_BID_SECONDS", 20)),
+                 "card": int(env.float("CLOCK_CARD_SECONDS", 30))}
 # Timeouts in a row after which a computer player keeps the seat until its person is back.
-AUTOPILOT_AFTER_TIMEOUTS = int(env_float("AUTOPILOT_AFTER_TIMEOUTS", 2))
+AUTOPILOT_AFTER_TIMEOUTS = int(env.float("AUTOPILOT_AFTER_TIMEOUTS", 2))
 # A person (or spectator) counts as connected this long after their last request.
-PRESENCE_SECONDS = env_float("PRESENCE_SECONDS", 45)
-# Scaled out, beat runs the clocks this often; on the embedded default a thread of the serving
-# process does (CLOCK_TIMER), looking that often.
-CLOCK_SWEEP_INTERVAL_SECONDS = env_float("CLOCK_SWEEP_INTERVAL_SECONDS", 1)
-CLOCK_TIMER = env_bool("CLOCK_TIMER", not REDIS_URL)
+PRESENCE_SECONDS = env.float("PRESENCE_SECONDS", 45)
+# How often the clocks are looked at (a periodic job; in-process it also wakes for the next
+# deadline).
+CLOCK_SWEEP_INTERVAL_SECONDS = env.float("CLOCK_SWEEP_INTERVAL_SECONDS", 1)
+# Whether a thread of the serving process runs the periodic jobs (batak_api/jobs.py): on the
+# embedded default; scaled out, beat and the workers do.
+IN_PROCESS_JOBS = env.bool("IN_PROCESS_JOBS", default=not REDIS_URL)
 # The live stream (games/api/streams.py): a comment line this often keeps proxies from closing
 # a quiet stream; an ASGI server ends a stream after STREAM_MAX_SECONDS (a WSGI server after
 # 30 s, as it holds a thread), and the client resumes it with Last-Event-ID. One server process
 # keeps at most STREAM_MAX_PER_ACCOUNT streams of one account open.
-STREAM_HEARTBEAT_SECONDS = env_float("STREAM_HEARTBEAT_SECONDS", 15)
-STREAM_MAX_SECONDS = env_float("STREAM_MAX_SECONDS", 3600)
-STREAM_MAX_PER_ACCOUNT = int(env_float("STREAM_MAX_PER_ACCOUNT", 20))
-CELERY_BEAT_SCHEDULE = {
-    "sweep-bot-turns": {
-        "task": "bots.tasks.sweep_bot_turns",
-        "schedule": BOT_SWEEP_INTERVAL_SECONDS,
-        # A sweep still queued when the next is due is dropped, so a backlog does not grow.
-        "options": {"expires": BOT_SWEEP_INTERVAL_SECONDS},
-    },
-    "sweep-webhooks": {
-        "task": "platforms.tasks.sweep_webhooks",
-        "schedule": 5.0,
-        "options": {"expires": 5.0},
-    },
-    "run-clocks": {
-        "task": "bots.tasks.run_clocks",
-        "schedule": CLOCK_SWEEP_INTERVAL_SECONDS,
-        "options": {"expires": CLOCK_SWEEP_INTERVAL_SECONDS},
-    },
-}
+STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", 15)
+STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", 3600)
+STREAM_MAX_PER_ACCOUNT = int(env.float("STREAM_MAX_PER_ACCOUNT", 20))
+# The periodic jobs (batak_api/jobs.py): beat sends them scaled out.
+CELERY_BEAT_SCHEDULE = jobs.beat_schedule({
+    "CLOCK_SWEEP_INTERVAL_SECONDS": CLOCK_SWEEP_INTERVAL_SECONDS,
+    "BOT_SWEEP_INTERVAL_SECONDS": BOT_SWEEP_INTERVAL_SECONDS,
+    "WEBHOOK_SWEEP_INTERVAL_SECONDS": WEBHOOK_SWEEP_INTERVAL_SECONDS,
+})
 
 # Logging
 
-LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").upper()
 # JSON lines for log collectors in production; a readable line while developing.
-LOG_FORMAT = os.environ.get("LOG_FORMAT") or ("console" if DEBUG else "json")
+LOG_FORMAT = env.str("LOG_FORMAT", default=None) or ("console" if DEBUG else "json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

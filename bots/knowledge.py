@@ -9,8 +9,9 @@ to one seat, and the samplers deal only worlds that respect every one of them.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
-from games.engine import Observation, TrumpLead
+from games.engine import Card, Observation, TableRules, TrumpLead
 from games.engine.cards import FULL_DECK, SUIT_MASKS
 from games.engine.play import ABOVE, honours_mask
 
@@ -37,51 +38,77 @@ def forbidden_by_play(observation: Observation) -> list[int]:
     forbidden = [0, 0, 0, 0]
     if observation.trump is None:
         return forbidden
-    rules = observation.rules
     trump = int(observation.trump)
-    trumps = SUIT_MASKS[trump]
-    honours = honours_mask(trump)
-    broken = False
     tricks = list(observation.tricks)
     if observation.current_trick is not None and observation.current_trick.plays:
         tricks.append(observation.current_trick)
+    broken = False
     for trick in tricks:
-        led = best_led = best_trump = -1
-        for position, (seat, card) in enumerate(trick.plays):
-            index = card.index
-            suit = index // 13
-            if position == 0:
-                restricted = rules.trump_lead == TrumpLead.AFTER_BROKEN and not broken
-                honour_lead = rules.akq_trump_lead and (1 << index) & honours
-                if suit == trump and restricted and not honour_lead:
-                    forbidden[seat] |= FULL_DECK & ~trumps  # only trumps were left
-                led, best_led = suit, index
-                best_trump = index if suit == trump else -1
-                continue
-            if suit == led:
-                must_beat = rules.must_beat_in_suit and (
-                    best_trump < 0 or led == trump or rules.must_beat_after_trumped
-                )
-                if must_beat and index < best_led:
-                    forbidden[seat] |= ABOVE[best_led]
-            else:
-                forbidden[seat] |= SUIT_MASKS[led]
-                if suit != trump:
-                    if best_trump >= 0 and rules.must_overtrump:
-                        forbidden[seat] |= ABOVE[best_trump]
-                        if rules.must_trump_when_cannot_overtrump:
-                            forbidden[seat] |= trumps
-                    elif rules.must_trump:
-                        forbidden[seat] |= trumps
-                elif best_trump >= 0 and rules.must_overtrump and index < best_trump:
-                    forbidden[seat] |= ABOVE[best_trump]
-            if suit == trump and index > best_trump:
-                best_trump = index
-            if suit == led and index > best_led:
-                best_led = index
-        if len(trick.plays) == 4 and best_trump >= 0:
+        trumped = _read_trick(trick.plays, observation.rules, trump, broken, forbidden)
+        if len(trick.plays) == 4 and trumped:
             broken = True
     return forbidden
+
+
+def _read_trick(
+    plays: Sequence[tuple[int, Card]], rules: TableRules, trump: int, broken: bool,
+    forbidden: list[int],
+) -> bool:
+    """Add to ``forbidden`` what the plays of one trick reveal; whether a trump lies in it."""
+    leader, lead = plays[0]
+    best_led = lead.index
+    led = best_led // 13
+    best_trump = best_led if led == trump else -1
+    if led == trump:
+        forbidden[leader] |= _forbidden_by_trump_lead(rules, trump, best_led, broken)
+    for seat, card in plays[1:]:
+        index = card.index
+        suit = index // 13
+        if suit == led:
+            forbidden[seat] |= _forbidden_by_following(
+                rules, led, trump, best_led, best_trump, index
+            )
+        else:
+            forbidden[seat] |= SUIT_MASKS[led] | _forbidden_by_void(
+                rules, trump, suit, best_trump, index
+            )
+        if suit == trump and index > best_trump:
+            best_trump = index
+        if suit == led and index > best_led:
+            best_led = index
+    return best_trump >= 0
+
+
+def _forbidden_by_trump_lead(rules: TableRules, trump: int, index: int, broken: bool) -> int:
+    """A trump led while trumps may not be led yet: the leader held only trumps (unless it
+    led one of the ace, king and queen the `akq_trump_lead` rule lets it lead)."""
+    restricted = rules.trump_lead == TrumpLead.AFTER_BROKEN and not broken
+    honour_lead = rules.akq_trump_lead and (1 << index) & honours_mask(trump)
+    return FULL_DECK & ~SUIT_MASKS[trump] if restricted and not honour_lead else 0
+
+
+def _forbidden_by_following(
+    rules: TableRules, led: int, trump: int, best_led: int, best_trump: int, index: int
+) -> int:
+    """Followed suit under the best card of the suit while bound to beat it: none higher."""
+    must_beat = rules.must_beat_in_suit and (
+        best_trump < 0 or led == trump or rules.must_beat_after_trumped
+    )
+    return ABOVE[best_led] if must_beat and index < best_led else 0
+
+
+def _forbidden_by_void(
+    rules: TableRules, trump: int, suit: int, best_trump: int, index: int
+) -> int:
+    """Did not follow (the caller forbids the led suit): a discard tells of the trumps it would
+    have had to play, an under-trump of the higher trumps."""
+    must_overtrump = best_trump >= 0 and rules.must_overtrump
+    if suit == trump:
+        return ABOVE[best_trump] if must_overtrump and index < best_trump else 0
+    if must_overtrump:
+        must_trump = rules.must_trump_when_cannot_overtrump
+        return ABOVE[best_trump] | (SUIT_MASKS[trump] if must_trump else 0)
+    return SUIT_MASKS[trump] if rules.must_trump else 0
 
 
 def infer(observation: Observation) -> Knowledge:

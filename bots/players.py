@@ -24,6 +24,7 @@ import random
 import statistics
 from collections.abc import Callable, Iterable
 
+from games.bot_style import Style
 from games.engine import (
     Action,
     ActionKind,
@@ -57,18 +58,6 @@ from .policy import (
 )
 from .sampling import WorldSampler
 from .solver import Solver, rollout
-
-
-@dataclasses.dataclass(frozen=True)
-class Style:
-    """How a player leans, within its level: characters of the story mode differ by these.
-
-    ``boldness`` adds tricks to the player's own estimate when bidding (negative is timid);
-    ``margin`` is the safety the estimate must exceed a bid by.
-    """
-
-    boldness: float = 0.0
-    margin: float = 0.5
 
 
 def choose_action(

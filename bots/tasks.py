@@ -9,9 +9,9 @@ import uuid
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from batak_api.logs import log_context
 from bots.players import choose_action
 from games import engine, services, sweeper
+from games.log_context import log_context
 from games.models import Seat
 from tour.content import style_for
 

@@ -3,23 +3,22 @@
 A bot's turn is sent to the broker once, when the move that hands it over commits. That message
 can be lost: Redis was unreachable at that moment (the move is still accepted), Redis restarted
 empty, or the worker running the task died (its message returns only after the broker's
-visibility timeout, an hour). Beat runs `sweep_bot_turns` every BOT_SWEEP_INTERVAL_SECONDS; it
-sends a task again for every active match whose computer player has been to act for longer than
-BOT_STALE_AFTER_SECONDS. Tasks are idempotent, so a sweep racing a slow task costs a no-op.
+visibility timeout, an hour), or the process stopped in the middle of its turns. The periodic
+job `sweep_bot_turns` (batak_api/jobs.py: beat scaled out, the in-process runner on the
+embedded default) runs every BOT_SWEEP_INTERVAL_SECONDS; it sends a task again for every
+active match whose computer player has been to act for longer than BOT_STALE_AFTER_SECONDS.
+Tasks are idempotent, so a sweep racing a slow task costs a no-op.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-import time
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import close_old_connections
 from django.utils import timezone
 
 from games import seating, selectors, services
@@ -86,37 +85,14 @@ def resend_stuck_bot_turns() -> int:
     return sent
 
 
-def resume_if_stuck(match: Match) -> bool:
-    """On the embedded default no beat runs the sweep: a read of an active match that has sat
-    still past BOT_STALE_AFTER_SECONDS with a computer player to act (the process was stopped
-    in the middle of its turns) sends the turns again, once per version. Scaled out, beat does
-    this; here the read then plays them in-process before it answers. True when it did."""
-    if settings.REDIS_URL or match.status != MatchStatus.ACTIVE:
-        return False
-    cutoff = timezone.now() - timedelta(seconds=settings.BOT_STALE_AFTER_SECONDS)
-    state = _state(match.version, match.updated_at)
-    if match.updated_at >= cutoff or cache.get(_note_key(match.id)) == state:
-        return False
-    if selectors.bot_to_act(match) is None:
-        cache.set(_note_key(match.id), state, WAITING_NOTE_SECONDS)
-        return False
-    if not cache.add(f"sweeper:sent:{match.id}:{match.version}", 1,
-                     settings.BOT_STALE_AFTER_SECONDS):
-        return False
-    logger.warning("bot turn stuck, resuming it", extra={"match_id": str(match.id)})
-    computer_players().send_turns(str(match.id), match.version)
-    return True
-
-
-
 # --- turn clocks ---------------------------------------------------------------------------------
 
 
 def run_clocks() -> int:
     """Move for every person whose turn clock has run out (`services.time_out_turn`), and give
-    the open seats of quick-match tables whose wait is over to computer players. Run by beat
-    scaled out, by `start_clock_timer`'s thread on the embedded default; any number of them at
-    once is safe, since each move is made under the match lock for the version it was due at.
+    the open seats of quick-match tables whose wait is over to computer players (a periodic
+    job, batak_api/jobs.py); any number of them at once is safe, since each move is made
+    under the match lock for the version it was due at.
     Scaled out, a clock that runs out before the next run is also sent to a worker for its
     very deadline, so that a timeout is not up to a whole interval late. Returns how many
     moves and fills it made."""
@@ -164,56 +140,14 @@ def _send_clocks_running_out(now: datetime) -> None:
             computer_players().send_timeout(str(match_id), version, deadline)
 
 
-MIN_TIMER_SLEEP = 0.05
-_timer_started = False
-_timer_lock = threading.Lock()
-
-
-def start_clock_timer() -> None:
-    """On the embedded default (CLOCK_TIMER), run the clocks in a thread of this process every
-    CLOCK_SWEEP_INTERVAL_SECONDS: one indexed query when nothing is due. Started by the first
-    request about a match, so commands and tests that never serve one never start it."""
-    global _timer_started
-    if _timer_started or not settings.CLOCK_TIMER:
-        return
-    with _timer_lock:
-        if _timer_started:
-            return
-        threading.Thread(target=_clock_loop, daemon=True, name="turn-clocks").start()
-        _timer_started = True
-
-
-def _clock_loop() -> None:
-    global _timer_started
-    while True:
-        time.sleep(_until_next_clock())
-        if not settings.CLOCK_TIMER:  # switched off (tests do, between their servers)
-            with _timer_lock:
-                _timer_started = False
-            return
-        try:
-            run_clocks()
-        except Exception:  # the next round tries again; a dead timer would stop every clock
-            logger.exception("running the turn clocks failed")
-        finally:
-            close_old_connections()
-
-
-def _until_next_clock() -> float:
-    """Seconds to sleep: to the next deadline, CLOCK_SWEEP_INTERVAL_SECONDS at most (a new
-    deadline is always further away than that)."""
-    interval = settings.CLOCK_SWEEP_INTERVAL_SECONDS
-    try:
-        upcoming = (
-            Match.objects.filter(status=MatchStatus.ACTIVE, turn_deadline__isnull=False)
-            .order_by("turn_deadline").values_list("turn_deadline", flat=True).first()
-        )
-    except Exception:  # the database is away: look again after the interval
-        logger.exception("reading the next turn deadline failed")
-        return interval
+def seconds_to_next_deadline() -> float | None:
+    """Seconds until the next turn clock runs out (at most CLOCK_SWEEP_INTERVAL_SECONDS
+    later, a new deadline is never nearer than that), or None when none is running: the
+    in-process runner of the periodic jobs (batak_api/jobs.py) wakes for it."""
+    upcoming = (
+        Match.objects.filter(status=MatchStatus.ACTIVE, turn_deadline__isnull=False)
+        .order_by("turn_deadline").values_list("turn_deadline", flat=True).first()
+    )
     if upcoming is None:
-        return interval
-    # Never less than MIN_TIMER_SLEEP: a deadline that stays past (its timeout failing) must not
-    # make the thread spin.
-    left = (upcoming - timezone.now()).total_seconds()
-    return min(interval, max(MIN_TIMER_SLEEP, left))
+        return None
+    return (upcoming - timezone.now()).total_seconds()

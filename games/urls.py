@@ -30,12 +30,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("matches/<uuid:match_id>/view", views.SeatViewView.as_view(), name="seat-view"),
     path("matches/<uuid:match_id>/bid-estimate", views.BidEstimateView.as_view(),
          name="bid-estimate"),
-    path("matches/<uuid:match_id>/bid", views.BidView.as_view(), name="bid"),
-    path("matches/<uuid:match_id>/pass", views.PassView.as_view(), name="pass"),
-    path("matches/<uuid:match_id>/trump", views.TrumpView.as_view(), name="trump"),
-    path("matches/<uuid:match_id>/announce", views.AnnounceView.as_view(), name="announce"),
-    path("matches/<uuid:match_id>/play", views.PlayView.as_view(), name="play"),
-    path("matches/<uuid:match_id>/redeal", views.RedealView.as_view(), name="redeal"),
+    *[
+        path(f"matches/<uuid:match_id>/{kind}", view.as_view(), name=kind)
+        for kind, view in views.ACTION_VIEWS.items()
+    ],
     path("matches/<uuid:match_id>/events", views.EventsView.as_view(), name="events"),
     path("matches/<uuid:match_id>/stream", views.StreamView.as_view(), name="stream"),
     path("matches/<uuid:match_id>/deals", views.DealListView.as_view(), name="deals"),

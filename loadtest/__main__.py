@@ -439,9 +439,6 @@ def _setup_django(env: dict[str, str]) -> None:
 
 
 def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) -> dict[str, Any]:
-    from games.models import Action
-    from tests.integration.harness import audit
-
     report: dict[str, Any] = {
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine(),
@@ -457,100 +454,144 @@ def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) ->
     accepted: list[tuple[str, int, int, dict[str, Any]]] = []
     errors = 0
     for phase in phases:
-        groups = process_groups(stack)
-        before = {name: cpu_seconds(pids) for name, pids in groups.items()}
-        machine_before = busy_cores()
-        started_at = datetime.now(UTC)
-        hostile = args.hostile if phase == "hostile" else 0
-        seeds = [rng.randrange(2**32) for _ in range(args.clients + hostile)]
-        hostiles: list[Tally] = []
-
-        def make(i: int, budget: Budget, phase: str = phase, seeds: list[int] = seeds,
-                 hostiles: list[Tally] = hostiles) -> Tally:
-            rng = random.Random(seeds[i])
-            if i >= args.clients:
-                # Kept apart: the clients' figures are what the hostile accounts may not spoil.
-                hostiles.append(hostile_client(web, hostile_tokens[i - args.clients], budget,
-                                               rng))
-                return Tally(accepted=hostiles[-1].accepted, errors=hostiles[-1].errors)
-            if phase == "touch":
-                return touch_client(web, tokens[i][0], budget, rng)
-            if phase == "moves":
-                return moves_client(web, tokens[i], budget, rng)
-            level = BOT_PHASES[phase] or args.level
-            return bots_client(web, tokens[i][0], budget, rng, level, args.think)
-
-        tally, elapsed = run_phase(phase, args.clients + hostile, args.seconds,
-                                   args.max_requests, make)
-        if phase in BOT_PHASES:
-            time.sleep(2)  # the bots' turns still queued when the clients stopped
-        after = {name: cpu_seconds(pids) for name, pids in groups.items()}
-        machine_after = busy_cores()
-        result = {
-            "seconds": round(elapsed, 1),
-            "requests": len(tally.latencies),
-            "requests_per_second": round(len(tally.latencies) / elapsed, 1),
-            "latency_ms": {
-                f"p{q}": round(percentile(tally.latencies, q / 100) * 1000, 1)
-                for q in (50, 95, 99)
-            },
-            "errors": dict(tally.errors),
-            # Cores' worth of CPU each part used: what the machine's time went to.
-            "cpu_share": {
-                name: round(cpu_used(before[name], after[name]) / elapsed, 2) for name in after
-            },
-            # Busy share of all cores, whoever used them (PostgreSQL, other programs included).
-            "machine_busy": round(
-                (machine_after[0] - machine_before[0]) / (machine_after[1] - machine_before[1]), 2
-            ),
-        }
-        if phase in BOT_PHASES:
-            actions = Action.objects.filter(created_at__gte=started_at).count()
-            result["actions"] = actions
-            result["actions_per_second"] = round(actions / elapsed, 1)
-            result["reads"] = dict(tally.reads)
-            # As the person sees it: their move answered → their next turn seen (event feed,
-            # then their seat's view).
-            result["bot_turnaround_ms"] = {
-                f"p{q}": round(percentile(tally.turnarounds, q / 100) * 1000, 1)
-                for q in (50, 95, 99)
-            }
-            # As the log shows it: the worker's part alone.
-            served, intervals = server_turnarounds(started_at)
-            result["bot_turnaround_in_log_ms"] = {
-                f"p{q}": round(percentile(served, q / 100) * 1000, 1) for q in (50, 95, 99)
-            }
-            result["bot_move_after_bot_move_ms"] = {
-                f"p{q}": round(percentile(intervals, q / 100) * 1000, 1) for q in (50, 95, 99)
-            }
-        if phase == "hostile":
-            seen: Counter[str] = Counter()
-            for one in hostiles:
-                seen.update(one.reads)
-            result["hostile_accounts"] = {"accounts": hostile, **dict(seen)}
+        seeds = [rng.randrange(2**32) for _ in range(args.clients + _hostile_count(args, phase))]
+        make = _ClientMaker(args, phase, web, tokens, hostile_tokens, seeds)
+        result, tally = _run_measured_phase(args, phase, stack, make)
         report["phases"][phase] = result
         accepted += tally.accepted
         errors += sum(tally.errors.values())
-    if "bots" in report["phases"] and "hostile" in report["phases"]:
-        calm, loaded = (report["phases"][name]["bot_turnaround_ms"]["p95"]
-                        for name in ("bots", "hostile"))
-        report["hostile_to_calm_turnaround_p95"] = round(loaded / calm, 2)
-    if "touch" in report["phases"] and "moves" in report["phases"]:
-        report["moves_to_touch_throughput"] = round(
-            report["phases"]["moves"]["requests_per_second"]
-            / report["phases"]["touch"]["requests_per_second"], 2
+    report.update(_phase_ratios(report["phases"]))
+    report.update(_audit(accepted))
+    report["errors"] = errors
+    return report
+
+
+def _hostile_count(args: argparse.Namespace, phase: str) -> int:
+    return args.hostile if phase == "hostile" else 0
+
+
+@dataclasses.dataclass
+class _ClientMaker:
+    """Runs the phase's client ``i`` with its own seed: ``args.clients`` clients of the phase's
+    kind, then (in the hostile phase) the hostile accounts. Those are kept apart in
+    ``hostiles``: the clients' figures are what the hostile accounts may not spoil."""
+
+    args: argparse.Namespace
+    phase: str
+    web: str
+    tokens: list[list[str]]
+    hostile_tokens: list[str]
+    seeds: list[int]
+    hostiles: list[Tally] = dataclasses.field(default_factory=list)
+
+    def __call__(self, i: int, budget: Budget) -> Tally:
+        args, web = self.args, self.web
+        rng = random.Random(self.seeds[i])
+        if i >= args.clients:
+            hostile = hostile_client(web, self.hostile_tokens[i - args.clients], budget, rng)
+            self.hostiles.append(hostile)
+            return Tally(accepted=hostile.accepted, errors=hostile.errors)
+        if self.phase == "touch":
+            return touch_client(web, self.tokens[i][0], budget, rng)
+        if self.phase == "moves":
+            return moves_client(web, self.tokens[i], budget, rng)
+        level = BOT_PHASES[self.phase] or args.level
+        return bots_client(web, self.tokens[i][0], budget, rng, level, args.think)
+
+
+def _run_measured_phase(
+    args: argparse.Namespace, phase: str, stack: Stack, make: _ClientMaker
+) -> tuple[dict[str, Any], Tally]:
+    """Run one phase; its figures, and what its clients saw."""
+    groups = process_groups(stack)
+    before = {name: cpu_seconds(pids) for name, pids in groups.items()}
+    machine_before = busy_cores()
+    started_at = datetime.now(UTC)
+    hostile = _hostile_count(args, phase)
+    tally, elapsed = run_phase(phase, args.clients + hostile, args.seconds, args.max_requests,
+                               make)
+    if phase in BOT_PHASES:
+        time.sleep(2)  # the bots' turns still queued when the clients stopped
+    after = {name: cpu_seconds(pids) for name, pids in groups.items()}
+    machine_after = busy_cores()
+    result = {
+        "seconds": round(elapsed, 1),
+        "requests": len(tally.latencies),
+        "requests_per_second": round(len(tally.latencies) / elapsed, 1),
+        "latency_ms": _percentiles_ms(tally.latencies),
+        "errors": dict(tally.errors),
+        # Cores' worth of CPU each part used: what the machine's time went to.
+        "cpu_share": {
+            name: round(cpu_used(before[name], after[name]) / elapsed, 2) for name in after
+        },
+        # Busy share of all cores, whoever used them (PostgreSQL, other programs included).
+        "machine_busy": round(
+            (machine_after[0] - machine_before[0]) / (machine_after[1] - machine_before[1]), 2
+        ),
+    }
+    if phase in BOT_PHASES:
+        result.update(_bot_phase_figures(tally, started_at, elapsed))
+    if phase == "hostile":
+        seen: Counter[str] = Counter()
+        for one in make.hostiles:
+            seen.update(one.reads)
+        result["hostile_accounts"] = {"accounts": hostile, **dict(seen)}
+    return result, tally
+
+
+def _percentiles_ms(values: list[float]) -> dict[str, float]:
+    return {f"p{q}": round(percentile(values, q / 100) * 1000, 1) for q in (50, 95, 99)}
+
+
+def _bot_phase_figures(tally: Tally, started_at: datetime, elapsed: float) -> dict[str, Any]:
+    """A phase against computer players: the actions stored (the bots' included) and the
+    turnaround, as the person sees it and as the log shows it."""
+    from games.models import Action
+
+    actions = Action.objects.filter(created_at__gte=started_at).count()
+    # As the log shows it: the worker's part alone.
+    served, intervals = server_turnarounds(started_at)
+    return {
+        "actions": actions,
+        "actions_per_second": round(actions / elapsed, 1),
+        "reads": dict(tally.reads),
+        # As the person sees it: their move answered → their next turn seen (event feed, then
+        # their seat's view).
+        "bot_turnaround_ms": _percentiles_ms(tally.turnarounds),
+        "bot_turnaround_in_log_ms": _percentiles_ms(served),
+        "bot_move_after_bot_move_ms": _percentiles_ms(intervals),
+    }
+
+
+def _phase_ratios(phases: dict[str, Any]) -> dict[str, float]:
+    """The comparisons between phases run together: the hostile accounts' effect on the
+    clients' turnaround, and a move's throughput against the baseline's."""
+    ratios: dict[str, float] = {}
+    if "bots" in phases and "hostile" in phases:
+        calm, loaded = (phases[name]["bot_turnaround_ms"]["p95"] for name in ("bots", "hostile"))
+        ratios["hostile_to_calm_turnaround_p95"] = round(loaded / calm, 2)
+    if "touch" in phases and "moves" in phases:
+        ratios["moves_to_touch_throughput"] = round(
+            phases["moves"]["requests_per_second"] / phases["touch"]["requests_per_second"], 2
         )
-    problems = []
+    return ratios
+
+
+def _audit(accepted: list[tuple[str, int, int, dict[str, Any]]]) -> dict[str, Any]:
+    """Every match played checked against an engine replay of its accepted moves."""
+    from tests.integration.harness import audit
+
     by_match: dict[str, list[tuple[int, int, dict[str, Any]]]] = {}
     for match_id, version, seat, action in accepted:
         by_match.setdefault(match_id, []).append((version, seat, action))
+    problems = []
     for match_id, moves in by_match.items():
         problems += [f"{match_id}: {problem}" for problem in audit.log_problems(match_id, moves)]
-    report["matches_checked"] = len(by_match)
-    report["accepted_moves_checked"] = len(accepted)
-    report["lost_or_duplicated"] = problems
-    report["errors"] = errors
-    return report
+    return {
+        "matches_checked": len(by_match),
+        "accepted_moves_checked": len(accepted),
+        "lost_or_duplicated": problems,
+    }
 
 
 def _server_versions(env: dict[str, str]) -> dict[str, str]:

@@ -153,6 +153,30 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _set_playing(listeners: list[Listener], tables: list[Table], playing: bool) -> None:
+    """Start (each table looks at once whether it is its person's turn) or stop the measured
+    part: the listeners record the delays while the people play."""
+    for listener in listeners:
+        listener.recording = playing
+    for table in tables:
+        table.playing = playing
+        if playing:
+            table.nudge()
+
+
+def _ms_at(share: float, values: list[float]) -> float:
+    values = sorted(values)
+    return round(1000 * values[min(len(values) - 1, int(len(values) * share))], 1)
+
+
+def _delay_figures(values: list[float]) -> dict[str, float] | None:
+    """Percentiles and the worst of ``values`` (seconds), in milliseconds; None for none."""
+    if not values:
+        return None
+    return {"p50": _ms_at(0.5, values), "p95": _ms_at(0.95, values),
+            "p99": _ms_at(0.99, values), "max": round(1000 * max(values), 1)}
+
+
 async def _measure(stream_url: str, stream_pid: int, tables: list[Table], listeners: int,
                    seconds: float) -> dict[str, object]:
     parts = urlsplit(stream_url)
@@ -176,11 +200,7 @@ async def _measure(stream_url: str, stream_pid: int, tables: list[Table], listen
     opened_in = time.monotonic() - opening
     await asyncio.sleep(2)
     rss_all, threads_all = _rss_kib(stream_pid), _threads(stream_pid)
-    for listener in everyone:
-        listener.recording = True
-    for table in tables:
-        table.playing = True
-        table.nudge()
+    _set_playing(everyone, tables, True)
     cpu_before, started = _cpu_seconds(stream_pid), time.monotonic()
     own_before = time.process_time()
     busy_before, total_before = _machine_busy()
@@ -190,24 +210,10 @@ async def _measure(stream_url: str, stream_pid: int, tables: list[Table], listen
     elapsed = time.monotonic() - started
     cpu = (_cpu_seconds(stream_pid) - cpu_before) / elapsed
     own_cpu = (time.process_time() - own_before) / elapsed
-    for listener in everyone:
-        listener.recording = False
-    for table in tables:
-        table.playing = False
+    _set_playing(everyone, tables, False)
     failed = [task for task in tasks if task.done() and task.exception()]
     for task in tasks:
         task.cancel()
-
-    def at(share: float, values: list[float]) -> float:
-        values = sorted(values)
-        return round(1000 * values[min(len(values) - 1, int(len(values) * share))], 1)
-
-    def figures(values: list[float]) -> dict[str, float] | None:
-        if not values:
-            return None
-        return {"p50": at(0.5, values), "p95": at(0.95, values), "p99": at(0.99, values),
-                "max": round(1000 * max(values), 1)}
-
     return {
         "listeners": listeners,
         "streams_failed": len(failed),
@@ -215,10 +221,10 @@ async def _measure(stream_url: str, stream_pid: int, tables: list[Table], listen
         "person_moves": sum(table.moves for table in tables),
         "deliveries": len(delays),
         "deliveries_per_second": round(len(delays) / seconds),
-        "commit_to_listener_ms": figures(delays),
-        "commit_to_first_listener_ms": figures(list(FIRST.values())),
+        "commit_to_listener_ms": _delay_figures(delays),
+        "commit_to_first_listener_ms": _delay_figures(list(FIRST.values())),
         "commit_to_listener_ms_by_mover": {
-            mover: figures(values) for mover, values in BY_ORIGIN.items()
+            mover: _delay_figures(values) for mover, values in BY_ORIGIN.items()
         },
         "stream_process": {
             "rss_mib_one_listener": round(rss_one / 1024, 1),

@@ -318,15 +318,13 @@ def _deliver_forever() -> None:
                 _thread = None
             return
         try:
-            delivery_id = _queue.get(timeout=settings.WEBHOOK_SWEEP_INTERVAL_SECONDS)
+            # Woken now and then to notice being switched off; the deliveries that are due
+            # come from the periodic sweep (batak_api/jobs.py), through this queue.
+            delivery_id = _queue.get(timeout=1)
         except queue.Empty:
-            delivery_id = None
+            continue
         try:
-            if delivery_id is not None:
-                attempt(delivery_id)
-            else:
-                for due in due_deliveries():
-                    attempt(due)
+            attempt(delivery_id)
         except Exception:  # the next round tries again; a dead thread would stop every hook
             logger.exception("delivering a webhook failed")
         finally:

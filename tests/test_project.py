@@ -15,13 +15,16 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.db import OperationalError, connection
 from django.test import Client
 from rest_framework.throttling import SimpleRateThrottle
 
 from batak_api.cache import FailOpenRedisCache
-from batak_api.logs import ContextFilter, JsonFormatter, log_context
+from batak_api.env import Env
+from batak_api.logs import ContextFilter, JsonFormatter
+from games.log_context import log_context
 
 SCHEMA_PATH = Path(settings.BASE_DIR) / "openapi" / "schema.yaml"
 STALE_SCHEMA = (
@@ -117,15 +120,135 @@ def test_production_settings_pass_check_deploy() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_production_settings_refuse_the_development_key() -> None:
+# "2" is no true spelling: it means production, as any value but 1, true, yes or on does.
+@pytest.mark.parametrize("debug", ["false", "2"])
+def test_production_settings_refuse_the_development_key(debug: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SECRET_KEY"}
     result = subprocess.run(
         [sys.executable, "manage.py", "check"], cwd=settings.BASE_DIR,
-        env={**env, "DJANGO_DEBUG": "false"}, capture_output=True, text=True, timeout=120,
+        env={**env, "DJANGO_DEBUG": debug}, capture_output=True, text=True, timeout=120,
     )
 
     assert result.returncode != 0
     assert "Set DJANGO_SECRET_KEY" in result.stderr
+
+
+def test_the_service_refuses_to_start_on_a_number_that_is_none() -> None:
+    result = _manage("check", API_MAX_BODY_BYTES="64k")
+
+    assert result.returncode != 0
+    assert "API_MAX_BODY_BYTES must be an integer, not '64k'." in result.stderr
+
+
+def test_a_secret_key_starting_with_a_dollar_is_kept_as_it_is() -> None:
+    # Django's generated keys may start with "$"; it must not be read as another variable's name.
+    key = "$HOME" + secrets.token_urlsafe(50)
+    shown = _manage(
+        "shell", "-c", "from django.conf import settings; print(settings.SECRET_KEY)",
+        DJANGO_DEBUG="false", DJANGO_SECRET_KEY=key,
+    )
+
+    assert shown.stdout.strip().splitlines()[-1] == key, shown.stderr
+
+
+# --- reading the environment (batak_api/env.py) ------------------------------------------------
+
+VARIABLE = "BATAK_TEST_VARIABLE"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("1", True), ("true", True), (" TRUE ", True), ("Yes", True), ("on", True),
+     ("0", False), ("false", False), ("off", False), ("", False), ("garbage", False),
+     # environ alone would take these for true.
+     ("2", False), ("-1", False), ("y", False), ("ok", False)],
+)
+def test_a_flag_is_true_only_as_1_true_yes_or_on(
+    value: str, expected: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(VARIABLE, value)
+
+    assert Env().bool(VARIABLE, default=not expected) is expected
+
+
+def test_an_unset_variable_takes_its_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(VARIABLE, raising=False)
+    env = Env()
+
+    assert env.bool(VARIABLE, default=True) is True
+    assert env.int(VARIABLE, default=7) == 7
+    assert env.float(VARIABLE, default=15) == 15.0
+    assert isinstance(env.float(VARIABLE, default=15), float)
+    assert env.list(VARIABLE, default=["localhost"]) == ["localhost"]
+    assert env.str(VARIABLE, default="celery") == "celery"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [(" 7 ", 7.0), ("+3", 3.0), ("7.5", 7.5), ("1e3", 1000.0), ("0", 0.0)]
+)
+def test_a_float_reads_as_python_reads_it(
+    value: str, expected: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(VARIABLE, value)
+
+    assert Env().float(VARIABLE, default=15) == expected
+
+
+@pytest.mark.parametrize("value", ["abc", "7.5", "", "$5"])
+def test_a_bad_integer_is_refused_naming_the_variable(
+    value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(VARIABLE, value)
+
+    with pytest.raises(ImproperlyConfigured) as refused:
+        Env().int(VARIABLE, default=5)
+    assert str(refused.value) == f"{VARIABLE} must be an integer, not {value!r}."
+
+
+# environ alone would read "5s" as 5 and "1,5" as 1.5.
+@pytest.mark.parametrize("value", ["abc", "5s", "1,5"])
+def test_a_bad_float_is_refused_naming_the_variable(
+    value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(VARIABLE, value)
+
+    with pytest.raises(ImproperlyConfigured) as refused:
+        Env().float(VARIABLE, default=15)
+    assert str(refused.value) == f"{VARIABLE} must be a number, not {value!r}."
+
+
+def test_an_empty_value_leaves_a_float_at_its_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(VARIABLE, "")
+
+    assert Env().float(VARIABLE, default=15) == 15.0
+
+
+def test_an_empty_value_with_a_default_of_none_reads_as_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # What the settings' `or` fallbacks (throttle rates, log format, static root) rely on.
+    monkeypatch.setenv(VARIABLE, "")
+    env = Env()
+
+    assert env.str(VARIABLE, default=None) is None
+    assert env.int(VARIABLE, default=None) is None
+
+
+def test_list_items_are_trimmed_and_empty_ones_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    env = Env()
+    monkeypatch.setenv(VARIABLE, " a.example , b.example,, ,")
+    assert env.list(VARIABLE, default=["localhost"]) == ["a.example", "b.example"]
+    monkeypatch.setenv(VARIABLE, "")
+    assert env.list(VARIABLE, default=["localhost"]) == []
+
+
+def test_a_value_starting_with_a_dollar_names_no_other_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("BATAK_TEST_OTHER", "other")
+    monkeypatch.setenv(VARIABLE, "$BATAK_TEST_OTHER")
+
+    assert Env().str(VARIABLE, default="celery") == "$BATAK_TEST_OTHER"
 
 
 # --- throttling --------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import Any
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from bots.players import Style
+from games.bot_style import Style
 from games.models import BotLevel, GameChoice
 
 # Every table of the tour is played over this many deals.

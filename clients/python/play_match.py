@@ -10,6 +10,7 @@ a stale version, and reads both answers as the typed `Problem`. Exits non-zero o
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import sys
 from typing import NoReturn, TypeVar
@@ -38,6 +39,7 @@ from batak_api_client.models import (
     BotLevel,
     BotSeatRequest,
     BotSeatRequestKind,
+    DealView,
     Event,
     EventPage,
     Game,
@@ -109,57 +111,86 @@ def submit(
                 match_id, client=client, body=ActionInputRequest(expected_version=version))
 
 
-def main(base_url: str) -> None:
-    rng = random.Random(7)
+@dataclasses.dataclass
+class Probes:
+    """The two wrong moves sent once each on the way, read back as the typed `Problem`."""
+
+    refused: bool = False  # a card the rules refuse: 422 with the card's refusal reason
+    stale: bool = False  # an action with a stale version: 409 stale_version
+
+    def send(self, client: AuthenticatedClient, match_id: UUID, view: SeatView,
+             deal: DealView, legal: list[Action]) -> None:
+        if not self.refused and deal.refusals:
+            card = str(deal.refusals[0].card)
+            expect_problem(play_card.sync_detailed(
+                match_id, client=client, body=PlayInputRequest(card=card)), 422,
+                {str(deal.refusals[0].reason)})
+            self.refused = True
+        if not self.stale and view.version > 0:
+            expect_problem(submit(client, match_id, legal[0], view.version - 1), 409,
+                           {"stale_version"})
+            self.stale = True
+
+
+def sign_in(base_url: str) -> AuthenticatedClient:
     anonymous = Client(base_url=base_url, raise_on_unexpected_status=True)
     token = expect(create_guest.sync_detailed(
         client=anonymous, body=GuestInputRequest(display_name="Python client")), Token, "guest")
-    client = AuthenticatedClient(base_url=base_url, token=token.token, prefix="Token",
-                                 timeout=httpx.Timeout(60.0), raise_on_unexpected_status=True)
+    return AuthenticatedClient(base_url=base_url, token=token.token, prefix="Token",
+                               timeout=httpx.Timeout(60.0), raise_on_unexpected_status=True)
+
+
+def match_against_bots(client: AuthenticatedClient) -> UUID:
     bots = [BotSeatRequest(kind=BotSeatRequestKind.BOT, bot_level=level)
             for level in (BotLevel.EASY, BotLevel.MEDIUM, BotLevel.MEDIUM)]
     created = expect(create_match.sync_detailed(client=client, body=MatchCreateRequest(
         game=Game.AUCTION, deals=DEALS, seats=[MeSeatRequest(kind=MeSeatRequestKind.ME), *bots],
     )), Match, "create")
-    match_id = created.id
+    return created.id
 
+
+def take_turn(client: AuthenticatedClient, match_id: UUID, view: SeatView, deal: DealView,
+              rng: random.Random, probes: Probes) -> None:
+    """A random legal move (never a redeal request), after the probes still to send."""
+    legal = [a for a in deal.legal_actions if a.kind != ActionKind.REDEAL]
+    probes.send(client, match_id, view, deal, legal)
+    answer = submit(client, match_id, rng.choice(legal), view.version)
+    mine = expect(answer, SeatView, "move")
+    if mine.version != view.version + 1:
+        fail(f"the move answered version {mine.version}, not {view.version + 1}")
+
+
+def follow_feed(client: AuthenticatedClient, match_id: UUID, after: int,
+                seen: list[Event]) -> int:
+    """Follow the feed by its cursor from ``after`` until it has caught up; the new cursor."""
+    while True:
+        page = expect(list_events.sync_detailed(
+            match_id, client=client, after=after, wait=0, limit=PAGE), EventPage, "feed")
+        seen.extend(page.events)
+        after = page.next_after
+        if not page.has_more:
+            return after
+
+
+def main(base_url: str) -> None:
+    rng = random.Random(7)
+    client = sign_in(base_url)
+    match_id = match_against_bots(client)
     seen: list[Event] = []
     after = 0
-    refused_once = stale_once = False
+    probes = Probes()
     while True:
         view = expect(get_seat_view.sync_detailed(match_id, client=client), SeatView, "view")
         if view.status != MatchStatus.ACTIVE:
             break
-        deal = view.deal
-        if deal is not None and deal.to_act == view.seat:
-            legal = [a for a in deal.legal_actions if a.kind != ActionKind.REDEAL]
-            if not refused_once and deal.refusals:
-                card = str(deal.refusals[0].card)
-                expect_problem(play_card.sync_detailed(
-                    match_id, client=client, body=PlayInputRequest(card=card)), 422,
-                    {str(deal.refusals[0].reason)})
-                refused_once = True
-            if not stale_once and view.version > 0:
-                expect_problem(submit(client, match_id, legal[0], view.version - 1), 409,
-                               {"stale_version"})
-                stale_once = True
-            answer = submit(client, match_id, rng.choice(legal), view.version)
-            mine = expect(answer, SeatView, "move")
-            if mine.version != view.version + 1:
-                fail(f"the move answered version {mine.version}, not {view.version + 1}")
-        # Follow the feed by its cursor until it has caught up.
-        while True:
-            page = expect(list_events.sync_detailed(
-                match_id, client=client, after=after, wait=0, limit=PAGE), EventPage, "feed")
-            seen += page.events
-            after = page.next_after
-            if not page.has_more:
-                break
+        if view.deal is not None and view.deal.to_act == view.seat:
+            take_turn(client, match_id, view, view.deal, rng, probes)
+        after = follow_feed(client, match_id, after, seen)
     versions = [event.version for event in seen]
     if versions != list(range(1, view.version + 1)):
         fail(f"the feed showed versions {versions[:5]}… not 1..{view.version} exactly once")
-    if view.status != MatchStatus.FINISHED or not (refused_once and stale_once):
-        fail(f"ended {view.status}, refused {refused_once}, stale {stale_once}")
+    if view.status != MatchStatus.FINISHED or not (probes.refused and probes.stale):
+        fail(f"ended {view.status}, refused {probes.refused}, stale {probes.stale}")
     print(f"python client: {DEALS} deals played, {len(seen)} events seen once each, "
           f"totals {view.totals}; refused card and stale version read as Problem")
 

@@ -131,6 +131,24 @@ def _problem_response(description: str) -> dict[str, Any]:
             "content": {"application/problem+json": {"schema": PROBLEM_REF}}}
 
 
+def _exact_operation(operation: dict[str, Any]) -> None:
+    """One operation of `exact_contract`: its security and its problem answers."""
+    if operation.get("security") == [{}]:
+        del operation["security"]
+    responses = operation["responses"]
+    for status, response in responses.items():
+        if status[0] in "45" and "application/json" in response.get("content", {}):
+            content = response["content"]
+            content["application/problem+json"] = content.pop("application/json")
+    extra = {**COMMON_PROBLEMS, **(BODY_PROBLEMS if "requestBody" in operation else {})}
+    for status, description in extra.items():
+        responses.setdefault(status, _problem_response(description))
+    responses["429"].setdefault("headers", {"Retry-After": {
+        "schema": {"type": "integer", "minimum": 1},
+        "description": "Seconds to wait before retrying.",
+    }})
+
+
 def exact_contract(
     result: dict[str, Any], generator: Any, request: Any, public: bool
 ) -> dict[str, Any]:
@@ -147,20 +165,7 @@ def exact_contract(
     assert "security" not in result
     for operations in result.get("paths", {}).values():
         for operation in operations.values():
-            if operation.get("security") == [{}]:
-                del operation["security"]
-            responses = operation["responses"]
-            for status, response in responses.items():
-                if status[0] in "45" and "application/json" in response.get("content", {}):
-                    content = response["content"]
-                    content["application/problem+json"] = content.pop("application/json")
-            extra = {**COMMON_PROBLEMS, **(BODY_PROBLEMS if "requestBody" in operation else {})}
-            for status, description in extra.items():
-                responses.setdefault(status, _problem_response(description))
-            responses["429"].setdefault("headers", {"Retry-After": {
-                "schema": {"type": "integer", "minimum": 1},
-                "description": "Seconds to wait before retrying.",
-            }})
+            _exact_operation(operation)
     schemas = result.get("components", {}).get("schemas", {})
     _seat_specs(schemas)
     _rules_of_each_game(schemas)

@@ -264,6 +264,34 @@ def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, No
         selectors.wait_for_move(match, follower.after, min(left, settings.STREAM_HEARTBEAT_SECONDS))
 
 
+async def _look(
+    follower: Follower, moves: Any, shared: _SharedReads, quiet_since: float | None
+) -> Page:
+    """The actions after the follower's cursor: from the announcements heard, or read."""
+    since = moves.clear()  # before the look: an announcement after it sets it again
+    heard, gap = moves.news_after(follower.after)
+    if heard and not gap:
+        # Every version up to the latest announced was announced with its action.
+        return _page_heard(follower.match_id, heard)
+    # A version missed, or nothing heard for a while (one may have been lost): read, sharing
+    # a read begun since with the match's other listeners.
+    return await shared.read(follower.match_id, follower.after, quiet_since or since)
+
+
+async def _wait_for_news(
+    moves: Any, until: float, heard_at: float, quiet_since: float | None
+) -> tuple[bool, float | None, float]:
+    """Wait for an announcement until ``until`` (monotonic). Returns whether to look for
+    actions, since when it has been quiet (None: news came), and when news was last heard or
+    a look was made for want of it (every STREAM_HEARTBEAT_SECONDS, in case one was lost)."""
+    waited_from = time.monotonic()
+    if await moves.wait(max(0.0, until - waited_from)):
+        return True, None, time.monotonic()
+    if time.monotonic() - heard_at >= settings.STREAM_HEARTBEAT_SECONDS:
+        return True, waited_from, time.monotonic()
+    return False, quiet_since, heard_at
+
+
 async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[bytes, None]:
     """The stream for an ASGI server, on its event loop, for ``seconds`` at most."""
     loop = asyncio.get_running_loop()
@@ -278,16 +306,7 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
         while True:
             more = False
             if look:
-                since = moves.clear()  # before the look: an announcement after it sets it again
-                heard, gap = moves.news_after(follower.after)
-                if heard and not gap:
-                    # Every version up to the latest announced was announced with its action.
-                    page = _page_heard(follower.match_id, heard)
-                else:
-                    # A version missed, or nothing heard for a while (one may have been lost):
-                    # read, sharing a read begun since with the match's other listeners.
-                    page = await shared.read(follower.match_id, follower.after,
-                                             quiet_since or since)
+                page = await _look(follower, moves, shared, quiet_since)
                 if frames := follower.take(page):
                     yield frames
                     sent_at = time.monotonic()
@@ -301,14 +320,10 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
                 next_check = now + every
             if more:
                 continue
-            waited_from = time.monotonic()
-            wait = min(deadline, next_check, sent_at + every, heard_at + every) - waited_from
-            if await moves.wait(max(0.0, wait)):
-                look, quiet_since, heard_at = True, None, time.monotonic()
-            elif time.monotonic() - heard_at >= every:
-                look, quiet_since, heard_at = True, waited_from, time.monotonic()
-            else:
-                look = False
+            until = min(deadline, next_check, sent_at + every, heard_at + every)
+            look, quiet_since, heard_at = await _wait_for_news(
+                moves, until, heard_at, quiet_since
+            )
             if time.monotonic() - sent_at >= every:
                 yield HEARTBEAT
                 sent_at = time.monotonic()

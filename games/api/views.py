@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from django.conf import settings
@@ -28,7 +30,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import access, engine, seating, selectors, services, sweeper
+from games import access, engine, seating, selectors, services
 from games.api import examples, streams
 from games.api import serializers as s
 from games.errors import (
@@ -106,10 +108,6 @@ class MatchEndpoint(APIView):
 
     permission: ClassVar[access.Permission] = access.Permission.READ
     counts_spectators: ClassVar[bool] = False
-    # A read of a match left stuck in its computer players' turns plays them (the embedded
-    # default has no sweeper); the stream's admission, in a thread every stream shares, leaves
-    # that to the other reads.
-    resumes_stuck_bots: ClassVar[bool] = True
 
     match: Match
     access: access.Access
@@ -120,7 +118,6 @@ class MatchEndpoint(APIView):
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
-        sweeper.start_clock_timer()
         try:
             self.match = Match.objects.prefetch_related("seats").get(pk=kwargs["match_id"])
         except Match.DoesNotExist:
@@ -130,9 +127,6 @@ class MatchEndpoint(APIView):
             services.seen(self.seat)
         elif self.counts_spectators and self.match.visibility == Visibility.PUBLIC:
             seating.watching(self.match, request.user)
-        reading = request.method in ("GET", "HEAD")
-        if reading and self.resumes_stuck_bots and sweeper.resume_if_stuck(self.match):
-            self.match = Match.objects.prefetch_related("seats").get(pk=self.match.pk)
 
 
 def etag_response(request: Request, data: Any) -> Response:
@@ -497,22 +491,75 @@ class BidEstimateView(MatchEndpoint):
 # --- actions -----------------------------------------------------------------------------------
 
 
-class ActionView(MatchEndpoint):
-    """Submits one action for the caller's seat through `services.submit_action`."""
+@dataclasses.dataclass(frozen=True)
+class ActionEndpoint:
+    """One kind of action as the API takes it: its path, its body and its documentation."""
 
-    input_serializer: ClassVar[type[serializers.Serializer]]
+    kind: str
+    operation_id: str
+    summary: str
+    description: str
+    input_serializer: type[serializers.Serializer]
+    example: dict[str, Any]
+    to_action: Callable[[dict[str, Any]], engine.Action]
+
+
+ACTIONS = [
+    ActionEndpoint(
+        "bid", "placeBid", "Bid", "Bid a number of tricks in the auction.",
+        s.BidInputSerializer, {"tricks": 5, "expected_version": 3},
+        lambda data: engine.Bid(data["tricks"]),
+    ),
+    ActionEndpoint(
+        "pass", "passAuction", "Pass", "Pass in the auction; you may not bid again in this deal.",
+        s.ActionInputSerializer, {"expected_version": 3}, lambda data: engine.Pass(),
+    ),
+    ActionEndpoint(
+        "trump", "chooseTrump", "Name trumps", "The declarer names the trump suit.",
+        s.TrumpInputSerializer, {"suit": "H", "expected_version": 7},
+        lambda data: engine.ChooseTrump(engine.Suit.parse(data["suit"])),
+    ),
+    ActionEndpoint(
+        "announce", "announceTricks", "Announce",
+        "Koz Maça with announcements: the tricks you will take.",
+        s.AnnounceInputSerializer, {"tricks": 3, "expected_version": 0},
+        lambda data: engine.Announce(data["tricks"]),
+    ),
+    ActionEndpoint(
+        "play", "playCard", "Play a card",
+        "Play a card (the declarer also plays a face-up dummy's).",
+        s.PlayInputSerializer, {"card": "QC", "expected_version": 12},
+        lambda data: engine.Play(data["card"]),
+    ),
+    ActionEndpoint(
+        "redeal", "requestRedeal", "Ask for a redeal",
+        "With `weak_hand_redeal`, a hand with no card above a ten may ask for a new deal before "
+        "its own first call or card.", s.ActionInputSerializer, {"expected_version": 0},
+        lambda data: engine.RequestRedeal(),
+    ),
+]
+
+ACTION_ANSWER = (
+    " Answers your seat's view right after your action, at the `version` it names; the "
+    "computer players' moves that follow come through the event feed."
+)
+
+
+class ActionView(MatchEndpoint):
+    """Submits one action for the caller's seat through `services.submit_action`: one class
+    per `ActionEndpoint`, made by `action_view`."""
+
+    permission = access.Permission.ACT
+    endpoint: ClassVar[ActionEndpoint]
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        # The action's own transaction loads and locks the match and finds the caller's seat
-        # (notes their presence, or refuses them): the match is read once.
+        # The action's own transaction loads and locks the match and asks the access policy
+        # for the caller's seat (`access.acting_seat`; their presence noted, or refused): the
+        # match is read once.
         APIView.initial(self, request, *args, **kwargs)
-        sweeper.start_clock_timer()
-
-    def to_action(self, data: dict[str, Any]) -> engine.Action:
-        raise NotImplementedError
 
     def post(self, request: Request, match_id: str) -> Response:
-        data = valid_input(self.input_serializer, request.data)
+        data = valid_input(self.endpoint.input_serializer, request.data)
         key = request.headers.get("Idempotency-Key")
         idempotency = None
         if key is not None:
@@ -523,7 +570,7 @@ class ActionView(MatchEndpoint):
             )
         result = services.submit_action(
             match_id=match_id,
-            action=self.to_action(data),
+            action=self.endpoint.to_action(data),
             user=request.user,
             expected_version=data.get("expected_version"),
             idempotency=idempotency,
@@ -533,108 +580,25 @@ class ActionView(MatchEndpoint):
         return Response(result.view, headers=headers)
 
 
-ACTION_ANSWER = (
-    " Answers your seat's view right after your action, at the `version` it names; the "
-    "computer players' moves that follow come through the event feed."
-)
+def action_view(endpoint: ActionEndpoint) -> type[ActionView]:
+    """The view of one kind of action, documented from its `ActionEndpoint`."""
 
-
-def action_schema(
-    operation_id: str, summary: str, description: str, request: Any, example: dict[str, Any]
-) -> Any:
-    return extend_schema(
-        operation_id=operation_id, tags=["play"], summary=summary,
-        description=description + ACTION_ANSWER, request=request,
+    @extend_schema(
+        operation_id=endpoint.operation_id, tags=["play"], summary=endpoint.summary,
+        description=endpoint.description + ACTION_ANSWER, request=endpoint.input_serializer,
         parameters=[IDEMPOTENCY_HEADER],
         responses={200: s.SeatViewSerializer, **errors(400, 401, 403, 404, 409, 422)},
-        examples=[OpenApiExample(summary, value=example, request_only=True), VERSION_EXAMPLE,
-                  ILLEGAL_EXAMPLE],
+        examples=[OpenApiExample(endpoint.summary, value=endpoint.example, request_only=True),
+                  VERSION_EXAMPLE, ILLEGAL_EXAMPLE],
     )
+    def post(self: ActionView, request: Request, match_id: str) -> Response:
+        return ActionView.post(self, request, match_id)
+
+    name = f"{endpoint.kind.capitalize()}View"
+    return type(name, (ActionView,), {"endpoint": endpoint, "post": post, "__module__": __name__})
 
 
-class BidView(ActionView):
-    input_serializer = s.BidInputSerializer
-
-    def to_action(self, data: dict[str, Any]) -> engine.Action:
-        return engine.Bid(data["tricks"])
-
-    @action_schema(
-        "placeBid", "Bid", "Bid a number of tricks in the auction.",
-        s.BidInputSerializer, {"tricks": 5, "expected_version": 3},
-    )
-    def post(self, request: Request, match_id: str) -> Response:
-        return super().post(request, match_id)
-
-
-class PassView(ActionView):
-    input_serializer = s.ActionInputSerializer
-
-    def to_action(self, data: dict[str, Any]) -> engine.Action:
-        return engine.Pass()
-
-    @action_schema(
-        "passAuction", "Pass", "Pass in the auction; you may not bid again in this deal.",
-        s.ActionInputSerializer, {"expected_version": 3},
-    )
-    def post(self, request: Request, match_id: str) -> Response:
-        return super().post(request, match_id)
-
-
-class TrumpView(ActionView):
-    input_serializer = s.TrumpInputSerializer
-
-    def to_action(self, data: dict[str, Any]) -> engine.Action:
-        return engine.ChooseTrump(engine.Suit.parse(data["suit"]))
-
-    @action_schema(
-        "chooseTrump", "Name trumps", "The declarer names the trump suit.",
-        s.TrumpInputSerializer, {"suit": "H", "expected_version": 7},
-    )
-    def post(self, request: Request, match_id: str) -> Response:
-        return super().post(request, match_id)
-
-
-class AnnounceView(ActionView):
-    input_serializer = s.AnnounceInputSerializer
-
-    def to_action(self, data: dict[str, Any]) -> engine.Action:
-        return engine.Announce(data["tricks"])
-
-    @action_schema(
-        "announceTricks", "Announce", "Koz Maça with announcements: the tricks you will take.",
-        s.AnnounceInputSerializer, {"tricks": 3, "expected_version": 0},
-    )
-    def post(self, request: Request, match_id: str) -> Response:
-        return super().post(request, match_id)
-
-
-class PlayView(ActionView):
-    input_serializer = s.PlayInputSerializer
-
-    def to_action(self, data: dict[str, Any]) -> engine.Action:
-        return engine.Play(data["card"])
-
-    @action_schema(
-        "playCard", "Play a card", "Play a card (the declarer also plays a face-up dummy's).",
-        s.PlayInputSerializer, {"card": "QC", "expected_version": 12},
-    )
-    def post(self, request: Request, match_id: str) -> Response:
-        return super().post(request, match_id)
-
-
-class RedealView(ActionView):
-    input_serializer = s.ActionInputSerializer
-
-    def to_action(self, data: dict[str, Any]) -> engine.Action:
-        return engine.RequestRedeal()
-
-    @action_schema(
-        "requestRedeal", "Ask for a redeal",
-        "With `weak_hand_redeal`, a hand with no card above a ten may ask for a new deal before "
-        "its own first call or card.", s.ActionInputSerializer, {"expected_version": 0},
-    )
-    def post(self, request: Request, match_id: str) -> Response:
-        return super().post(request, match_id)
+ACTION_VIEWS = {endpoint.kind: action_view(endpoint) for endpoint in ACTIONS}
 
 
 # --- history and events ------------------------------------------------------------------------
@@ -777,7 +741,6 @@ STREAM_EXAMPLE = (
 class StreamView(MatchEndpoint):
     permission = access.Permission.WATCH
     counts_spectators = True
-    resumes_stuck_bots = False
     content_negotiation_class = AnyAccept
     http_method_names: ClassVar[list[str]] = ["get"]
 
@@ -895,7 +858,6 @@ class QuickMatchView(APIView):
                                         "fill_with_bots_after": 30})],
     )
     def post(self, request: Request) -> Response:
-        sweeper.start_clock_timer()
         data = valid_input(s.QuickMatchSerializer, request.data)
         seated = seating.quick_match(
             user=request.user, game=data["game"], rules=data.get("rules") or {},

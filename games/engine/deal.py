@@ -234,11 +234,7 @@ class Deal:
         nothing."""
         _check_seat(seat)
         if action.kind == ActionKind.REDEAL:
-            if not self._may_request_redeal(seat):
-                raise IllegalAction(Reason.REDEAL_NOT_ALLOWED, self.legal_actions(seat))
-            self.log.append((seat, action))
-            self.redeal_requested_by = seat
-            self._end_without_play()
+            self._request_redeal(seat, action)
             return
         expected = _PHASE_OF_ACTION[action.kind]
         if self.phase != expected:
@@ -261,19 +257,30 @@ class Deal:
                 assert self.declarer is not None
                 self._start_play(suit, leader=self.declarer)
             case Announce(tricks=tricks):
-                if not 0 <= tricks <= MAX_TRICKS:
-                    raise IllegalAction(Reason.ANNOUNCEMENT_OUT_OF_RANGE, self.legal_actions(seat))
-                self._record(seat, action)
-                self.announcements[seat] = tricks
-                if all(n is not None for n in self.announcements):
-                    self._start_play(Suit.SPADES, leader=self.next_seat[self.dealer])
-                else:
-                    self.turn = self.next_seat[seat]
+                self._announce(seat, tricks, action)
             case Play(card=card):
                 self._play(seat, card, action)
 
     def _record(self, seat: int, action: Action) -> None:
         self.log.append((seat, action))
+
+    def _request_redeal(self, seat: int, action: Action) -> None:
+        if not self._may_request_redeal(seat):
+            raise IllegalAction(Reason.REDEAL_NOT_ALLOWED, self.legal_actions(seat))
+        self._record(seat, action)
+        self.redeal_requested_by = seat
+        self._end_without_play()
+
+    def _announce(self, seat: int, tricks: int, action: Action) -> None:
+        """Koz Maça: the play starts once all four seats have said their tricks."""
+        if not 0 <= tricks <= MAX_TRICKS:
+            raise IllegalAction(Reason.ANNOUNCEMENT_OUT_OF_RANGE, self.legal_actions(seat))
+        self._record(seat, action)
+        self.announcements[seat] = tricks
+        if all(n is not None for n in self.announcements):
+            self._start_play(Suit.SPADES, leader=self.next_seat[self.dealer])
+        else:
+            self.turn = self.next_seat[seat]
 
     def _check_bid(self, seat: int, tricks: int) -> None:
         if tricks > MAX_TRICKS:

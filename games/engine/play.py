@@ -143,12 +143,7 @@ class PlayState:
         if not self.trick:
             if self._free_trump_lead or self.broken:
                 return hand
-            others = hand & ~self.trump_mask
-            if not others:
-                return hand
-            if self._akq_lead and hand & self._akq == self._akq:
-                return others | self._akq
-            return others
+            return self._lead_before_trumps_broken(hand)
         follow = hand & self.led_mask
         if follow:
             if self._must_beat and (
@@ -170,6 +165,17 @@ class PlayState:
                 return higher
             return trumps if self._trump_when_cannot_overtrump else hand
         return trumps if self._must_trump else hand
+
+    def _lead_before_trumps_broken(self, hand: int) -> int:
+        """Anything but a trump, unless ``hand`` holds only trumps; with `akq_trump_lead`, the
+        ace, king and queen of trumps too when the hand holds all three. Off the hot path: most
+        leads come after trumps are broken or where trumps may be led at any time."""
+        others = hand & ~self.trump_mask
+        if not others:
+            return hand
+        if self._akq_lead and hand & self._akq == self._akq:
+            return others | self._akq
+        return others
 
     def play(self, card: int) -> None:
         """Play ``card`` (an index) for the seat to move. The caller has checked it is legal."""

@@ -195,51 +195,67 @@ def _coerce(values: dict[str, Any]) -> dict[str, Any]:
     return coerced
 
 
+# Options that apply to one game only, with what is said when another game sets them.
+_ONE_GAME_OPTIONS = (
+    ("partnership_dummy", Game.PARTNERSHIP, gettext_noop("applies only to the partnership game")),
+    (
+        "spades_announcements", Game.SPADES,
+        gettext_noop("applies only to the spades game (Koz Maça)"),
+    ),
+)
+
+
 def _validate(rules: TableRules) -> None:
-    game = rules.game
-    allowed_min = _MIN_BIDS[game]
-    if rules.min_bid not in allowed_min:
+    """Refuse a combination of values the game does not allow, naming the first wrong field."""
+    _validate_min_bid(rules)
+    if rules.has_auction:
+        _validate_all_pass(rules)
+    else:
+        for name in ("all_pass", "all_pass_bid"):
+            if getattr(rules, name) is not None:
+                raise RuleError(name, AUCTION_ONLY, [None])
+    for name, game, message in _ONE_GAME_OPTIONS:
+        if getattr(rules, name) and rules.game != game:
+            raise RuleError(name, message, [False])
+    if rules.spades_overtrick_limit is not None:
+        _validate_overtrick_limit(rules.spades_overtrick_limit, rules.spades_announcements)
+
+
+def _validate_min_bid(rules: TableRules) -> None:
+    allowed = _MIN_BIDS[rules.game]
+    if rules.min_bid not in allowed:
         raise RuleError(
             "min_bid", gettext_noop("must be one of %(choices)s in the %(game)s game"),
-            list(allowed_min), choices=", ".join(map(str, allowed_min)), game=game.value,
+            list(allowed), choices=", ".join(map(str, allowed)), game=rules.game.value,
         )
-    if game == Game.SPADES:
-        if rules.all_pass is not None:
-            raise RuleError("all_pass", AUCTION_ONLY, [None])
-        if rules.all_pass_bid is not None:
-            raise RuleError("all_pass_bid", AUCTION_ONLY, [None])
-    else:
-        if rules.all_pass is None:
-            raise RuleError("all_pass", gettext_noop("is required"), [m.value for m in AllPass])
-        low, high = _ALL_PASS_BID_RANGE[game]
-        if rules.all_pass_bid is None or not low <= rules.all_pass_bid <= high:
-            raise RuleError(
-                "all_pass_bid",
-                gettext_noop("must be between %(low)d and %(high)d in the %(game)s game"),
-                list(range(low, high + 1)), low=low, high=high, game=game.value,
-            )
-    if rules.partnership_dummy and game != Game.PARTNERSHIP:
+
+
+def _validate_all_pass(rules: TableRules) -> None:
+    """A game with an auction says what happens when all four pass."""
+    if rules.all_pass is None:
+        raise RuleError("all_pass", gettext_noop("is required"), [m.value for m in AllPass])
+    low, high = _ALL_PASS_BID_RANGE[rules.game]
+    if rules.all_pass_bid is None or not low <= rules.all_pass_bid <= high:
         raise RuleError(
-            "partnership_dummy", gettext_noop("applies only to the partnership game"), [False]
+            "all_pass_bid",
+            gettext_noop("must be between %(low)d and %(high)d in the %(game)s game"),
+            list(range(low, high + 1)), low=low, high=high, game=rules.game.value,
         )
-    if rules.spades_announcements and game != Game.SPADES:
+
+
+def _validate_overtrick_limit(limit: int, announcements: bool) -> None:
+    if not announcements:
         raise RuleError(
-            "spades_announcements", gettext_noop("applies only to the spades game (Koz Maça)"),
-            [False],
+            "spades_overtrick_limit",
+            gettext_noop("applies only with spades_announcements"),
+            [None],
         )
-    if rules.spades_overtrick_limit is not None:
-        if not rules.spades_announcements:
-            raise RuleError(
-                "spades_overtrick_limit",
-                gettext_noop("applies only with spades_announcements"),
-                [None],
-            )
-        if not 1 <= rules.spades_overtrick_limit <= 13:
-            raise RuleError(
-                "spades_overtrick_limit",
-                gettext_noop("must be between 1 and 13, or null to disable"),
-                [None, *range(1, 14)],
-            )
+    if not 1 <= limit <= 13:
+        raise RuleError(
+            "spades_overtrick_limit",
+            gettext_noop("must be between 1 and 13, or null to disable"),
+            [None, *range(1, 14)],
+        )
 
 
 def _plain(value: Any) -> Any:

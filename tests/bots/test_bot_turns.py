@@ -150,17 +150,22 @@ def test_a_decision_gone_stale_while_thinking_is_dropped(player, settings) -> No
     assert Action.objects.filter(match_id=match_id).count() == 1
 
 
-def test_a_match_left_stuck_on_the_embedded_default_resumes_when_read(player, settings) -> None:
-    """The process stopped in the middle of the computer players' turns: nothing runs the
-    sweep in-process, so the next read of the match sends them again."""
+def test_a_match_left_stuck_on_the_embedded_default_is_resumed_by_the_sweep(
+    player, settings
+) -> None:
+    """The process stopped in the middle of the computer players' turns: the periodic sweep,
+    run in-process on the embedded default as by beat scaled out, sends them again. Reading
+    the match changes nothing."""
     settings.COMPUTER_PLAYERS = "tests.bots.idle_players"
     owner = player("Owner")
     match_id, version = bot_to_move(owner)
     settings.COMPUTER_PLAYERS = "bots.interface"
     cache.clear()
-    assert owner.view(match_id)["version"] == version  # not stale yet: left alone
+    assert tasks.sweep_bot_turns() == 0  # not stale yet: left alone
     Match.objects.filter(pk=match_id).update(
         updated_at=timezone.now() - timedelta(seconds=settings.BOT_STALE_AFTER_SECONDS + 1)
     )
+    assert owner.view(match_id)["version"] == version  # a read only reads
+    assert tasks.sweep_bot_turns() == 1
     view = owner.view(match_id)
     assert view["version"] > version and view["deal"]["to_act"] == view["seat"]

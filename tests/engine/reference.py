@@ -259,48 +259,79 @@ def deal_scores(
     if len(tricks) != 4 or sum(tricks) != 13:
         raise ValueError(f"bad trick counts {tricks!r}")
     game = rules["game"]
+    if game not in _SCORES_BY_GAME:
+        raise ValueError(f"unknown game {game!r}")
+    return _SCORES_BY_GAME[game](rules, tricks, declarer, bid, announcements)
+
+
+def _auction_scores(
+    rules: dict,
+    tricks: list[int],
+    declarer: int | None,
+    bid: int | None,
+    announcements: list[int] | None,
+) -> list[int]:
     scoring = rules["scoring"]
+    scores = []
+    for seat in range(4):
+        if seat == declarer:
+            scores.append(_declarer_score(scoring, tricks[seat], bid))
+        else:
+            scores.append(_defender_score(scoring, tricks[seat], rules["min_bid"], bid))
+    return scores
+
+
+def _partnership_scores(
+    rules: dict,
+    tricks: list[int],
+    declarer: int | None,
+    bid: int | None,
+    announcements: list[int] | None,
+) -> list[int]:
+    scoring = rules["scoring"]
+    team_tricks = [tricks[0] + tricks[2], tricks[1] + tricks[3]]
+    declaring_team = declarer % 2
+    team_scores = []
+    for team in range(2):
+        if team == declaring_team:
+            team_scores.append(_declarer_score(scoring, team_tricks[team], bid))
+        else:
+            team_scores.append(_defender_score(scoring, team_tricks[team], rules["min_bid"], bid))
+    scores = []
+    for seat in range(4):
+        scores.append(team_scores[seat % 2])
+    return scores
+
+
+def _spades_scores(
+    rules: dict,
+    tricks: list[int],
+    declarer: int | None,
+    bid: int | None,
+    announcements: list[int] | None,
+) -> list[int]:
+    if rules["spades_announcements"]:
+        if announcements is None or len(announcements) != 4:
+            raise ValueError("spades with announcements needs four announcements")
+        limit = rules["spades_overtrick_limit"]
+        scores = []
+        for seat in range(4):
+            scores.append(_announcement_score(announcements[seat], tricks[seat], limit))
+        return scores
+    # No auction: everybody is scored like a defender; contract uses min_bid as the bid.
     min_bid = rules["min_bid"]
+    scores = []
+    for seat in range(4):
+        scores.append(_defender_score(rules["scoring"], tricks[seat], min_bid, min_bid))
+    return scores
 
-    if game == "auction":
-        scores = []
-        for seat in range(4):
-            if seat == declarer:
-                scores.append(_declarer_score(scoring, tricks[seat], bid))
-            else:
-                scores.append(_defender_score(scoring, tricks[seat], min_bid, bid))
-        return scores
 
-    if game == "partnership":
-        team_tricks = [tricks[0] + tricks[2], tricks[1] + tricks[3]]
-        declaring_team = declarer % 2
-        team_scores = []
-        for team in range(2):
-            if team == declaring_team:
-                team_scores.append(_declarer_score(scoring, team_tricks[team], bid))
-            else:
-                team_scores.append(_defender_score(scoring, team_tricks[team], min_bid, bid))
-        scores = []
-        for seat in range(4):
-            scores.append(team_scores[seat % 2])
-        return scores
-
-    if game == "spades":
-        if rules["spades_announcements"]:
-            if announcements is None or len(announcements) != 4:
-                raise ValueError("spades with announcements needs four announcements")
-            limit = rules["spades_overtrick_limit"]
-            scores = []
-            for seat in range(4):
-                scores.append(_announcement_score(announcements[seat], tricks[seat], limit))
-            return scores
-        # No auction: everybody is scored like a defender; contract uses min_bid as the bid.
-        scores = []
-        for seat in range(4):
-            scores.append(_defender_score(scoring, tricks[seat], min_bid, min_bid))
-        return scores
-
-    raise ValueError(f"unknown game {game!r}")
+# Each game's scoring, with the arguments of `deal_scores`.
+_SCORES_BY_GAME = {
+    "auction": _auction_scores,
+    "partnership": _partnership_scores,
+    "spades": _spades_scores,
+}
 
 
 # ---------------------------------------------------------------------------

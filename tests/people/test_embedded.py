@@ -1,5 +1,6 @@
 """The people-at-a-table scenario (scenario.py) on the embedded default: SQLite, computer
-players in-process and the clocks run by the in-process timer of the live server's process."""
+players in-process and the clocks run by the periodic jobs' runner of the live server's
+process."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ from tests.people import scenario
 
 @pytest.fixture
 def clocks_running(settings):
-    settings.CLOCK_TIMER = True
+    settings.IN_PROCESS_JOBS = True
     settings.CLOCK_SWEEP_INTERVAL_SECONDS = 0.2
     settings.PRESENCE_SECONDS = 3
     yield
-    settings.CLOCK_TIMER = False  # the timer thread stops at its next look
+    settings.IN_PROCESS_JOBS = False  # the runner stops at its next look
 
 
 def test_people_play_through_a_dropout(live_server, clocks_running) -> None:

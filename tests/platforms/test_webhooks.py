@@ -35,6 +35,8 @@ def quick_retries(settings):
     settings.WEBHOOK_SWEEP_INTERVAL_SECONDS = 0.1
     settings.WEBHOOK_TIMEOUT_SECONDS = 2
     settings.WEBHOOK_THREAD = True
+    # Retries are the periodic sweep's, run in-process.
+    settings.IN_PROCESS_JOBS = True
 
 
 def subscribe(platform, receiver: Receiver, types=EVERY_TYPE) -> dict:

@@ -3,7 +3,7 @@ city final, ten characters, opponents growing stronger, every table playable."""
 
 import pytest
 
-from bots.players import Style
+from games.bot_style import Style
 from games.engine import RuleError, TableRules
 from games.models import BotLevel, GameChoice
 from tour import content

@@ -1,0 +1,18 @@
+"""The service's own app: what the project, above its apps, sets up once Django is ready."""
+
+from __future__ import annotations
+
+from django.apps import AppConfig
+from django.core.signals import request_started
+
+
+class ServiceConfig(AppConfig):
+    name = "batak_api"
+    label = "service"
+
+    def ready(self) -> None:
+        from batak_api import jobs
+
+        # On the embedded default the serving process runs the periodic jobs itself, from its
+        # first request on (commands and tests that serve none never start them).
+        request_started.connect(jobs.start_in_process, dispatch_uid="in-process-jobs")
