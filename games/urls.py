@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, URLResolver, include, path, re_path
 
-from games.api import accounts, problems, views
+from games.api import accounts, feed, lobby, matches, play, problems, tables
 
 app_name = "games"
 
@@ -13,33 +13,33 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/logout", accounts.LogoutView.as_view(), name="auth-logout"),
     path("auth/logout-all", accounts.LogoutAllView.as_view(), name="auth-logout-all"),
     path("me", accounts.MeView.as_view(), name="me"),
-    path("rules/presets", views.RulePresetsView.as_view(), name="rule-presets"),
-    path("matches", views.MatchListCreateView.as_view(), name="matches"),
-    path("matches/<uuid:match_id>", views.MatchDetailView.as_view(), name="match"),
-    path("matches/<uuid:match_id>/join", views.JoinMatchView.as_view(), name="join"),
-    path("matches/<uuid:match_id>/invitation", views.InvitationView.as_view(),
+    path("rules/presets", matches.RulePresetsView.as_view(), name="rule-presets"),
+    path("matches", matches.MatchListCreateView.as_view(), name="matches"),
+    path("matches/<uuid:match_id>", matches.MatchDetailView.as_view(), name="match"),
+    path("matches/<uuid:match_id>/join", tables.JoinMatchView.as_view(), name="join"),
+    path("matches/<uuid:match_id>/invitation", tables.InvitationView.as_view(),
          name="invitation"),
-    path("matches/<uuid:match_id>/cancel", views.CancelMatchView.as_view(), name="cancel"),
-    path("matches/<uuid:match_id>/leave", views.LeaveMatchView.as_view(), name="leave"),
-    path("matches/<uuid:match_id>/return", views.ReturnView.as_view(), name="return"),
-    path("matches/<uuid:match_id>/spectate", views.SpectateView.as_view(), name="spectate"),
-    path("lobby", views.LobbyView.as_view(), name="lobby"),
-    path("quick-match", views.QuickMatchView.as_view(), name="quick-match"),
-    path("invitations/<str:code>/join", views.InvitationJoinView.as_view(),
+    path("matches/<uuid:match_id>/cancel", tables.CancelMatchView.as_view(), name="cancel"),
+    path("matches/<uuid:match_id>/leave", tables.LeaveMatchView.as_view(), name="leave"),
+    path("matches/<uuid:match_id>/return", tables.ReturnView.as_view(), name="return"),
+    path("matches/<uuid:match_id>/spectate", tables.SpectateView.as_view(), name="spectate"),
+    path("lobby", lobby.LobbyView.as_view(), name="lobby"),
+    path("quick-match", lobby.QuickMatchView.as_view(), name="quick-match"),
+    path("invitations/<str:code>/join", tables.InvitationJoinView.as_view(),
          name="invitation-join"),
-    path("matches/<uuid:match_id>/view", views.SeatViewView.as_view(), name="seat-view"),
-    path("matches/<uuid:match_id>/bid-estimate", views.BidEstimateView.as_view(),
+    path("matches/<uuid:match_id>/view", play.SeatViewView.as_view(), name="seat-view"),
+    path("matches/<uuid:match_id>/bid-estimate", play.BidEstimateView.as_view(),
          name="bid-estimate"),
     *[
         path(f"matches/<uuid:match_id>/{kind}", view.as_view(), name=kind)
-        for kind, view in views.ACTION_VIEWS.items()
+        for kind, view in play.ACTION_VIEWS.items()
     ],
-    path("matches/<uuid:match_id>/events", views.EventsView.as_view(), name="events"),
-    path("matches/<uuid:match_id>/stream", views.StreamView.as_view(), name="stream"),
-    path("matches/<uuid:match_id>/deals", views.DealListView.as_view(), name="deals"),
+    path("matches/<uuid:match_id>/events", feed.EventsView.as_view(), name="events"),
+    path("matches/<uuid:match_id>/stream", feed.StreamView.as_view(), name="stream"),
+    path("matches/<uuid:match_id>/deals", feed.DealListView.as_view(), name="deals"),
     path(
         "matches/<uuid:match_id>/deals/<int:sequence>",
-        views.DealDetailView.as_view(),
+        feed.DealDetailView.as_view(),
         name="deal",
     ),
     path("tour/", include("tour.urls")),

@@ -31,12 +31,12 @@ from loadtest.scratch import scaled_out
 # (label, module, attribute path): each is timed inclusively, nested parts indented.
 PARTS: list[tuple[str, str, str]] = [
     ("request, all of it", "django.core.handlers.base", "BaseHandler.get_response"),
-    ("  before the handler: token, throttle, the view's own reads", "games.api.views",
+    ("  before the handler: token, throttle, the view's own reads", "games.api.play",
      "ActionView.initial"),
     ("    token (knox)", "knox.auth", "TokenAuthentication.authenticate"),
     ("    throttle", "rest_framework.views", "APIView.check_throttles"),
     ("  presence, after the action", "games.services", "seen"),
-    ("  the body checked", "games.api.views", "valid_input"),
+    ("  the body checked", "games.api.play", "valid_input"),
     ("  services.submit_action", "games.services", "submit_action"),
     ("    lock the match, read its seats", "games.match_unit", "lock"),
     ("    latest deals (a miss)", "games.selectors", "latest_deals"),

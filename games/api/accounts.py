@@ -1,13 +1,11 @@
-"""Sign-up and tokens: a one-call guest account, or a named account with a password."""
+"""The account endpoints: sign-up, log-in and tokens, through the accounts service
+(games/accounts.py)."""
 
 from __future__ import annotations
 
-import secrets
-
-from django.contrib.auth import authenticate, get_user_model, password_validation
+from django.contrib.auth import authenticate
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import IntegrityError, transaction
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from knox.models import AuthToken
@@ -18,19 +16,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import selectors
+from games import accounts, selectors
 from games.api import examples, lockout
 from games.api import serializers as s
-from games.api.views import errors, example
+from games.api.base import errors, example
 from games.errors import ServiceError
-
-GUEST_PREFIX = "guest-"
-
-
-class UsernameTaken(ServiceError):
-    status = 409
-    code = "username_taken"
-    default_detail = _("That username is taken.")
 
 
 class BadCredentials(ServiceError):
@@ -40,10 +30,9 @@ class BadCredentials(ServiceError):
 
 
 def token_body(user: AbstractBaseUser) -> dict[str, object]:
-    """A new token of ``user``'s: every sign-up and log-in issues its own (the earlier ones stay
-    valid until they lapse or are revoked)."""
-    instance, token = AuthToken.objects.create(user)
-    return {"token": token, "expiry": instance.expiry, "user": user_body(user)}
+    """A new token of ``user``'s, as the API answers it."""
+    token, expiry = accounts.issue_token(user)
+    return {"token": token, "expiry": expiry, "user": user_body(user)}
 
 
 def user_body(user: AbstractBaseUser) -> dict[str, object]:
@@ -51,7 +40,7 @@ def user_body(user: AbstractBaseUser) -> dict[str, object]:
         "id": user.pk,
         "username": user.get_username(),
         "display_name": selectors.display_name(user),
-        "is_guest": user.get_username().startswith(GUEST_PREFIX),
+        "is_guest": accounts.is_guest(user),
         "is_staff": bool(getattr(user, "is_staff", False)),
     }
 
@@ -71,9 +60,8 @@ class GuestView(APIView):
     def post(self, request: Request) -> Response:
         serializer = s.GuestInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        name = serializer.validated_data.get("display_name") or ""
-        user = get_user_model().objects.create_user(
-            username=f"{GUEST_PREFIX}{secrets.token_hex(6)}", first_name=name
+        user = accounts.create_guest(
+            display_name=serializer.validated_data.get("display_name") or ""
         )
         return Response(s.TokenSerializer(token_body(user)).data, status=status.HTTP_201_CREATED)
 
@@ -100,28 +88,17 @@ class RegisterView(APIView):
         serializer = s.RegisterInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        model = get_user_model()
-        if data["username"].lower().startswith(GUEST_PREFIX):
-            raise UsernameTaken()
-        candidate = model(username=data["username"], first_name=data.get("display_name", ""))
         try:
-            password_validation.validate_password(data["password"], candidate)
+            user = accounts.register(
+                username=data["username"], password=data["password"],
+                display_name=data.get("display_name", ""),
+            )
         except DjangoValidationError as error:
             raise ValidationError(
                 {"password": [ErrorDetail(message, code=code) for message, code in zip(
                     error.messages, (e.code or "invalid" for e in error.error_list), strict=True
                 )]}
             ) from None
-        try:
-            with transaction.atomic():
-                # The database refuses a name taken in any case (migration 0003), so two
-                # sign-ups racing for one name get one account and one 409.
-                user = model.objects.create_user(
-                    username=data["username"], password=data["password"],
-                    first_name=data.get("display_name", ""),
-                )
-        except IntegrityError:
-            raise UsernameTaken() from None
         return Response(s.TokenSerializer(token_body(user)).data, status=status.HTTP_201_CREATED)
 
 
@@ -180,7 +157,7 @@ class LogoutView(APIView):
     )
     def post(self, request: Request) -> Response:
         if isinstance(request.auth, AuthToken):
-            request.auth.delete()
+            accounts.revoke_token(request.auth)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -192,6 +169,6 @@ class LogoutAllView(APIView):
         examples=[NOT_SIGNED_IN],
     )
     def post(self, request: Request) -> Response:
-        AuthToken.objects.filter(user=request.user).delete()
+        accounts.revoke_every_token(request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -15,14 +15,8 @@ from rest_framework.views import APIView
 from games import access, selectors
 from games import services as games_services
 from games.api import examples
-from games.api.views import (
-    MAX_PAGE,
-    MatchListQuerySerializer,
-    MatchPagination,
-    errors,
-    valid_input,
-    valid_query,
-)
+from games.api.base import MAX_PAGE, MatchPagination, errors, valid_input, valid_query
+from games.api.matches import MatchListQuerySerializer
 from games.models import Match
 from platforms import services, webhooks
 from platforms.api import serializers as ps

@@ -124,7 +124,7 @@ class TestSeatView:
         assert players[1].get(f"/matches/{match_id}/view?seat=1").json()["seat"] == 1
         assert staff_player.post(f"/matches/{match_id}/pass").status_code == 403
         Match.objects.filter(pk=match_id).update(status=MatchStatus.ABANDONED)
-        with caplog.at_level("INFO", logger="games.api.views"):
+        with caplog.at_level("INFO", logger="games.api.play"):
             view = staff_player.get(f"/matches/{match_id}/view?seat=2").json()
         # Abandoned: nobody can play that deal any more, so its hands may be reviewed.
         assert view["seat"] == 2 and len(view["deal"]["hand"]) == 13

@@ -15,8 +15,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors as games_selectors
+from games.api.base import errors, example
 from games.api.serializers import MatchSerializer
-from games.api.views import errors, example
 from tour import content, selectors, services
 from tour.api import examples
 from tour.api.serializers import TourMatchSerializer, TourTableSerializer

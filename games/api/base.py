@@ -1,0 +1,139 @@
+"""What every endpoint of the API shares: the match endpoint's base class (it loads the
+match and asks the access policy before the handler runs), input checks, ETags and the
+documentation's shared parts."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any, ClassVar
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+)
+from rest_framework import serializers, status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import access, seating, services
+from games.api import serializers as s
+from games.errors import (
+    MatchNotFound,
+)
+from games.models import Match, Seat, Visibility
+
+# --- documentation helpers ---------------------------------------------------------------------
+
+PROBLEM = s.ProblemSerializer
+
+
+def errors(*codes: int) -> dict[int, Any]:
+    return {code: PROBLEM for code in codes}
+
+
+def example(name: str, value: Any) -> OpenApiExample:
+    return OpenApiExample(name, value=value, response_only=True, status_codes=["200"])
+
+
+VERSION_EXAMPLE = OpenApiExample(
+    "Stale version", status_codes=["409"], response_only=True,
+    value={"type": "https://batak.example/problems/stale_version", "title": "Conflict",
+           "status": 409, "code": "stale_version",
+           "detail": "The match has changed since the version you sent; reload and retry.",
+           "current_version": 17},
+)
+ILLEGAL_EXAMPLE = OpenApiExample(
+    "Must follow suit", status_codes=["422"], response_only=True,
+    value={"type": "https://batak.example/problems/must_follow_suit",
+           "title": "Unprocessable Entity", "status": 422, "code": "must_follow_suit",
+           "detail": "You must follow suit.", "reason": "must_follow_suit",
+           "legal_actions": [{"kind": "play", "card": "QC"}], "legal_cards": ["QC"]},
+)
+NOT_CREATOR_EXAMPLE = OpenApiExample(
+    "Not the creator", status_codes=["403"], response_only=True,
+    value={"type": "https://batak.example/problems/not_match_creator", "title": "Forbidden",
+           "status": 403, "code": "not_match_creator",
+           "detail": "Only the match's creator may do this."},
+)
+IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]{1,255}$"
+IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+    pattern=IDEMPOTENCY_KEY_PATTERN,
+    description="A unique string of 1 to 255 printable ASCII characters (e.g. a UUID). "
+    "Repeating a request with the same key returns the first result instead of applying the "
+    "action twice; a key used for a different request is 422 `idempotency_key_reused`; a key "
+    "whose first request is still being processed is 409 `idempotency_key_in_use`; a key "
+    "outside the pattern is 400 `invalid_idempotency_key`.",
+)
+
+
+# --- base classes ------------------------------------------------------------------------------
+
+
+class MatchEndpoint(APIView):
+    """Loads the match named in the URL and decides the caller's access to it before the
+    handler runs (games/access.py), so no handler can forget the check: ``permission`` is what
+    the endpoint needs. Every request of a seated person counts as their presence, and on
+    endpoints with ``counts_spectators`` every request about a public match of anyone else
+    signed in as watching it."""
+
+    permission: ClassVar[access.Permission] = access.Permission.READ
+    counts_spectators: ClassVar[bool] = False
+
+    match: Match
+    access: access.Access
+
+    @property
+    def seat(self) -> Seat | None:
+        return self.access.seat
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        try:
+            self.match = Match.objects.prefetch_related("seats").get(pk=kwargs["match_id"])
+        except Match.DoesNotExist:
+            raise MatchNotFound() from None
+        self.access = access.require(self.match, request.user, self.permission)
+        if self.seat is not None:
+            services.seen(self.seat)
+        elif self.counts_spectators and self.match.visibility == Visibility.PUBLIC:
+            seating.watching(self.match, request.user)
+
+
+def etag_response(request: Request, data: Any) -> Response:
+    """200 with a strong ETag of the body, or 304 when the client already has it."""
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+    etag = f'"{digest[:32]}"'
+    if etag in [tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")]:
+        return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+    return Response(data, headers={"ETag": etag})
+
+
+# Far beyond any list a person has; bounds the offset a page number asks the database for.
+MAX_PAGE = 100_000
+
+
+class MatchPagination(PageNumberPagination):
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+def valid_query(
+    serializer_class: type[serializers.Serializer], request: Request
+) -> dict[str, Any]:
+    # As a plain dict: DRF reads a QueryDict as a form, where an empty value counts as absent,
+    # and `?status=` must be refused, not ignored.
+    return valid_input(serializer_class, request.query_params.dict())
+
+
+def valid_input(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data

@@ -1,0 +1,230 @@
+"""A match's history: its ended deals, the event feed (long poll) and the live stream."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from typing import ClassVar
+
+from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+)
+from knox.models import AuthToken
+from rest_framework import serializers, status
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from games import access, selectors, services
+from games.api import examples, streams
+from games.api import serializers as s
+from games.api.base import (
+    MatchEndpoint,
+    errors,
+    example,
+    valid_query,
+)
+from games.errors import (
+    DealNotFound,
+    InvalidLastEventId,
+)
+from games.models import MatchStatus
+
+logger = logging.getLogger(__name__)
+
+
+# --- history and events ------------------------------------------------------------------------
+
+
+class DealListView(MatchEndpoint):
+    @extend_schema(
+        operation_id="listDeals", tags=["history"], summary="Ended deals",
+        description="Every ended deal with its revealed deck, salt, hands, log and tricks.",
+        responses={200: s.DealRecordSerializer(many=True), **errors(401, 403, 404)},
+        examples=[example("An ended deal", examples.DEAL_RECORD)],
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        records = [selectors.deal_record(self.match, deal)
+                   for deal in selectors.ended_deals(self.match)]
+        return Response(s.DealRecordSerializer(records, many=True).data)
+
+
+class DealDetailView(MatchEndpoint):
+    @extend_schema(
+        operation_id="getDeal", tags=["history"], summary="One ended deal",
+        description="An ended deal by its shuffle `sequence` (see the deal list).",
+        responses={200: s.DealRecordSerializer, **errors(401, 403, 404)},
+        examples=[example("An ended deal", examples.DEAL_RECORD)],
+    )
+    def get(self, request: Request, match_id: str, sequence: int) -> Response:
+        deal = selectors.ended_deals(self.match).filter(sequence=sequence).first()
+        if deal is None:
+            raise DealNotFound()
+        return Response(s.DealRecordSerializer(selectors.deal_record(self.match, deal)).data)
+
+
+MAX_WAIT_SECONDS = 30
+EVENT_PAGE_SIZE = 200
+MAX_EVENT_PAGE_SIZE = 500
+
+
+class EventQuerySerializer(serializers.Serializer):
+    after = serializers.IntegerField(
+        min_value=0, max_value=s.MAX_VERSION, default=0,
+        help_text="List actions after this version: 0 at first, then the page's `next_after`.",
+    )
+    wait = serializers.IntegerField(
+        min_value=0, max_value=MAX_WAIT_SECONDS, default=20,
+        help_text="Seconds to wait when nothing is after `after` yet.",
+    )
+    limit = serializers.IntegerField(
+        min_value=1, max_value=MAX_EVENT_PAGE_SIZE, default=EVENT_PAGE_SIZE,
+        help_text="Most actions on one page.",
+    )
+
+
+class EventsView(MatchEndpoint):
+    permission = access.Permission.WATCH
+    counts_spectators = True
+
+    @extend_schema(
+        operation_id="listEvents", tags=["play"], summary="Event feed (long poll)",
+        description=(
+            "Actions applied after version `after`, oldest first, at most `limit` "
+            f"(default {EVENT_PAGE_SIZE}, at most {MAX_EVENT_PAGE_SIZE}) a page. To follow "
+            "the match, pass each page's `next_after` as the next `after`: you see every "
+            "action exactly once, in order. `has_more` says the next page is already "
+            "waiting. When nothing is after `after` yet, the request waits up to `wait` "
+            f"seconds (default 20, at most {MAX_WAIT_SECONDS}) for the next action, so a client "
+            "learns of other seats' moves without polling hard. Every action is public; a card "
+            "of a face-up dummy names the dummy as `seat` and the declarer as `submitted_by`; "
+            "`origin` tells moves a computer player made for a person. Open to its seated "
+            "people, its creator and staff, and to every signed-in user for a public match."
+        ),
+        parameters=[EventQuerySerializer],
+        responses={200: s.EventPageSerializer, **errors(400, 401, 403, 404)},
+        examples=[example("Two moves", examples.EVENT_PAGE)],
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        params = valid_query(EventQuerySerializer, request)
+        after = params["after"]
+        deadline = time.monotonic() + params["wait"]
+        while (
+            self.match.version <= after
+            and self.match.status == MatchStatus.ACTIVE
+            and (left := deadline - time.monotonic()) > 0
+        ):
+            selectors.wait_for_move(self.match, after, left)
+            self.match.refresh_from_db(fields=["version", "status"])
+        if self.seat is not None:  # a wait on the feed is presence all along
+            services.seen(self.seat)
+        page = selectors.event_page(self.match, after, params["limit"])
+        return Response(s.EventPageSerializer(page).data)
+
+
+class StreamQuerySerializer(serializers.Serializer):
+    after = serializers.IntegerField(
+        min_value=0, max_value=s.MAX_VERSION, default=0,
+        help_text="Stream actions after this version (0: from the start). A `Last-Event-ID` "
+        "header, which a reconnecting client sends, takes its place.",
+    )
+
+
+class AnyAccept(DefaultContentNegotiation):
+    """The stream answers whatever the client accepts (EventSource sends `text/event-stream`):
+    its events are written by games/api/streams.py, and its errors stay problem documents."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):  # type: ignore[no-untyped-def]
+        return renderers[0], renderers[0].media_type
+
+
+STREAM_DESCRIPTION = (
+    "The event feed as Server-Sent Events (`text/event-stream`), pushed as each action is "
+    "committed: the same events, the same visibility and access as `listEvents`. Each action "
+    "is an SSE event `action` whose `id` is its version and whose `data` is an `Event` (JSON). "
+    "It starts after `after`, or after the `Last-Event-ID` header's version when a client "
+    "reconnects, so a client that resumes misses nothing and sees nothing twice. A comment "
+    "line (`: heartbeat`) comes when nothing has happened for "
+    f"{settings.STREAM_HEARTBEAT_SECONDS:g} s, and counts as the caller's presence. Once the "
+    "match has ended (or is cancelled) and every action is sent, an `end` event (data: "
+    "`{\"version\": N, \"status\": \"finished\"}`) closes the stream. The server may also "
+    "close a stream at any time (at the latest after "
+    f"{settings.STREAM_MAX_SECONDS:g} s, or 30 s on a server that holds a thread per request); "
+    "reconnect with `Last-Event-ID` (EventSource does, after the `retry` interval). Once "
+    "the match is over, a request with nothing after its cursor is answered 204, which tells "
+    "EventSource to stop. The stream looks again every heartbeat interval whether its caller "
+    "may still read the match, as every request to the feed does, and ends when not (a "
+    "revoked or lapsed token, a seat given up): the reconnection then gets the feed's answer "
+    "(401, 403). An "
+    f"account has at most {settings.STREAM_MAX_PER_ACCOUNT} streams open on one server "
+    f"process ({streams.MAX_WSGI_PER_ACCOUNT} on a server that holds a thread per request; "
+    "429 `too_many_streams`)."
+)
+
+STREAM_EXAMPLE = (
+    "retry: 1000\n\n"
+    f"id: {examples.EVENT_PAGE['events'][0]['version']}\nevent: action\n"
+    f"data: {json.dumps(examples.EVENT_PAGE['events'][0])}\n\n"
+    ": heartbeat\n\n"
+    "id: 212\nevent: end\ndata: {\"version\": 212, \"status\": \"finished\"}\n\n"
+)
+
+
+class StreamView(MatchEndpoint):
+    permission = access.Permission.WATCH
+    counts_spectators = True
+    content_negotiation_class = AnyAccept
+    http_method_names: ClassVar[list[str]] = ["get"]
+
+    @extend_schema(
+        operation_id="streamEvents", tags=["play"], summary="Event stream (Server-Sent Events)",
+        description=STREAM_DESCRIPTION,
+        parameters=[
+            StreamQuerySerializer,
+            OpenApiParameter(
+                "Last-Event-ID", OpenApiTypes.STR, OpenApiParameter.HEADER,
+                pattern=r"^[0-9]{1,10}$",
+                description="The `id` of the last event received: the stream resumes after "
+                "it. Sent by EventSource when it reconnects.",
+            ),
+        ],
+        responses={
+            (200, streams.CONTENT_TYPE): OpenApiResponse(
+                OpenApiTypes.STR, description="The stream of events.",
+                examples=[OpenApiExample("A short match", STREAM_EXAMPLE)],
+            ),
+            204: OpenApiResponse(
+                description="The match has ended and nothing is after the cursor: no stream "
+                "(EventSource stops reconnecting)."
+            ),
+            **errors(400, 401, 403, 404),
+        },
+    )
+    def get(self, request: Request, match_id: str) -> HttpResponse | StreamingHttpResponse:
+        params = valid_query(StreamQuerySerializer, request)
+        after = params["after"]
+        resume = request.headers.get("Last-Event-ID")
+        if resume is not None:
+            if not LAST_EVENT_ID.fullmatch(resume) or int(resume) > s.MAX_VERSION:
+                raise InvalidLastEventId()
+            after = int(resume)
+        if self.match.status not in streams.LIVE and after >= self.match.version:
+            # Over, and nothing left to send: 204 tells EventSource to stop reconnecting.
+            return HttpResponse(status=status.HTTP_204_NO_CONTENT)
+        token = request.auth if isinstance(request.auth, AuthToken) else None
+        follower = streams.Follower(self.match, after, request.user, token)
+        # Served on an event loop (batak_api/asgi.py) the stream holds no thread.
+        asynchronous = isinstance(request._request, ASGIRequest)
+        return streams.EventStreamResponse(follower, asynchronous=asynchronous)
+
+
+LAST_EVENT_ID = re.compile(r"[0-9]{1,10}")

@@ -1,0 +1,144 @@
+"""Matches: list, create, read; the table rule presets."""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.db.models import QuerySet
+from drf_spectacular.utils import (
+    OpenApiExample,
+    extend_schema,
+)
+from rest_framework import generics, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import access, engine, selectors, services
+from games.api import examples
+from games.api import serializers as s
+from games.api.base import (
+    MAX_PAGE,
+    MatchEndpoint,
+    MatchPagination,
+    errors,
+    etag_response,
+    example,
+    valid_input,
+    valid_query,
+)
+from games.models import Match, MatchStatus
+
+logger = logging.getLogger(__name__)
+
+
+class MatchListQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
+    page = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=1)
+    page_size = serializers.IntegerField(
+        min_value=1, max_value=MatchPagination.max_page_size,
+        default=MatchPagination.page_size,
+    )
+
+
+@extend_schema(tags=["matches"])
+class MatchListCreateView(generics.GenericAPIView):
+    pagination_class = MatchPagination
+    serializer_class = s.MatchSerializer
+
+    def get_queryset(self) -> QuerySet[Match]:
+        return selectors.matches_for(self.request.user)
+
+    @extend_schema(
+        operation_id="listMatches",
+        summary="List my matches",
+        description=(
+            "Matches you sit at or created, newest first, `page_size` a page. A page past the "
+            "last answers 404 `not_found`."
+        ),
+        parameters=[MatchListQuerySerializer],
+        responses={200: s.MatchSerializer(many=True), **errors(400, 401, 404)},
+        examples=[example("A match", examples.MATCH)],
+    )
+    def get(self, request: Request) -> Response:
+        query = valid_query(MatchListQuerySerializer, request)
+        queryset = self.get_queryset()
+        if "status" in query:
+            queryset = queryset.filter(status=query["status"])
+        page = self.paginate_queryset(queryset)
+        data = [selectors.match_summary(match) for match in page or []]
+        return self.get_paginated_response(s.MatchSerializer(data, many=True).data)
+
+    @extend_schema(
+        operation_id="createMatch",
+        summary="Create a match",
+        description=(
+            "Creates a match of `game` with table `rules` changed from the game's preset, "
+            "`deals` deals and four seats. When no seat is open the match starts at once: the "
+            "first dealer is drawn at random and the first deal is dealt. The answer describes "
+            "the match at the `version` it names: computer players may already have moved. "
+            "A match needs a seat for a person (`me` or `open`) unless your account may play "
+            "computer players alone (403 `person_seat_required`); an account keeps at most "
+            f"{settings.MAX_UNFINISHED_MATCHES} matches waiting or in play and "
+            f"{settings.MAX_BOT_SEAT_DEALS} computer players' deals in them (a "
+            "computer seat counts its match's deals): beyond, 409 `too_many_matches` or "
+            "`too_many_bot_deals`."
+        ),
+        request=s.MatchCreateSerializer,
+        responses={201: s.MatchSerializer, **errors(400, 401, 403, 409)},
+        examples=[
+            OpenApiExample(
+                "Me against three bots", request_only=True,
+                value={"game": "auction", "deals": 4, "rules": {"min_bid": 5},
+                       "seats": [{"kind": "me"}, {"kind": "bot", "bot_level": "easy"},
+                                 {"kind": "bot", "bot_level": "medium"},
+                                 {"kind": "bot", "bot_level": "hard"}]},
+            ),
+            OpenApiExample(
+                "Invalid rule", status_codes=["400"], response_only=True,
+                value={"type": "https://batak.example/problems/invalid_rules",
+                       "title": "Bad Request", "status": 400, "code": "invalid_rules",
+                       "detail": "spades_announcements: applies only to the spades game "
+                       "(Koz Maça)", "field": "spades_announcements", "allowed": [False]},
+            ),
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        data = valid_input(s.MatchCreateSerializer, request.data)
+        seats = [
+            services.SeatSpec(kind=seat["kind"], bot_level=seat.get("bot_level", ""),
+                              display_name=seat.get("display_name", ""))
+            for seat in data.get("seats") or s.default_seats()
+        ]
+        match = services.create_match(
+            user=request.user, game=data["game"], rules=data.get("rules") or {},
+            deal_count=data["deals"], seats=seats, visibility=data["visibility"],
+            clock_seconds=data.get("clock", services.DEFAULT_CLOCK),
+        )
+        match.refresh_from_db(fields=selectors.MATCH_STATE)
+        body = s.MatchSerializer(selectors.match_summary(match)).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class MatchDetailView(MatchEndpoint):
+    permission = access.Permission.FACTS
+
+    @extend_schema(
+        operation_id="getMatch", tags=["matches"], summary="Get a match",
+        description="Public facts of a match: rules, seats, status, totals, ranking.",
+        responses={200: s.MatchSerializer, **errors(401, 404)},
+        examples=[example("A match", examples.MATCH)],
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        return etag_response(request, s.MatchSerializer(selectors.match_summary(self.match)).data)
+
+
+class RulePresetsView(APIView):
+    @extend_schema(operation_id="listRulePresets", tags=["rules"], summary="Table rule presets",
+                   description="The default table rules of each game.",
+                   responses={200: s.TableRulesSerializer(many=True), **errors(401)},
+                   examples=[example("The auction game", examples.RULES)])
+    def get(self, request: Request) -> Response:
+        presets = [engine.PRESETS[game].to_dict() for game in engine.Game]
+        return Response(s.TableRulesSerializer(presets, many=True).data)

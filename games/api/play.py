@@ -1,0 +1,229 @@
+"""Playing: a seat's view, the bid estimate, and one view per kind of action, made from one
+table (`ACTIONS`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from drf_spectacular.utils import (
+    OpenApiExample,
+    extend_schema,
+)
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import access, engine, selectors, services
+from games.api import examples
+from games.api import serializers as s
+from games.api.base import (
+    IDEMPOTENCY_HEADER,
+    IDEMPOTENCY_KEY,
+    ILLEGAL_EXAMPLE,
+    VERSION_EXAMPLE,
+    MatchEndpoint,
+    errors,
+    etag_response,
+    example,
+    valid_input,
+    valid_query,
+)
+from games.errors import (
+    ActionRefused,
+    HandInPlay,
+    InvalidIdempotencyKey,
+    MatchNotActive,
+    NotYourSeat,
+)
+from games.models import MatchStatus
+
+logger = logging.getLogger(__name__)
+
+
+class SeatQuerySerializer(serializers.Serializer):
+    seat = serializers.IntegerField(
+        min_value=0, max_value=3, required=False,
+        help_text="Staff only, once the match is over: the seat to view.",
+    )
+
+
+class SeatViewView(MatchEndpoint):
+    @extend_schema(
+        operation_id="getSeatView", tags=["play"], summary="My seat's view",
+        description=(
+            "Everything your seat may see: your hand, a face-up dummy, the auction, trump, "
+            "current and last trick, tricks and scores, whose turn it is, what you may do now "
+            "and why each other card is refused. Carries an ETag; send `If-None-Match` to get "
+            "304 when nothing changed. Once a match is over, staff may pass `seat` to see any "
+            "seat (each such read is logged); while it is in play nobody, staff included, reads "
+            "a seat but their own (403 `hand_in_play`)."
+        ),
+        parameters=[SeatQuerySerializer],
+        responses={200: s.SeatViewSerializer, 304: None, **errors(400, 401, 403, 404)},
+        examples=[example("Seat 0 to play", examples.SEAT_VIEW)],
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        seat = self.seat.index if self.seat is not None else None
+        query = valid_query(SeatQuerySerializer, request)
+        if "seat" in query and query["seat"] != seat:
+            if not request.user.is_staff:
+                raise NotYourSeat()
+            if not access.may_view_seat(self.match, self.access, query["seat"],
+                                        is_staff=True):
+                raise HandInPlay()
+            seat = query["seat"]
+            logger.info(
+                "staff read another seat",
+                extra={"match_id": str(self.match.id), "seat": seat, "staff_user": request.user.pk},
+            )
+        if seat is None:
+            raise NotYourSeat()
+        return etag_response(
+            request, s.SeatViewSerializer(selectors.seat_view(self.match, seat)).data
+        )
+
+
+class BidEstimateView(MatchEndpoint):
+    permission = access.Permission.SEAT
+
+    @extend_schema(
+        operation_id="getBidEstimate", tags=["play"], summary="Bid estimate",
+        description=(
+            "How many tricks your hand should take with each trump (your team's, in the "
+            "partnership game), from play-outs of random layouts of the other cards with you "
+            "leading (in Koz Maça: spades, from the first leader). Only before play starts."
+        ),
+        responses={200: s.BidEstimateSerializer, **errors(401, 403, 404, 409)},
+        examples=[example("Hearts look best", {
+            "hand": ["AS", "JS", "TS", "KH", "QH", "9H", "7H", "4H", "AD", "5D", "8C", "3C",
+                     "2C"],
+            "estimates": [{"trump": "S", "tricks": 4.1}, {"trump": "H", "tricks": 5.6},
+                          {"trump": "D", "tricks": 3.2}, {"trump": "C", "tricks": 3.0}],
+            "best_trump": "H", "team": False})],
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        assert self.seat is not None
+        if self.match.status != MatchStatus.ACTIVE:
+            raise MatchNotActive()
+        try:
+            data = selectors.bid_estimate(self.match, self.seat.index)
+        except engine.IllegalAction as error:
+            raise ActionRefused(error) from None
+        return Response(s.BidEstimateSerializer(data).data)
+
+
+# --- actions -----------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ActionEndpoint:
+    """One kind of action as the API takes it: its path, its body and its documentation."""
+
+    kind: str
+    operation_id: str
+    summary: str
+    description: str
+    input_serializer: type[serializers.Serializer]
+    example: dict[str, Any]
+    to_action: Callable[[dict[str, Any]], engine.Action]
+
+
+ACTIONS = [
+    ActionEndpoint(
+        "bid", "placeBid", "Bid", "Bid a number of tricks in the auction.",
+        s.BidInputSerializer, {"tricks": 5, "expected_version": 3},
+        lambda data: engine.Bid(data["tricks"]),
+    ),
+    ActionEndpoint(
+        "pass", "passAuction", "Pass", "Pass in the auction; you may not bid again in this deal.",
+        s.ActionInputSerializer, {"expected_version": 3}, lambda data: engine.Pass(),
+    ),
+    ActionEndpoint(
+        "trump", "chooseTrump", "Name trumps", "The declarer names the trump suit.",
+        s.TrumpInputSerializer, {"suit": "H", "expected_version": 7},
+        lambda data: engine.ChooseTrump(engine.Suit.parse(data["suit"])),
+    ),
+    ActionEndpoint(
+        "announce", "announceTricks", "Announce",
+        "Koz Maça with announcements: the tricks you will take.",
+        s.AnnounceInputSerializer, {"tricks": 3, "expected_version": 0},
+        lambda data: engine.Announce(data["tricks"]),
+    ),
+    ActionEndpoint(
+        "play", "playCard", "Play a card",
+        "Play a card (the declarer also plays a face-up dummy's).",
+        s.PlayInputSerializer, {"card": "QC", "expected_version": 12},
+        lambda data: engine.Play(data["card"]),
+    ),
+    ActionEndpoint(
+        "redeal", "requestRedeal", "Ask for a redeal",
+        "With `weak_hand_redeal`, a hand with no card above a ten may ask for a new deal before "
+        "its own first call or card.", s.ActionInputSerializer, {"expected_version": 0},
+        lambda data: engine.RequestRedeal(),
+    ),
+]
+
+ACTION_ANSWER = (
+    " Answers your seat's view right after your action, at the `version` it names; the "
+    "computer players' moves that follow come through the event feed."
+)
+
+
+class ActionView(MatchEndpoint):
+    """Submits one action for the caller's seat through `services.submit_action`: one class
+    per `ActionEndpoint`, made by `action_view`."""
+
+    permission = access.Permission.ACT
+    endpoint: ClassVar[ActionEndpoint]
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        # The action's own transaction loads and locks the match and asks the access policy
+        # for the caller's seat (`access.acting_seat`; their presence noted, or refused): the
+        # match is read once.
+        APIView.initial(self, request, *args, **kwargs)
+
+    def post(self, request: Request, match_id: str) -> Response:
+        data = valid_input(self.endpoint.input_serializer, request.data)
+        key = request.headers.get("Idempotency-Key")
+        idempotency = None
+        if key is not None:
+            if not IDEMPOTENCY_KEY.fullmatch(key):
+                raise InvalidIdempotencyKey()
+            idempotency = services.Idempotency.for_request(
+                request.user.pk, key, request.method or "POST", request.path, request.data
+            )
+        result = services.submit_action(
+            match_id=match_id,
+            action=self.endpoint.to_action(data),
+            user=request.user,
+            expected_version=data.get("expected_version"),
+            idempotency=idempotency,
+        )
+        headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
+        # Built to the schema's `SeatView` (tests/api/test_move_state.py), so answered as is.
+        return Response(result.view, headers=headers)
+
+
+def action_view(endpoint: ActionEndpoint) -> type[ActionView]:
+    """The view of one kind of action, documented from its `ActionEndpoint`."""
+
+    @extend_schema(
+        operation_id=endpoint.operation_id, tags=["play"], summary=endpoint.summary,
+        description=endpoint.description + ACTION_ANSWER, request=endpoint.input_serializer,
+        parameters=[IDEMPOTENCY_HEADER],
+        responses={200: s.SeatViewSerializer, **errors(400, 401, 403, 404, 409, 422)},
+        examples=[OpenApiExample(endpoint.summary, value=endpoint.example, request_only=True),
+                  VERSION_EXAMPLE, ILLEGAL_EXAMPLE],
+    )
+    def post(self: ActionView, request: Request, match_id: str) -> Response:
+        return ActionView.post(self, request, match_id)
+
+    name = f"{endpoint.kind.capitalize()}View"
+    return type(name, (ActionView,), {"endpoint": endpoint, "post": post, "__module__": __name__})
+
+
+ACTION_VIEWS = {endpoint.kind: action_view(endpoint) for endpoint in ACTIONS}

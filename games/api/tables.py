@@ -1,0 +1,201 @@
+"""Tables between people: joining, invitations, cancelling, leaving and coming back,
+watching a public match."""
+
+from __future__ import annotations
+
+import logging
+
+from drf_spectacular.utils import (
+    OpenApiExample,
+    extend_schema,
+)
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import access, seating, selectors, services
+from games.api import examples
+from games.api import serializers as s
+from games.api.base import (
+    NOT_CREATOR_EXAMPLE,
+    MatchEndpoint,
+    errors,
+    etag_response,
+    example,
+    valid_input,
+)
+from games.errors import (
+    InvitationNotFound,
+    MatchNotPublic,
+    NotMatchCreator,
+)
+from games.models import Match, Visibility
+
+logger = logging.getLogger(__name__)
+
+
+class JoinMatchView(MatchEndpoint):
+    permission = access.Permission.FACTS
+
+    @extend_schema(
+        operation_id="joinMatch", tags=["matches"], summary="Join an open seat",
+        description=(
+            "Takes an open seat (`seat`, or the lowest open one) of a public match and answers "
+            "with the seat you took and the match; the match starts when the last seat is "
+            "taken. A private match is joined with its invitation code instead (403 "
+            "`invitation_required`)."
+        ),
+        request=s.JoinSerializer,
+        responses={200: s.JoinedSerializer, **errors(400, 401, 403, 404, 409)},
+        examples=[OpenApiExample("Take seat 2", value={"seat": 2}, request_only=True),
+                  example("Seat 2 taken", {"seat": 2, "match": examples.MATCH})],
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        data = valid_input(s.JoinSerializer, request.data)
+        seat = services.join_match(match_id=self.match.id, user=request.user,
+                                   seat=data.get("seat"))
+        return joined_response(seating.Seated(self.match, seat))
+
+
+def joined_response(seated: seating.Seated) -> Response:
+    match = Match.objects.prefetch_related("seats").get(pk=seated.match.pk)
+    body = {"seat": seated.seat.index, "match": selectors.match_summary(match)}
+    return Response(s.JoinedSerializer(body).data)
+
+
+class InvitationView(MatchEndpoint):
+    """The creator's invitation code of a private match waiting for people."""
+
+    permission = access.Permission.FACTS
+
+    def _code(self, request: Request) -> str:
+        if self.match.created_by_id != request.user.pk:
+            raise NotMatchCreator()
+        if self.match.invitation_code is None:
+            raise InvitationNotFound()
+        return self.match.invitation_code
+
+    @extend_schema(
+        operation_id="getInvitation", tags=["tables"], summary="The invitation code",
+        description=(
+            "The creator's code for a private match with open seats: whoever holds it may join "
+            "with `POST /invitations/{code}/join`. 404 once revoked or the match has started."
+        ),
+        responses={200: s.InvitationSerializer, **errors(401, 403, 404)},
+        examples=[example("A code", examples.INVITATION)],
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        code = self._code(request)
+        return Response(s.InvitationSerializer({"match_id": self.match.id, "code": code}).data)
+
+    @extend_schema(
+        operation_id="renewInvitation", tags=["tables"], summary="A new invitation code",
+        description="A new code for the creator's private waiting match; the old one stops "
+        "working.",
+        request=None, responses={200: s.InvitationSerializer, **errors(401, 403, 404, 409)},
+        examples=[example("A new code", examples.INVITATION)],
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        code = seating.renew_invitation(match_id=self.match.id, user=request.user)
+        return Response(s.InvitationSerializer({"match_id": self.match.id, "code": code}).data)
+
+    @extend_schema(
+        operation_id="revokeInvitation", tags=["tables"], summary="Revoke the invitation",
+        description="Nobody can join with the code any more (a new one can be made).",
+        responses={204: None, **errors(401, 403, 404, 409)},
+        examples=[NOT_CREATOR_EXAMPLE],
+    )
+    def delete(self, request: Request, match_id: str) -> Response:
+        seating.revoke_invitation(match_id=self.match.id, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class InvitationJoinView(APIView):
+    @extend_schema(
+        operation_id="joinByInvitation", tags=["tables"], summary="Join with an invitation",
+        description="Takes an open seat (`seat`, or the lowest open one) of the private match "
+        "the code belongs to; 404 when the code is unknown or revoked.",
+        request=s.JoinSerializer, responses={200: s.JoinedSerializer, **errors(400, 401, 404, 409)},
+        examples=[example("Seat 2 taken", {"seat": 2, "match": examples.MATCH})],
+    )
+    def post(self, request: Request, code: str) -> Response:
+        data = valid_input(s.JoinSerializer, request.data)
+        seated = seating.join_by_invitation(code=code, user=request.user, seat=data.get("seat"))
+        return joined_response(seated)
+
+
+class CancelMatchView(MatchEndpoint):
+    permission = access.Permission.FACTS
+
+    @extend_schema(
+        operation_id="cancelMatch", tags=["tables"], summary="Cancel a match",
+        description="The creator calls off a match that has not started (status `cancelled`).",
+        request=None, responses={200: s.MatchSerializer, **errors(401, 403, 404, 409)},
+        examples=[example("Cancelled", {**examples.MATCH, "status": "cancelled"})],
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        match = seating.cancel_match(match_id=self.match.id, user=request.user)
+        return Response(s.MatchSerializer(selectors.match_summary(match)).data)
+
+
+class LeaveMatchView(MatchEndpoint):
+    permission = access.Permission.ACT
+
+    @extend_schema(
+        operation_id="leaveMatch", tags=["tables"], summary="Leave the match",
+        description=(
+            "Before the start, your seat opens again (a match nobody sits at any more is "
+            "cancelled). In play, a Medium computer player plays your seat to the end "
+            "(`left_at` on the seat, `stand_in` in the feed) and your result counts as "
+            "abandoned. A Tour of Tables match is forfeited (status `abandoned`), as is a match "
+            "that no person is left at."
+        ),
+        request=None, responses={200: s.MatchSerializer, **errors(401, 403, 404, 409)},
+        examples=[example("Left", examples.MATCH)],
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        match = seating.leave_match(match_id=self.match.id, user=request.user)
+        return Response(s.MatchSerializer(selectors.match_summary(match)).data)
+
+
+class ReturnView(MatchEndpoint):
+    permission = access.Permission.ACT
+
+    @extend_schema(
+        operation_id="returnToSeat", tags=["tables"], summary="Take my seat back",
+        description=(
+            "Ends the autopilot of your seat (after timeouts in a row a computer player plays "
+            "it): you play again from the next turn. Any action of yours does the same."
+        ),
+        request=None, responses={200: s.SeatViewSerializer, **errors(401, 403, 404, 409)},
+        examples=[example("Back at seat 0", examples.SEAT_VIEW)],
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        assert self.seat is not None
+        match = seating.return_to_seat(match_id=self.match.id, user=request.user)
+        return Response(s.SeatViewSerializer(selectors.seat_view(match, self.seat.index)).data)
+
+
+class SpectateView(MatchEndpoint):
+    permission = access.Permission.FACTS
+    counts_spectators = True
+
+    @extend_schema(
+        operation_id="spectateMatch", tags=["tables"], summary="Watch a public match",
+        description=(
+            "What anyone may see of a public match: seats, auction, trump, every trick, hand "
+            "sizes and a face-up dummy, but no hand until its deal has ended (then the deal "
+            "list shows them). Follow it with the event feed, which public matches open to "
+            "every signed-in user. Carries an ETag like the seat view. 403 `match_not_public` "
+            "for a private match."
+        ),
+        responses={200: s.SpectatorViewSerializer, 304: None, **errors(401, 403, 404)},
+        examples=[example("Watching", examples.SPECTATOR_VIEW)],
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        if self.match.visibility != Visibility.PUBLIC:
+            raise MatchNotPublic()
+        return etag_response(
+            request, s.SpectatorViewSerializer(selectors.spectator_view(self.match)).data
+        )
