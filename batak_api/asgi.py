@@ -11,6 +11,8 @@ itself runs on the event loop (games/api/streams.py).
 import gc
 import os
 import re
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 from django.core.asgi import get_asgi_application
 from django.core.handlers.asgi import ASGIHandler
@@ -20,8 +22,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "batak_api.settings")
 STREAM_PATH = re.compile(r"/api/v1/matches/[^/]+/stream")
 
 
+# ASGI's callables, as django-stubs types them for ASGIHandler.
+Receive = Callable[[], Awaitable[Mapping[str, Any]]]
+Send = Callable[[Mapping[str, Any]], Awaitable[None]]
+
+
 class StreamingASGIHandler(ASGIHandler):
-    async def __call__(self, scope, receive, send):  # type: ignore[no-untyped-def]
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and STREAM_PATH.fullmatch(scope["path"]):
             # Without a ThreadSensitiveContext, asgiref sends sync code to its one shared
             # thread instead of a new thread for this request.
@@ -30,7 +37,7 @@ class StreamingASGIHandler(ASGIHandler):
         await super().__call__(scope, receive, send)
 
 
-def _application():  # type: ignore[no-untyped-def]
+def _application() -> ASGIHandler:
     get_asgi_application()  # sets Django up, as Django's own entry point does
     from django.conf import settings
 

@@ -42,7 +42,7 @@ class Env(environ.Env):
             kind = "an integer" if cast is int else "a number"
             raise ImproperlyConfigured(f"{var} must be {kind}, not {value!r}.") from error
 
-    def float(self, var: str, default: float) -> float:  # type: ignore[override]
+    def float(self, var: str, default: float) -> float:
         """A float setting: an empty value leaves it at its default, as an unset one does
         (integer settings refuse an empty value)."""
         value = self.get_value(var, cast=float, default=None)

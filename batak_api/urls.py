@@ -6,8 +6,8 @@ import redis
 from django.conf import settings
 from django.contrib import admin
 from django.db import DatabaseError, connection
-from django.http import HttpRequest, JsonResponse
-from django.urls import include, path
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import URLPattern, URLResolver, include, path
 from django.views.decorators.http import require_GET
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
@@ -25,7 +25,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 
 @require_GET
-def readyz(request: HttpRequest) -> JsonResponse:
+def readyz(request: HttpRequest) -> HttpResponse:
     """The database and the broker answer, so requests can be served and bots scheduled
     (readiness); 503 with the failing checks otherwise."""
     checks = {"database": _database_check(), "broker": _broker_check()}
@@ -59,7 +59,7 @@ def _broker_check() -> str:
     return "ok"
 
 
-urlpatterns = [
+urlpatterns: list[URLPattern | URLResolver] = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("games.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

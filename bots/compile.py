@@ -10,12 +10,13 @@ changed source or another CPU only makes the next warm-up compile again.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from bots import card_reading, joint_search, solver
 from bots.players import warm_up
 
 
-def compiled_functions() -> list:  # type: ignore[type-arg]
+def compiled_functions() -> list[Any]:
     """Every numba-compiled function of the computer players."""
     return [
         value for module in (solver, card_reading, joint_search) for value in vars(module).values()

@@ -51,8 +51,8 @@ class WorldSampler:
     def sample(self, rng: random.Random) -> list[int]:
         """Hands (masks) for all four seats: known ones as seen, hidden ones sampled."""
         hands = [0, 0, 0, 0]
-        for seat, cards in self.knowledge.known.items():
-            hands[seat] = cards
+        for seat, mask in self.knowledge.known.items():
+            hands[seat] = mask
         capacities = tuple(self.knowledge.sizes)
         for group, (_, cards) in enumerate(self.groups):
             splits, cumulative = self._options(group, capacities)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 
 from games.errors import NotYourSeat
 from games.models import Deal, DealStatus, Match, MatchStatus, Seat, Visibility
@@ -74,7 +74,7 @@ class Access:
         return self.role in POLICY[permission]
 
 
-def access(match: Match, user: AbstractBaseUser | AnonymousUser) -> Access:
+def access(match: Match, user: User | AnonymousUser) -> Access:
     """The role of ``user`` at ``match`` (its seats loaded or not)."""
     seat = next((seat for seat in match.seats.all() if seat.user_id == user.pk), None)
     if seat is not None:
@@ -89,7 +89,7 @@ def access(match: Match, user: AbstractBaseUser | AnonymousUser) -> Access:
 
 
 def require(
-    match: Match, user: AbstractBaseUser | AnonymousUser, permission: Permission
+    match: Match, user: User | AnonymousUser, permission: Permission
 ) -> Access:
     """`access`, refused with 403 `not_your_seat` unless it allows ``permission``."""
     found = access(match, user)
@@ -98,7 +98,7 @@ def require(
     return found
 
 
-def acting_seat(match: Match, user: AbstractBaseUser) -> Seat:
+def acting_seat(match: Match, user: User) -> Seat:
     """The seat ``user`` acts at (under the match lock): their own, still taken."""
     found = require(match, user, Permission.ACT)
     assert found.seat is not None

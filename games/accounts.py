@@ -7,7 +7,7 @@ import secrets
 from datetime import datetime
 
 from django.contrib.auth import get_user_model, password_validation
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext_lazy as _
 from knox.models import AuthToken
@@ -23,13 +23,13 @@ class UsernameTaken(ServiceError):
     default_detail = _("That username is taken.")
 
 
-def create_guest(*, display_name: str) -> AbstractBaseUser:
+def create_guest(*, display_name: str) -> User:
     return get_user_model().objects.create_user(
         username=f"{GUEST_PREFIX}{secrets.token_hex(6)}", first_name=display_name
     )
 
 
-def register(*, username: str, password: str, display_name: str) -> AbstractBaseUser:
+def register(*, username: str, password: str, display_name: str) -> User:
     """A named account. Raises `UsernameTaken`, or Django's ValidationError with the reasons
     a password fails the service's password checks."""
     model = get_user_model()
@@ -49,11 +49,11 @@ def register(*, username: str, password: str, display_name: str) -> AbstractBase
         raise UsernameTaken() from None
 
 
-def is_guest(user: AbstractBaseUser) -> bool:
+def is_guest(user: User) -> bool:
     return user.get_username().startswith(GUEST_PREFIX)
 
 
-def issue_token(user: AbstractBaseUser) -> tuple[str, datetime | None]:
+def issue_token(user: User) -> tuple[str, datetime | None]:
     """A new token of ``user``'s and when it lapses: every sign-up and log-in issues its own
     (the earlier ones stay valid until they lapse or are revoked)."""
     instance, token = AuthToken.objects.create(user)
@@ -64,5 +64,5 @@ def revoke_token(token: AuthToken) -> None:
     token.delete()
 
 
-def revoke_every_token(user: AbstractBaseUser) -> None:
+def revoke_every_token(user: User) -> None:
     AuthToken.objects.filter(user=user).delete()

@@ -232,12 +232,13 @@ class MatchUnit:
         match = self.match
         if self._fields:
             match.save(update_fields=sorted(self._fields | {"updated_at"}))
-        live = match.status == MatchStatus.ACTIVE and self._state is not None
-        if live:
-            snapshots.keep_on_commit(match, self.deals, self._state)
+        # The state of a match that goes on; None when it is over (or has none loaded).
+        live = self._state if match.status == MatchStatus.ACTIVE else None
+        if live is not None:
+            snapshots.keep_on_commit(match, self.deals, live)
         for version, status, event in self._announcements:
             _announce_on_commit(match.id, version, status, event)
-        if live and self.sends_bots and selectors.bot_seat(match, self._state) is not None:
+        if live is not None and self.sends_bots and selectors.bot_seat(match, live) is not None:
             match_id, version = str(match.id), match.version
             transaction.on_commit(lambda: _send_bot_turns(match_id, version))
 

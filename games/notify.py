@@ -71,7 +71,7 @@ def announce(
     with _waiters_lock:
         for waiting in _waiters.get(str(match_id), ()):
             waiting.set()
-    news = {"version": version, "status": status, "event": event}
+    news: News = {"version": version, "status": status, "event": event}
     client = _redis()
     if client is None:
         with _hubs_lock:

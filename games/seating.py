@@ -10,7 +10,7 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import prefetch_related_objects
 from django.utils import timezone
@@ -42,14 +42,14 @@ class Seated:
 # --- invitations and cancelling ----------------------------------------------------------------
 
 
-def _check_creators_waiting_match(match: Match, user: AbstractBaseUser) -> None:
+def _check_creators_waiting_match(match: Match, user: User) -> None:
     if match.created_by_id != user.pk:
         raise NotMatchCreator()
     if match.status != MatchStatus.WAITING:
         raise MatchStarted()
 
 
-def renew_invitation(*, match_id: uuid.UUID, user: AbstractBaseUser) -> str:
+def renew_invitation(*, match_id: uuid.UUID, user: User) -> str:
     """A new invitation code for the creator's private waiting match; the old one stops
     working."""
     with changing(match_id) as unit:
@@ -62,7 +62,7 @@ def renew_invitation(*, match_id: uuid.UUID, user: AbstractBaseUser) -> str:
     return code
 
 
-def revoke_invitation(*, match_id: uuid.UUID, user: AbstractBaseUser) -> None:
+def revoke_invitation(*, match_id: uuid.UUID, user: User) -> None:
     with changing(match_id) as unit:
         _check_creators_waiting_match(unit.match, user)
         unit.match.invitation_code = None
@@ -70,7 +70,7 @@ def revoke_invitation(*, match_id: uuid.UUID, user: AbstractBaseUser) -> None:
 
 
 def join_by_invitation(
-    *, code: str, user: AbstractBaseUser, seat: int | None = None
+    *, code: str, user: User, seat: int | None = None
 ) -> Seated:
     match = Match.objects.filter(invitation_code=code).only("pk").first()
     if match is None:
@@ -82,7 +82,7 @@ def join_by_invitation(
     return Seated(Match.objects.get(pk=match.pk), taken)
 
 
-def cancel_match(*, match_id: uuid.UUID, user: AbstractBaseUser) -> Match:
+def cancel_match(*, match_id: uuid.UUID, user: User) -> Match:
     """The creator calls off a match that has not started."""
     with changing(match_id) as unit:
         _check_creators_waiting_match(unit.match, user)
@@ -95,7 +95,7 @@ def cancel_match(*, match_id: uuid.UUID, user: AbstractBaseUser) -> Match:
 
 def quick_match(
     *,
-    user: AbstractBaseUser,
+    user: User,
     game: str,
     rules: dict[str, Any] | None,
     deal_count: int,
@@ -185,7 +185,7 @@ def fill_with_bots(*, match_id: uuid.UUID) -> bool:
 # --- leaving and coming back -------------------------------------------------------------------
 
 
-def leave_match(*, match_id: uuid.UUID, user: AbstractBaseUser) -> Match:
+def leave_match(*, match_id: uuid.UUID, user: User) -> Match:
     """Leave a match. Before the start the seat opens again (a match nobody sits at any more
     is cancelled). In play a computer player takes the seat to the end and the person's
     result counts as abandoned; where leaving forfeits (Tour of Tables), or when nobody is
@@ -220,7 +220,7 @@ def _free_seat(unit: MatchUnit, seat: Seat) -> None:
         unit.end(MatchStatus.CANCELLED)
 
 
-def return_to_seat(*, match_id: uuid.UUID, user: AbstractBaseUser) -> Match:
+def return_to_seat(*, match_id: uuid.UUID, user: User) -> Match:
     """The person is back: the autopilot hands the seat over from the next turn on."""
     with changing(match_id) as unit:
         seat = access.acting_seat(unit.match, user)
@@ -234,7 +234,7 @@ def return_to_seat(*, match_id: uuid.UUID, user: AbstractBaseUser) -> Match:
 # --- presence ----------------------------------------------------------------------------------
 
 
-def watching(match: Match, user: AbstractBaseUser) -> None:
+def watching(match: Match, user: User) -> None:
     """Note that ``user`` (no seat at it) watches the public ``match``."""
     if match.visibility != Visibility.PUBLIC:
         raise MatchNotPublic()

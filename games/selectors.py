@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Count, Q, QuerySet, prefetch_related_objects
 from django.utils import timezone
@@ -38,7 +38,7 @@ from games.models import (
 ENDED = (DealStatus.FINISHED, DealStatus.REDEALT)
 
 
-def display_name(user: AbstractBaseUser) -> str:
+def display_name(user: User) -> str:
     return (getattr(user, "first_name", "") or user.get_username())[:64]
 
 
@@ -54,7 +54,7 @@ def table_key(
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
-def matches_for(user: AbstractBaseUser) -> QuerySet[Match]:
+def matches_for(user: User) -> QuerySet[Match]:
     """The matches ``user`` sits at or created, newest first."""
     return (
         Match.objects.filter(Q(seats__user=user) | Q(created_by=user))
@@ -64,7 +64,7 @@ def matches_for(user: AbstractBaseUser) -> QuerySet[Match]:
     )
 
 
-def unfinished_matches_of(user: AbstractBaseUser) -> list[tuple[int, int]]:
+def unfinished_matches_of(user: User) -> list[tuple[int, int]]:
     """(computer seats, deals) of each match waiting or in play that ``user`` created or sits
     at: what the account limits count. The open seats of a quick-match table that will get
     computer players count as theirs already."""
@@ -84,7 +84,7 @@ def unfinished_matches_of(user: AbstractBaseUser) -> list[tuple[int, int]]:
     ]
 
 
-def seat_of(match: Match, user: AbstractBaseUser) -> Seat | None:
+def seat_of(match: Match, user: User) -> Seat | None:
     return next((seat for seat in match.seats.all() if seat.user_id == user.pk), None)
 
 

@@ -18,7 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -63,7 +63,7 @@ class SeatSpec:
     kind: str  # "me", "person", "open" or "bot"
     bot_level: str = ""
     display_name: str = ""
-    user: AbstractBaseUser | None = None
+    user: User | None = None
     character: str = ""
 
 
@@ -101,8 +101,11 @@ class ActionResult:
     replayed: bool = False
 
 
-BOT_NAMES = {BotLevel.EASY: "Easy bot", BotLevel.MEDIUM: "Medium bot", BotLevel.HARD: "Hard bot",
-             BotLevel.EXPERT: "Expert bot"}
+# Keyed by level; a level as stored (its text) finds its name too, BotLevel being a str.
+BOT_NAMES: dict[str, str] = {
+    BotLevel.EASY: "Easy bot", BotLevel.MEDIUM: "Medium bot", BotLevel.HARD: "Hard bot",
+    BotLevel.EXPERT: "Expert bot",
+}
 # The computer player that moves for a person whose clock ran out, who is on autopilot or who
 # left: quick, and a fair stand-in for a person.
 STAND_IN_LEVEL = BotLevel.MEDIUM
@@ -118,7 +121,7 @@ logger = logging.getLogger(__name__)
 
 def create_match(
     *,
-    user: AbstractBaseUser,
+    user: User,
     game: str,
     rules: dict[str, Any] | None = None,
     deal_count: int,
@@ -193,7 +196,7 @@ def create_match(
 
 
 def _check_account_limits(
-    user: AbstractBaseUser, limits: AccountLimits, *, new_bot_deals: int
+    user: User, limits: AccountLimits, *, new_bot_deals: int
 ) -> None:
     """No account keeps more than ``limits.matches`` matches waiting or in play, nor more
     than ``limits.bot_deals`` deals of computer players in them (a seat's deals: a 4-deal
@@ -206,7 +209,7 @@ def _check_account_limits(
         raise TooManyBotDeals(limit=limits.bot_deals)
 
 
-def _default_name(spec: SeatSpec, user: AbstractBaseUser) -> str:
+def _default_name(spec: SeatSpec, user: User) -> str:
     if spec.kind == "bot":
         return BOT_NAMES[BotLevel(spec.bot_level)]
     if spec.kind == "me":
@@ -223,7 +226,7 @@ def new_invitation_code() -> str:
 def join_match(
     *,
     match_id: uuid.UUID,
-    user: AbstractBaseUser,
+    user: User,
     seat: int | None = None,
     invitation: str | None = None,
 ) -> Seat:
@@ -238,7 +241,7 @@ def join_match(
         return take_seat(unit, user, seat)
 
 
-def take_seat(unit: MatchUnit, user: AbstractBaseUser, seat: int | None) -> Seat:
+def take_seat(unit: MatchUnit, user: User, seat: int | None) -> Seat:
     """Seat ``user`` at the unit's match; it starts when the last seat goes."""
     match = unit.match
     seats = list(match.seats.all())
@@ -263,7 +266,7 @@ def submit_action(
     *,
     match_id: uuid.UUID,
     action: engine.Action,
-    user: AbstractBaseUser,
+    user: User,
     seat: int | None = None,
     expected_version: int | None = None,
     idempotency: Idempotency | None = None,
@@ -296,7 +299,7 @@ def _submit_action(
     *,
     match_id: uuid.UUID,
     action: engine.Action,
-    user: AbstractBaseUser,
+    user: User,
     seat: int | None,
     expected_version: int | None,
     idempotency: Idempotency | None,

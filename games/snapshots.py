@@ -59,7 +59,8 @@ def detached(match: Match) -> Match:
     copied = copy.copy(match)
     prefetched = getattr(match, "_prefetched_objects_cache", None)
     if prefetched is not None:
-        copied._prefetched_objects_cache = dict(prefetched)
+        # Django's private prefetch cache; django-stubs does not declare it on Model.
+        copied._prefetched_objects_cache = dict(prefetched)  # type: ignore[attr-defined]
     return copied
 
 

@@ -137,6 +137,7 @@ def _send_clocks_running_out(now: datetime) -> None:
         # Once per turn; if that task is lost with its worker, the turn is overdue at a later
         # run and made there.
         if cache.add(f"clock:sent:{match_id}:{version}", 1, 2 * interval.total_seconds() + 1):
+            assert deadline is not None  # the filter reads turns with a deadline
             computer_players().send_timeout(str(match_id), version, deadline)
 
 

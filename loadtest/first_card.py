@@ -66,6 +66,7 @@ def run_once(env: dict[str, str], seed: int) -> dict[str, float]:
             if action["kind"] == "play":
                 first_card = took
         api.close()
+        assert first_action is not None  # the loop acted at least once
         return {"first_answer_s": round(listening, 2), "first_action_s": round(first_action, 3),
                 "first_card_s": round(first_card, 3)}
     finally:

@@ -205,8 +205,8 @@ def _play_match(clients: list[Any], rng: random.Random, budget: int, timers: Tim
     }, content_type="application/json")
     assert created.status_code == 201, created.content
     match_id = created.json()["id"]
-    for seat, client in enumerate(clients[1:], start=1):
-        joined = client.post(f"/api/v1/matches/{match_id}/join", {"seat": seat},
+    for index, client in enumerate(clients[1:], start=1):
+        joined = client.post(f"/api/v1/matches/{match_id}/join", {"seat": index},
                              content_type="application/json")
         assert joined.status_code == 200, joined.content
     played = 0
@@ -222,6 +222,7 @@ def _play_match(clients: list[Any], rng: random.Random, budget: int, timers: Tim
         deal, version = engine.Deal(start), views[0]["version"]
         while played < budget and not deal.is_over:
             seat = deal.to_act
+            assert seat is not None, "a deal that is not over has a seat to act"
             action = rng.choice(
                 [a for a in deal.legal_actions(seat) if a.kind != engine.ActionKind.REDEAL])
             body = action.to_dict()

@@ -15,6 +15,7 @@ from batak_api.urls import urlpatterns as service_urlpatterns
 
 class TouchView(APIView):
     def post(self, request: Request) -> Response:
+        assert request.user.is_authenticated  # IsAuthenticated, the default permission
         get_user_model().objects.filter(pk=request.user.pk).update(last_login=timezone.now())
         return Response({"ok": True})
 

@@ -54,8 +54,12 @@ class PlatformKeyForm(forms.ModelForm):
 @admin.register(PlatformKey)
 class PlatformKeyAdmin(APIKeyModelAdmin):
     form = PlatformKeyForm
-    list_display = ("prefix", "platform", "name", "scopes", "created", "expiry_date", "revoked")
-    list_filter = ("platform", "revoked")
+    # The library's admin leaves these unannotated, so mypy takes its own tuples' lengths as
+    # their types (ModelAdmin declares sequences of any length).
+    list_display = (  # type: ignore[assignment]
+        "prefix", "platform", "name", "scopes", "created", "expiry_date", "revoked"
+    )
+    list_filter = ("platform", "revoked")  # type: ignore[assignment]
     actions = ("rotate", "revoke")
 
     @admin.action(description="Rotate: a new key with the same scopes, this one lapses in 24 h")

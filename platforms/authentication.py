@@ -4,9 +4,9 @@ then runs as the platform's own account, with the key (and its scopes) as ``requ
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 from rest_framework.request import Request
@@ -19,12 +19,13 @@ from platforms.models import PlatformKey
 class PlatformKeyAuthentication(authentication.BaseAuthentication):
     key_parser = KeyParser()
 
-    def authenticate(self, request: Request) -> tuple[AbstractBaseUser, PlatformKey] | None:
+    def authenticate(self, request: Request) -> tuple[User, PlatformKey] | None:
         raw = self.key_parser.get(request)
         if raw is None:
             return None
         try:
-            key = PlatformKey.objects.get_from_key(raw)
+            # The library's manager gives its model's instances typed as AbstractAPIKey.
+            key = cast(PlatformKey, PlatformKey.objects.get_from_key(raw))
         except PlatformKey.DoesNotExist:
             raise exceptions.AuthenticationFailed() from None
         if key.has_expired:

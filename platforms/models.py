@@ -9,9 +9,11 @@ which is what keeps each platform's data apart: everything is looked up through 
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from django.conf import settings
 from django.db import models
-from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
+from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
 
 class Scope(models.TextChoices):
@@ -45,7 +47,8 @@ class Platform(models.Model):
         return self.name
 
 
-class PlatformKeyManager(BaseAPIKeyManager):
+# APIKeyManager, the type AbstractAPIKey gives `objects`, adds nothing to BaseAPIKeyManager.
+class PlatformKeyManager(APIKeyManager):
     def get_usable_keys(self) -> models.QuerySet[PlatformKey]:
         # The key's platform and its account come with it: every request needs both.
         return super().get_usable_keys().select_related("platform__user")
@@ -55,7 +58,7 @@ class PlatformKey(AbstractAPIKey):
     platform = models.ForeignKey(Platform, on_delete=models.CASCADE, related_name="keys")
     scopes = models.JSONField(default=list, help_text="What the key may do (see Scope).")
 
-    objects = PlatformKeyManager()
+    objects: ClassVar[PlatformKeyManager] = PlatformKeyManager()
 
     class Meta(AbstractAPIKey.Meta):
         verbose_name = "platform key"

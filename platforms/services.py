@@ -8,7 +8,7 @@ import dataclasses
 import secrets
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -47,7 +47,11 @@ def register_platform(*, name: str) -> Platform:
 
 def issue_key(*, platform: Platform, name: str, scopes: Sequence[str]) -> tuple[PlatformKey, str]:
     """A new key; the secret is returned once and only its hash is kept."""
-    return PlatformKey.objects.create_key(platform=platform, name=name, scopes=list(scopes))
+    # The library's manager gives its model's instances typed as AbstractAPIKey.
+    return cast(
+        tuple[PlatformKey, str],
+        PlatformKey.objects.create_key(platform=platform, name=name, scopes=list(scopes)),
+    )
 
 
 def rotate_key(*, key: PlatformKey) -> tuple[PlatformKey, str]:

@@ -27,7 +27,7 @@ import urllib.request
 import uuid
 from collections.abc import Iterable
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from celery import current_app
 from django.conf import settings
@@ -96,7 +96,8 @@ def on_match_progressed(
     if platform_id is None:
         return
     seats = {row.index: row for row in match.seats.all()}
-    players = dict(
+    # Keyed for lookups by a seat's user id, None for a computer or an open seat (no entry).
+    players: dict[int | None, str] = dict(
         PlatformPlayer.objects.filter(
             platform_id=platform_id,
             user_id__in=[row.user_id for row in seats.values() if row.user_id],
@@ -277,7 +278,9 @@ def _check_address(url: str) -> None:
         return
     host = urllib.parse.urlsplit(url).hostname or ""
     try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)}
+        # A host name resolves to IPv4 and IPv6 socket addresses: their first item is the
+        # address's text (typeshed's sockaddr also allows other families' tuples).
+        addresses = {cast(str, info[4][0]) for info in socket.getaddrinfo(host, None)}
     except OSError as failure:
         raise AddressNotAllowed(f"cannot resolve {host}: {failure}") from None
     for address in addresses:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from games import engine
 from games import selectors as games_selectors
@@ -16,7 +16,7 @@ from tour import content
 from tour.models import TableProgress, TourMatch
 
 
-def tables(user: AbstractBaseUser) -> list[dict[str, Any]]:
+def tables(user: User) -> list[dict[str, Any]]:
     """Every table in tour order, with whether it is open to ``user`` and their results."""
     progress = {row.table: row for row in TableProgress.objects.filter(user=user)}
     return [
@@ -28,11 +28,11 @@ def tables(user: AbstractBaseUser) -> list[dict[str, Any]]:
     ]
 
 
-def table_for(user: AbstractBaseUser, table: content.Table) -> dict[str, Any]:
+def table_for(user: User, table: content.Table) -> dict[str, Any]:
     return next(row for row in tables(user) if row["slug"] == table.slug)
 
 
-def is_open(user: AbstractBaseUser, table: content.Table) -> bool:
+def is_open(user: User, table: content.Table) -> bool:
     return bool(table_for(user, table)["open"])
 
 
@@ -77,7 +77,7 @@ def table_summary(
     }
 
 
-def tour_match(user: AbstractBaseUser, match_id: uuid.UUID) -> TourMatch:
+def tour_match(user: User, match_id: uuid.UUID) -> TourMatch:
     """``user``'s tour match of ``match_id``; anyone else's is as good as missing."""
     try:
         return TourMatch.objects.select_related("match").get(user=user, match_id=match_id)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from games import services as games_services
@@ -21,7 +21,7 @@ from tour.errors import TableLocked, TableNotFound
 from tour.models import TableProgress, TourMatch
 
 
-def start_table(*, user: AbstractBaseUser, slug: str) -> Match:
+def start_table(*, user: User, slug: str) -> Match:
     """A new match at an open table: ``user`` in seat 0, the table's characters in the others."""
     table = content.table(slug)
     if table is None:
@@ -52,7 +52,7 @@ def start_table(*, user: AbstractBaseUser, slug: str) -> Match:
     return match
 
 
-def record_results(*, user: AbstractBaseUser, match_id: uuid.UUID | None = None) -> None:
+def record_results(*, user: User, match_id: uuid.UUID | None = None) -> None:
     """Count every finished tour match of ``user`` not counted yet, or only the one of
     ``match_id``. Matches still in play cost one query and take no lock, so a client may
     poll freely."""
@@ -83,7 +83,11 @@ def _record(tour_match_id: int) -> None:
         # The engine's ranking already shares a place between tied seats (RULES.md: more tricks
         # in the last deal, then a shared place), so a shared first place is a win; a forfeit
         # counts as a match played and lost, in last place.
-        place = match.ranking[content.PERSON_SEAT] if match.status == MatchStatus.FINISHED else 4
+        if match.status == MatchStatus.FINISHED:
+            assert match.ranking is not None  # set when the match finishes
+            place = match.ranking[content.PERSON_SEAT]
+        else:
+            place = 4
         total = match.totals[content.PERSON_SEAT]
         progress, _ = TableProgress.objects.select_for_update().get_or_create(
             user_id=tour_match.user_id,

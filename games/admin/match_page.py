@@ -162,6 +162,7 @@ def seat_rows(match: Match, names: Sequence[str]) -> list[dict[str, Any]]:
         elif seat.is_open:
             kind = "open seat"
         else:
+            assert seat.user is not None  # neither a computer's seat nor an open one
             kind = f"person, account {seat.user.get_username()}"
         rows.append({
             "index": seat.index,
@@ -221,7 +222,9 @@ def deal_rows(match: Match, names: Sequence[str]) -> list[dict[str, Any]]:
 
 def _name(names: Sequence[str], seat: int | None) -> str:
     # A stored record that fails to replay may name any seat at all.
-    return names[seat] if seat in range(4) else ("" if seat is None else f"seat {seat}")
+    if seat is not None and seat in range(4):
+        return names[seat]
+    return "" if seat is None else f"seat {seat}"
 
 
 def total_problems(match: Match, rows: Sequence[dict[str, Any]]) -> list[str]:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiExample, extend_schema
@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 from games import accounts, selectors
 from games.api import examples, lockout
 from games.api import serializers as s
-from games.api.base import errors, example
+from games.api.base import errors, example, signed_in
 from games.errors import ServiceError
 
 
@@ -29,13 +29,13 @@ class BadCredentials(ServiceError):
     default_detail = _("Wrong username or password.")
 
 
-def token_body(user: AbstractBaseUser) -> dict[str, object]:
+def token_body(user: User) -> dict[str, object]:
     """A new token of ``user``'s, as the API answers it."""
     token, expiry = accounts.issue_token(user)
     return {"token": token, "expiry": expiry, "user": user_body(user)}
 
 
-def user_body(user: AbstractBaseUser) -> dict[str, object]:
+def user_body(user: User) -> dict[str, object]:
     return {
         "id": user.pk,
         "username": user.get_username(),
@@ -137,6 +137,7 @@ class MeView(APIView):
         examples=[example("A guest", examples.USER)],
     )
     def get(self, request: Request) -> Response:
+        assert request.user.is_authenticated  # IsAuthenticated, the default permission
         return Response(s.UserSerializer(user_body(request.user)).data)
 
 
@@ -169,6 +170,6 @@ class LogoutAllView(APIView):
         examples=[NOT_SIGNED_IN],
     )
     def post(self, request: Request) -> Response:
-        accounts.revoke_every_token(request.user)
+        accounts.revoke_every_token(signed_in(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular import authentication as drf_spectacular_authentication
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
@@ -51,7 +51,7 @@ class TokenAuthentication(knox_auth.TokenAuthentication):
     """knox's token authentication (hashed, expiring, revocable tokens), refusing a token that
     is not even text with 401 rather than failing on it."""
 
-    def authenticate_credentials(self, token: bytes) -> tuple[AbstractBaseUser, AuthToken]:
+    def authenticate_credentials(self, token: bytes) -> tuple[User, AuthToken]:
         try:
             token.decode("utf-8")
         except UnicodeDecodeError:

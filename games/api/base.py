@@ -9,6 +9,7 @@ import json
 import re
 from typing import Any, ClassVar
 
+from django.contrib.auth.models import User
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -99,11 +100,19 @@ class MatchEndpoint(APIView):
             self.match = Match.objects.prefetch_related("seats").get(pk=kwargs["match_id"])
         except Match.DoesNotExist:
             raise MatchNotFound() from None
-        self.access = access.require(self.match, request.user, self.permission)
+        self.access = access.require(self.match, signed_in(request), self.permission)
         if self.seat is not None:
             services.seen(self.seat)
         elif self.counts_spectators and self.match.visibility == Visibility.PUBLIC:
-            seating.watching(self.match, request.user)
+            seating.watching(self.match, signed_in(request))
+
+
+def signed_in(request: Request) -> User:
+    """The caller: every endpoint but sign-up and log-in lets only the signed in through
+    (IsAuthenticated, the default permission)."""
+    user = request.user
+    assert user.is_authenticated
+    return user
 
 
 def etag_response(request: Request, data: Any) -> Response:

@@ -6,7 +6,6 @@ import json
 import logging
 import re
 import time
-from typing import ClassVar
 
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
@@ -31,6 +30,7 @@ from games.api.base import (
     MatchEndpoint,
     errors,
     example,
+    signed_in,
     valid_query,
 )
 from games.errors import (
@@ -183,7 +183,8 @@ class StreamView(MatchEndpoint):
     permission = access.Permission.WATCH
     counts_spectators = True
     content_negotiation_class = AnyAccept
-    http_method_names: ClassVar[list[str]] = ["get"]
+    # Django's View declares it an instance variable, so no ClassVar.
+    http_method_names = ["get"]  # noqa: RUF012
 
     @extend_schema(
         operation_id="streamEvents", tags=["play"], summary="Event stream (Server-Sent Events)",
@@ -221,7 +222,7 @@ class StreamView(MatchEndpoint):
             # Over, and nothing left to send: 204 tells EventSource to stop reconnecting.
             return HttpResponse(status=status.HTTP_204_NO_CONTENT)
         token = request.auth if isinstance(request.auth, AuthToken) else None
-        follower = streams.Follower(self.match, after, request.user, token)
+        follower = streams.Follower(self.match, after, signed_in(request), token)
         # Served on an event loop (batak_api/asgi.py) the stream holds no thread.
         asynchronous = isinstance(request._request, ASGIRequest)
         return streams.EventStreamResponse(follower, asynchronous=asynchronous)

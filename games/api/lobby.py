@@ -22,6 +22,7 @@ from games.api.base import (
     MatchPagination,
     errors,
     example,
+    signed_in,
     valid_input,
     valid_query,
 )
@@ -102,7 +103,7 @@ class QuickMatchView(APIView):
     def post(self, request: Request) -> Response:
         data = valid_input(s.QuickMatchSerializer, request.data)
         seated = seating.quick_match(
-            user=request.user, game=data["game"], rules=data.get("rules") or {},
+            user=signed_in(request), game=data["game"], rules=data.get("rules") or {},
             deal_count=data["deals"], fill_with_bots_after=data["fill_with_bots_after"],
             bot_level=data["bot_level"],
             clock_seconds=data["clock"] if "clock" in data else dict(settings.CLOCK_DEFAULT),

@@ -25,6 +25,7 @@ from games.api.base import (
     errors,
     etag_response,
     example,
+    signed_in,
     valid_input,
     valid_query,
 )
@@ -48,7 +49,7 @@ class MatchListCreateView(generics.GenericAPIView):
     serializer_class = s.MatchSerializer
 
     def get_queryset(self) -> QuerySet[Match]:
-        return selectors.matches_for(self.request.user)
+        return selectors.matches_for(signed_in(self.request))
 
     @extend_schema(
         operation_id="listMatches",
@@ -112,7 +113,7 @@ class MatchListCreateView(generics.GenericAPIView):
             for seat in data.get("seats") or s.default_seats()
         ]
         match = services.create_match(
-            user=request.user, game=data["game"], rules=data.get("rules") or {},
+            user=signed_in(request), game=data["game"], rules=data.get("rules") or {},
             deal_count=data["deals"], seats=seats, visibility=data["visibility"],
             clock_seconds=data.get("clock", services.DEFAULT_CLOCK),
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import uuid
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -29,6 +30,7 @@ from games.api.base import (
     errors,
     etag_response,
     example,
+    signed_in,
     valid_input,
     valid_query,
 )
@@ -186,7 +188,7 @@ class ActionView(MatchEndpoint):
         # match is read once.
         APIView.initial(self, request, *args, **kwargs)
 
-    def post(self, request: Request, match_id: str) -> Response:
+    def post(self, request: Request, match_id: uuid.UUID) -> Response:
         data = valid_input(self.endpoint.input_serializer, request.data)
         key = request.headers.get("Idempotency-Key")
         idempotency = None
@@ -194,12 +196,12 @@ class ActionView(MatchEndpoint):
             if not IDEMPOTENCY_KEY.fullmatch(key):
                 raise InvalidIdempotencyKey()
             idempotency = services.Idempotency.for_request(
-                request.user.pk, key, request.method or "POST", request.path, request.data
+                signed_in(request).pk, key, request.method or "POST", request.path, request.data
             )
         result = services.submit_action(
             match_id=match_id,
             action=self.endpoint.to_action(data),
-            user=request.user,
+            user=signed_in(request),
             expected_version=data.get("expected_version"),
             idempotency=idempotency,
         )
@@ -219,7 +221,7 @@ def action_view(endpoint: ActionEndpoint) -> type[ActionView]:
         examples=[OpenApiExample(endpoint.summary, value=endpoint.example, request_only=True),
                   VERSION_EXAMPLE, ILLEGAL_EXAMPLE],
     )
-    def post(self: ActionView, request: Request, match_id: str) -> Response:
+    def post(self: ActionView, request: Request, match_id: uuid.UUID) -> Response:
         return ActionView.post(self, request, match_id)
 
     name = f"{endpoint.kind.capitalize()}View"

@@ -4,7 +4,7 @@ OpenAPI schema generated from them is exactly what clients receive."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
@@ -27,7 +27,14 @@ DIRECTIONS = [direction.value for direction in Direction]
 ALL_PASS_RULES = [rule.value for rule in AllPass]
 TRUMP_LEADS = [rule.value for rule in TrumpLead]
 SCORINGS = [scoring.value for scoring in Scoring]
-SEAT = {"min_value": 0, "max_value": 3}
+
+
+class _Bounds(TypedDict):
+    min_value: int
+    max_value: int
+
+
+SEAT: _Bounds = {"min_value": 0, "max_value": 3}
 # What a card may be written as in a request: rank then suit, `10` for a ten, either case.
 CARD_PATTERN = r"^(10|[2-9TJQKAtjqka])[SHDCshdc]$"
 # Names are text without control characters.
@@ -224,7 +231,9 @@ class MatchCreateSerializer(StrictInputSerializer):
         min_value=1, max_value=engine.MAX_DEALS, default=4,
         help_text="Number of deals: 4, 8 or 12 let every seat deal equally often; 1..52 accepted.",
     )
-    seats = SeatSpecSerializer(
+    # many=True hands min_length/max_length to the ListSerializer, which the stubs' serializer
+    # signature does not list.
+    seats = SeatSpecSerializer(  # type: ignore[call-arg]
         many=True, required=False, min_length=4, max_length=4,
         help_text="Seats 0..3 in order, at most one `me`. Default: you in seat 0 and three "
         "Medium computer players.",
@@ -661,7 +670,9 @@ class ProblemSerializer(serializers.Serializer):
     status = serializers.IntegerField()
     code = serializers.CharField(help_text="Stable error code (for refused moves: the reason).")
     detail = serializers.CharField(help_text="A sentence in the request's language.")
-    errors = FieldErrorSerializer(many=True, required=False)
+    # A declared field, which DRF's metaclass takes out of the class body (the property
+    # `Serializer.errors` stays); the stubs see it as overriding that property.
+    errors = FieldErrorSerializer(many=True, required=False)  # type: ignore[assignment]
     reason = serializers.ChoiceField(choices=REASONS, required=False)
     legal_actions = ActionSerializer(many=True, required=False)
     legal_cards = serializers.ListField(child=card_field(), required=False)

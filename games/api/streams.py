@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import InterfaceError, OperationalError, connection
 from django.db.models import Q
 from django.http import StreamingHttpResponse
@@ -104,7 +104,7 @@ class Follower:
     it looks again now and then whether its listener may still follow it (see ``check``)."""
 
     def __init__(
-        self, match: Match, after: int, user: AbstractBaseUser, token: AuthToken | None
+        self, match: Match, after: int, user: User, token: AuthToken | None
     ) -> None:
         self.match_id = match.pk
         self.after = after

@@ -23,6 +23,7 @@ from games.api.base import (
     errors,
     etag_response,
     example,
+    signed_in,
     valid_input,
 )
 from games.errors import (
@@ -53,7 +54,7 @@ class JoinMatchView(MatchEndpoint):
     )
     def post(self, request: Request, match_id: str) -> Response:
         data = valid_input(s.JoinSerializer, request.data)
-        seat = services.join_match(match_id=self.match.id, user=request.user,
+        seat = services.join_match(match_id=self.match.id, user=signed_in(request),
                                    seat=data.get("seat"))
         return joined_response(seating.Seated(self.match, seat))
 
@@ -97,7 +98,7 @@ class InvitationView(MatchEndpoint):
         examples=[example("A new code", examples.INVITATION)],
     )
     def post(self, request: Request, match_id: str) -> Response:
-        code = seating.renew_invitation(match_id=self.match.id, user=request.user)
+        code = seating.renew_invitation(match_id=self.match.id, user=signed_in(request))
         return Response(s.InvitationSerializer({"match_id": self.match.id, "code": code}).data)
 
     @extend_schema(
@@ -107,7 +108,7 @@ class InvitationView(MatchEndpoint):
         examples=[NOT_CREATOR_EXAMPLE],
     )
     def delete(self, request: Request, match_id: str) -> Response:
-        seating.revoke_invitation(match_id=self.match.id, user=request.user)
+        seating.revoke_invitation(match_id=self.match.id, user=signed_in(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -121,7 +122,9 @@ class InvitationJoinView(APIView):
     )
     def post(self, request: Request, code: str) -> Response:
         data = valid_input(s.JoinSerializer, request.data)
-        seated = seating.join_by_invitation(code=code, user=request.user, seat=data.get("seat"))
+        seated = seating.join_by_invitation(
+            code=code, user=signed_in(request), seat=data.get("seat")
+        )
         return joined_response(seated)
 
 
@@ -135,7 +138,7 @@ class CancelMatchView(MatchEndpoint):
         examples=[example("Cancelled", {**examples.MATCH, "status": "cancelled"})],
     )
     def post(self, request: Request, match_id: str) -> Response:
-        match = seating.cancel_match(match_id=self.match.id, user=request.user)
+        match = seating.cancel_match(match_id=self.match.id, user=signed_in(request))
         return Response(s.MatchSerializer(selectors.match_summary(match)).data)
 
 
@@ -155,7 +158,7 @@ class LeaveMatchView(MatchEndpoint):
         examples=[example("Left", examples.MATCH)],
     )
     def post(self, request: Request, match_id: str) -> Response:
-        match = seating.leave_match(match_id=self.match.id, user=request.user)
+        match = seating.leave_match(match_id=self.match.id, user=signed_in(request))
         return Response(s.MatchSerializer(selectors.match_summary(match)).data)
 
 
@@ -173,7 +176,7 @@ class ReturnView(MatchEndpoint):
     )
     def post(self, request: Request, match_id: str) -> Response:
         assert self.seat is not None
-        match = seating.return_to_seat(match_id=self.match.id, user=request.user)
+        match = seating.return_to_seat(match_id=self.match.id, user=signed_in(request))
         return Response(s.SeatViewSerializer(selectors.seat_view(match, self.seat.index)).data)
 
 

@@ -117,7 +117,7 @@ def _whole_number(value: Any, field: str) -> int:
 
 def action_from_dict(data: dict[str, Any]) -> Action:
     """Inverse of ``action.to_dict()``."""
-    kind = data.get("kind")
+    kind: Any = data.get("kind")  # any JSON value: ActionKind() refuses all but a kind
     try:
         match ActionKind(kind):
             case ActionKind.BID:

@@ -56,7 +56,7 @@ class DealStart:
             raise ValueError("a deal needs four hands of 13 cards")
         if masks[0] | masks[1] | masks[2] | masks[3] != (1 << 52) - 1:
             raise ValueError("the four hands must hold the 52 cards exactly once")
-        return cls(rules, dealer, masks, number)  # type: ignore[arg-type]
+        return cls(rules, dealer, masks, number)
 
     def to_dict(self) -> dict[str, Any]:
         return {

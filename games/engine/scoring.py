@@ -102,11 +102,11 @@ def score_deal(
         lines = []
         for seat in range(4):
             if seat in declaring:
-                points = _declarer_points(rules.scoring, bid, counted[seat])
-                lines.append((points, Outcome.MADE if counted[seat] >= bid else Outcome.DOWN))
+                line_points = _declarer_points(rules.scoring, bid, counted[seat])
+                lines.append((line_points, Outcome.MADE if counted[seat] >= bid else Outcome.DOWN))
             else:
-                points = _defender_points(rules, bid, counted[seat])
-                lines.append((points, Outcome.SCORED if counted[seat] else Outcome.BATAK))
+                line_points = _defender_points(rules, bid, counted[seat])
+                lines.append((line_points, Outcome.SCORED if counted[seat] else Outcome.BATAK))
     points = tuple(line[0] for line in lines)
     outcomes = tuple(line[1] for line in lines)
     return DealScore(points=points, outcomes=outcomes)  # type: ignore[arg-type]

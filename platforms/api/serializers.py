@@ -66,7 +66,8 @@ class PlatformMatchInputSerializer(s.StrictInputSerializer):
     game = s.StrictChoiceField(choices=GameChoice.choices)
     rules = s.RuleOverridesSerializer(required=False)
     deals = s.StrictIntegerField(min_value=1, max_value=engine.MAX_DEALS, default=4)
-    seats = PlatformSeatSerializer(many=True, min_length=4, max_length=4)
+    # many=True hands min_length/max_length to the ListSerializer; the stubs do not list them.
+    seats = PlatformSeatSerializer(many=True, min_length=4, max_length=4)  # type: ignore[call-arg]
     visibility = s.StrictChoiceField(choices=Visibility.choices, default=Visibility.PRIVATE)
     clock = s.ClockSerializer(
         required=False, allow_null=True,

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -47,7 +50,7 @@ WEBHOOK_NOT_FOUND = OpenApiExample(
 
 
 class PlatformEndpoint(APIView):
-    authentication_classes: ClassVar[list[type]] = [PlatformKeyAuthentication]
+    authentication_classes: Sequence[type[BaseAuthentication]] = [PlatformKeyAuthentication]
 
     @property
     def platform(self) -> Platform:
@@ -60,7 +63,8 @@ def platform_match(match: Match) -> dict[str, Any]:
     """The match's summary with the platform's external id of each seat's player."""
     summary = selectors.match_summary(match)
     users = {seat.index: seat.user_id for seat in match.seats.all()}
-    ids = dict(
+    # Keyed for lookups by a seat's user id, None for a computer or an open seat (no entry).
+    ids: dict[int | None, str] = dict(
         PlatformPlayer.objects.filter(
             platform__user_id=match.created_by_id, user_id__in=[u for u in users.values() if u]
         ).values_list("user_id", "external_id")
@@ -69,7 +73,7 @@ def platform_match(match: Match) -> dict[str, Any]:
 
 
 class PlayerView(PlatformEndpoint):
-    permission_classes: ClassVar[list[type]] = [scoped(Scope.PLAYERS_WRITE)]
+    permission_classes: Sequence[type[BasePermission]] = [scoped(Scope.PLAYERS_WRITE)]
 
     @extend_schema(
         operation_id="putPlatformPlayer", tags=["platform"], summary="Create or update a player",
@@ -169,7 +173,7 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
 
 
 class PlatformMatchView(PlatformEndpoint):
-    permission_classes: ClassVar[list[type]] = [scoped(Scope.MATCHES_READ)]
+    permission_classes: Sequence[type[BasePermission]] = [scoped(Scope.MATCHES_READ)]
 
     @extend_schema(
         operation_id="getPlatformMatch", tags=["platform"], summary="One of the platform's matches",
@@ -191,7 +195,7 @@ class PlatformMatchView(PlatformEndpoint):
 
 
 class WebhooksView(PlatformEndpoint):
-    permission_classes: ClassVar[list[type]] = [scoped(Scope.WEBHOOKS_MANAGE)]
+    permission_classes: Sequence[type[BasePermission]] = [scoped(Scope.WEBHOOKS_MANAGE)]
 
     @extend_schema(
         operation_id="listPlatformWebhooks", tags=["platform"], summary="Webhook subscriptions",
@@ -230,7 +234,7 @@ class WebhooksView(PlatformEndpoint):
 
 
 class WebhookEndpoint(PlatformEndpoint):
-    permission_classes: ClassVar[list[type]] = [scoped(Scope.WEBHOOKS_MANAGE)]
+    permission_classes: Sequence[type[BasePermission]] = [scoped(Scope.WEBHOOKS_MANAGE)]
 
     def subscription(self, webhook_id: int) -> WebhookSubscription:
         found = WebhookSubscription.objects.filter(pk=webhook_id, platform=self.platform).first()

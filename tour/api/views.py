@@ -46,6 +46,7 @@ class TourTablesView(APIView):
         examples=[example("The first table", examples.TABLE)],
     )
     def get(self, request: Request) -> Response:
+        assert request.user.is_authenticated  # IsAuthenticated, the default permission
         services.record_results(user=request.user)
         return Response(TourTableSerializer(selectors.tables(request.user), many=True).data)
 
@@ -62,6 +63,7 @@ class TourTableView(APIView):
         found = content.table(table)
         if found is None:
             raise TableNotFound()
+        assert request.user.is_authenticated  # IsAuthenticated, the default permission
         services.record_results(user=request.user)
         return Response(TourTableSerializer(selectors.table_for(request.user, found)).data)
 
@@ -92,6 +94,7 @@ class StartTableView(APIView):
         ],
     )
     def post(self, request: Request, table: str) -> Response:
+        assert request.user.is_authenticated  # IsAuthenticated, the default permission
         match = services.start_table(user=request.user, slug=table)
         body = MatchSerializer(games_selectors.match_summary(match)).data
         return Response(body, status=status.HTTP_201_CREATED)
@@ -109,6 +112,7 @@ class TourMatchView(APIView):
         examples=[example("Won the first table", examples.RESULT)],
     )
     def get(self, request: Request, match_id: uuid.UUID) -> Response:
+        assert request.user.is_authenticated  # IsAuthenticated, the default permission
         tour_match = selectors.tour_match(request.user, match_id)
         services.record_results(user=request.user, match_id=tour_match.match_id)
         return Response(TourMatchSerializer(selectors.match_result(tour_match)).data)
