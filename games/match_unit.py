@@ -35,7 +35,7 @@ from django.db.models import prefetch_related_objects
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
-from games import clock, engine, notify, selectors, signals, snapshots
+from games import clock, engine, notify, presenters, selectors, signals, snapshots
 from games.computer_players import computer_players
 from games.engine.shuffle import deck_commitment, new_salt
 from games.errors import ActionRefused, MatchNotFound
@@ -175,7 +175,7 @@ class MatchUnit:
         self._fields.update(selectors.MATCH_STATE)
         dummy_plays = bool(match.rules.get("partnership_dummy"))
         self._announcements.append(
-            (match.version, match.status, selectors.feed_event(row, dummy_plays))
+            (match.version, match.status, presenters.feed_event(row, dummy_plays))
         )
         signals.match_progressed.send(
             sender=Match, match=match, seat=seat, origin=origin, ended_deal=ended,

@@ -22,7 +22,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import access, clock, engine, selectors, snapshots
+from games import access, clock, engine, presenters, selectors, snapshots
 from games.engine.shuffle import secure_choice
 from games.errors import (
     AlreadySeated,
@@ -342,7 +342,7 @@ def _submit_action(
 
 
 def _answer(outcome: Outcome) -> dict[str, Any]:
-    return selectors.seat_view_after(
+    return presenters.seat_view_after(
         outcome.match, outcome.seat, outcome.deals, outcome.observation
     )
 

@@ -8,8 +8,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from games import engine
-from games import selectors as games_selectors
+from games import engine, presenters
 from games.errors import MatchNotFound
 from games.models import GameChoice, MatchStatus
 from tour import content
@@ -97,7 +96,7 @@ def match_result(tour_match: TourMatch) -> dict[str, Any]:
     following = content.next_table(table) if table is not None and place == 1 else None
     return {
         "table": tour_match.table,
-        "match": games_selectors.match_summary(match),
+        "match": presenters.match_summary(match),
         "place": place,
         "won": None if place is None else place == 1,
         "next_table": following.slug if following is not None else None,

@@ -10,8 +10,9 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 
-from games import selectors, services
+from games import services
 from games.admin.replay import describe
+from games.api import export
 from games.errors import MatchNotActive
 from games.models import Match
 
@@ -32,7 +33,7 @@ def export_json(
     exports = []
     for match in queryset.order_by("created_at"):
         try:
-            exports.append(selectors.match_export(match))
+            exports.append(export.match_export(match))
         except Exception as error:  # a deal whose log fails to replay cannot be recorded
             model_admin.message_user(
                 request,

@@ -23,7 +23,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from games import access, selectors, services
+from games import access, presenters, selectors, services
 from games.api import examples, streams
 from games.api import serializers as s
 from games.api.base import (
@@ -53,7 +53,7 @@ class DealListView(MatchEndpoint):
         examples=[example("An ended deal", examples.DEAL_RECORD)],
     )
     def get(self, request: Request, match_id: str) -> Response:
-        records = [selectors.deal_record(self.match, deal)
+        records = [presenters.deal_record(self.match, deal)
                    for deal in selectors.ended_deals(self.match)]
         return Response(s.DealRecordSerializer(records, many=True).data)
 
@@ -69,7 +69,7 @@ class DealDetailView(MatchEndpoint):
         deal = selectors.ended_deals(self.match).filter(sequence=sequence).first()
         if deal is None:
             raise DealNotFound()
-        return Response(s.DealRecordSerializer(selectors.deal_record(self.match, deal)).data)
+        return Response(s.DealRecordSerializer(presenters.deal_record(self.match, deal)).data)
 
 
 MAX_WAIT_SECONDS = 30
@@ -127,7 +127,7 @@ class EventsView(MatchEndpoint):
             self.match.refresh_from_db(fields=["version", "status"])
         if self.seat is not None:  # a wait on the feed is presence all along
             services.seen(self.seat)
-        page = selectors.event_page(self.match, after, params["limit"])
+        page = presenters.event_page(self.match, after, params["limit"])
         return Response(s.EventPageSerializer(page).data)
 
 

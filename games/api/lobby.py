@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import engine, seating, selectors
+from games import engine, presenters, seating, selectors
 from games.api import examples
 from games.api import serializers as s
 from games.api.base import (
@@ -80,7 +80,7 @@ class LobbyView(generics.GenericAPIView):
             rules={name: query[name] for name in RULE_FILTERS if query.get(name) is not None},
         )
         page = self.paginate_queryset(tables)
-        data = [selectors.lobby_entry(match) for match in page or []]
+        data = [presenters.lobby_entry(match) for match in page or []]
         return self.get_paginated_response(s.LobbyTableSerializer(data, many=True).data)
 
 

@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import access, engine, selectors, services
+from games import access, engine, presenters, selectors, services
 from games.api import examples
 from games.api import serializers as s
 from games.api.base import (
@@ -68,7 +68,7 @@ class MatchListCreateView(generics.GenericAPIView):
         if "status" in query:
             queryset = queryset.filter(status=query["status"])
         page = self.paginate_queryset(queryset)
-        data = [selectors.match_summary(match) for match in page or []]
+        data = [presenters.match_summary(match) for match in page or []]
         return self.get_paginated_response(s.MatchSerializer(data, many=True).data)
 
     @extend_schema(
@@ -118,7 +118,7 @@ class MatchListCreateView(generics.GenericAPIView):
             clock_seconds=data.get("clock", services.DEFAULT_CLOCK),
         )
         match.refresh_from_db(fields=selectors.MATCH_STATE)
-        body = s.MatchSerializer(selectors.match_summary(match)).data
+        body = s.MatchSerializer(presenters.match_summary(match)).data
         return Response(body, status=status.HTTP_201_CREATED)
 
 
@@ -132,7 +132,7 @@ class MatchDetailView(MatchEndpoint):
         examples=[example("A match", examples.MATCH)],
     )
     def get(self, request: Request, match_id: str) -> Response:
-        return etag_response(request, s.MatchSerializer(selectors.match_summary(self.match)).data)
+        return etag_response(request, s.MatchSerializer(presenters.match_summary(self.match)).data)
 
 
 class RulePresetsView(APIView):

@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import access, engine, selectors, services
+from games import access, engine, presenters, selectors, services
 from games.api import examples
 from games.api import serializers as s
 from games.api.base import (
@@ -85,7 +85,7 @@ class SeatViewView(MatchEndpoint):
         if seat is None:
             raise NotYourSeat()
         return etag_response(
-            request, s.SeatViewSerializer(selectors.seat_view(self.match, seat)).data
+            request, s.SeatViewSerializer(presenters.seat_view(self.match, seat)).data
         )
 
 

@@ -40,7 +40,7 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone
 from knox.models import AuthToken
 
-from games import access, notify, seating, selectors, services
+from games import access, notify, presenters, seating, selectors, services
 from games.api import serializers as s
 from games.errors import TooManyStreams
 from games.models import Match, MatchStatus, Visibility
@@ -88,7 +88,7 @@ def _read_page(match_id: uuid.UUID, after: int) -> Page:
     found = list(Match.objects.filter(pk=match_id).only("id", "version", "status", "rules")[:1])
     if not found:  # deleted by staff: nothing more will come
         return Page(b"", after, more=False, ended=True)
-    page = selectors.event_page(found[0], after, PAGE)
+    page = presenters.event_page(found[0], after, PAGE)
     frames = [
         _frame(event["version"], "action", event)
         for event in s.EventSerializer(page["events"], many=True).data

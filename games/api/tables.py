@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import access, seating, selectors, services
+from games import access, presenters, seating, services
 from games.api import examples
 from games.api import serializers as s
 from games.api.base import (
@@ -61,7 +61,7 @@ class JoinMatchView(MatchEndpoint):
 
 def joined_response(seated: seating.Seated) -> Response:
     match = Match.objects.prefetch_related("seats").get(pk=seated.match.pk)
-    body = {"seat": seated.seat.index, "match": selectors.match_summary(match)}
+    body = {"seat": seated.seat.index, "match": presenters.match_summary(match)}
     return Response(s.JoinedSerializer(body).data)
 
 
@@ -139,7 +139,7 @@ class CancelMatchView(MatchEndpoint):
     )
     def post(self, request: Request, match_id: str) -> Response:
         match = seating.cancel_match(match_id=self.match.id, user=signed_in(request))
-        return Response(s.MatchSerializer(selectors.match_summary(match)).data)
+        return Response(s.MatchSerializer(presenters.match_summary(match)).data)
 
 
 class LeaveMatchView(MatchEndpoint):
@@ -159,7 +159,7 @@ class LeaveMatchView(MatchEndpoint):
     )
     def post(self, request: Request, match_id: str) -> Response:
         match = seating.leave_match(match_id=self.match.id, user=signed_in(request))
-        return Response(s.MatchSerializer(selectors.match_summary(match)).data)
+        return Response(s.MatchSerializer(presenters.match_summary(match)).data)
 
 
 class ReturnView(MatchEndpoint):
@@ -177,7 +177,7 @@ class ReturnView(MatchEndpoint):
     def post(self, request: Request, match_id: str) -> Response:
         assert self.seat is not None
         match = seating.return_to_seat(match_id=self.match.id, user=signed_in(request))
-        return Response(s.SeatViewSerializer(selectors.seat_view(match, self.seat.index)).data)
+        return Response(s.SeatViewSerializer(presenters.seat_view(match, self.seat.index)).data)
 
 
 class SpectateView(MatchEndpoint):
@@ -200,5 +200,5 @@ class SpectateView(MatchEndpoint):
         if self.match.visibility != Visibility.PUBLIC:
             raise MatchNotPublic()
         return etag_response(
-            request, s.SpectatorViewSerializer(selectors.spectator_view(self.match)).data
+            request, s.SpectatorViewSerializer(presenters.spectator_view(self.match)).data
         )

@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import access, selectors
+from games import access, presenters
 from games import services as games_services
 from games.api import examples
 from games.api.base import MAX_PAGE, MatchPagination, errors, valid_input, valid_query
@@ -61,7 +61,7 @@ class PlatformEndpoint(APIView):
 
 def platform_match(match: Match) -> dict[str, Any]:
     """The match's summary with the platform's external id of each seat's player."""
-    summary = selectors.match_summary(match)
+    summary = presenters.match_summary(match)
     users = {seat.index: seat.user_id for seat in match.seats.all()}
     # Keyed for lookups by a seat's user id, None for a computer or an open seat (no entry).
     ids: dict[int | None, str] = dict(

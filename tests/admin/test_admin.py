@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import engine, selectors
+from games.api import export
 from games.models import Action, Deal, DealStatus, Match, MatchStatus, Seat
 from tests.api.schema import assert_matches
 
@@ -326,7 +327,7 @@ def test_export_is_the_documented_api_format(admin_client, finished) -> None:
     assert len(deals) == 1
     for record in deals:
         assert_matches(record, "DealRecord")
-    assert json.loads(json.dumps(selectors.match_export(finished))) == {**body, "deals": deals}
+    assert json.loads(json.dumps(export.match_export(finished))) == {**body, "deals": deals}
 
     same = admin_client.get(reverse("admin:games_match_export", args=(finished.pk,)))
     assert json.loads(same.content) == {**body, "deals": deals}

@@ -26,7 +26,7 @@ from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import engine, match_unit, selectors, services, snapshots
+from games import engine, match_unit, presenters, selectors, services, snapshots
 from games.api.serializers import SeatViewSerializer
 from games.errors import ActionRefused
 from games.models import Action, Deal, Match, MatchStatus
@@ -265,7 +265,7 @@ def test_moves_spread_over_two_web_processes_and_a_worker_start_from_the_replay(
                 mine = people[seat].view(match_id)
             match, deal_row, replayed = replay_at(match_id, mine["version"])
             assert deal_row is not None and replayed is not None
-            assert mine["deal"] == selectors.deal_view(replayed.observation(seat), deal_row)
+            assert mine["deal"] == presenters.deal_view(replayed.observation(seat), deal_row)
             legal = [a for a in mine["deal"]["legal_actions"] if a["kind"] != "redeal"]
             with rng.choice(processes).running():
                 answer = submit(people[seat], match_id, rng.choice(legal),

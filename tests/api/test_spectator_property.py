@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import engine, selectors, services
+from games import engine, presenters, selectors, services
 from games.api.serializers import EventPageSerializer, SpectatorViewSerializer
 from games.models import Match, MatchStatus, Visibility
 from tests.engine.test_properties import table_rules
@@ -28,8 +28,8 @@ def named_cards(body: object) -> set[str]:
 
 def check_spectator_sees_no_hidden_card(match: Match) -> None:
     match.refresh_from_db()
-    view = SpectatorViewSerializer(selectors.spectator_view(match)).data
-    page = EventPageSerializer(selectors.event_page(match, 0, 500)).data
+    view = SpectatorViewSerializer(presenters.spectator_view(match)).data
+    page = EventPageSerializer(presenters.event_page(match, 0, 500)).data
     current = selectors.current_deal(match)
     if current.status != "in_progress":
         return  # an ended deal's hands are public

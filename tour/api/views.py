@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import selectors as games_selectors
+from games import presenters
 from games.api.base import errors, example
 from games.api.serializers import MatchSerializer
 from tour import content, selectors, services
@@ -96,7 +96,7 @@ class StartTableView(APIView):
     def post(self, request: Request, table: str) -> Response:
         assert request.user.is_authenticated  # IsAuthenticated, the default permission
         match = services.start_table(user=request.user, slug=table)
-        body = MatchSerializer(games_selectors.match_summary(match)).data
+        body = MatchSerializer(presenters.match_summary(match)).data
         return Response(body, status=status.HTTP_201_CREATED)
 
 

@@ -1,0 +1,354 @@
+"""What each reader may see of a match, shaped as the API answers it: seat views, the
+spectator's view, match summaries, deal records, the event feed. Built from the reads in
+`selectors` and the engine's per-seat `Observation`, so "no hidden card in a view" is enforced
+here, once; refusals are explained in the caller's language here too. The API, the service
+layer (an idempotent action's first answer) and the unit of work (the feed's announcements)
+present through this module."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import prefetch_related_objects
+from django.utils import timezone
+
+from games import engine
+from games.engine.scoring import partner_of
+from games.errors import reason_message
+from games.models import (
+    Action,
+    Deal,
+    DealStatus,
+    Match,
+    Spectator,
+    Visibility,
+)
+from games.selectors import (
+    ENDED,
+    MATCH_STATE,
+    display_name,
+    latest_deals,
+    replay_deal,
+)
+
+
+def seats_summary(match: Match) -> list[dict[str, Any]]:
+    connected_since = timezone.now() - timedelta(seconds=settings.PRESENCE_SECONDS)
+    return [
+        {
+            "index": seat.index,
+            "kind": "bot" if seat.is_bot else ("open" if seat.is_open else "person"),
+            "display_name": seat.display_name,
+            "bot_level": seat.bot_level or None,
+            # Presence and stand-ins concern people's seats only.
+            "connected": (
+                seat.last_seen is not None and seat.last_seen >= connected_since
+                and seat.left_at is None
+            ) if seat.is_person else None,
+            "last_seen": _time(seat.last_seen) if seat.is_person else None,
+            "left_at": _time(seat.left_at),
+            "autopilot": seat.autopilot,
+        }
+        for seat in match.seats.all()
+    ]
+
+
+def _time(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def match_summary(match: Match) -> dict[str, Any]:
+    """The public facts of ``match``, all of one moment: the row, its seats and its count of
+    finished deals are read again until nothing was committed in between (see `_consistent`)."""
+    return _consistent(match, _match_summary)
+
+
+def _match_summary(match: Match) -> dict[str, Any]:
+    finished = match.deals.filter(status=DealStatus.FINISHED).count()
+    return {
+        "id": str(match.id),
+        "game": match.game,
+        "status": match.status,
+        "rules": match.rules,
+        "deal_count": match.deal_count,
+        "deals_played": finished,
+        "version": match.version,
+        "seats": seats_summary(match),
+        "totals": match.totals,
+        "ranking": match.ranking,
+        "created_at": match.created_at.isoformat(),
+        "finished_at": match.finished_at.isoformat() if match.finished_at else None,
+        **table_facts(match),
+        "fill_with_bots_at": _time(match.fill_bots_at),
+        "spectators": spectator_count(match),
+    }
+
+
+def table_facts(match: Match) -> dict[str, Any]:
+    """What match summaries and every view show of the table between people."""
+    return {
+        "visibility": match.visibility,
+        "clock": match.clock,
+        "turn_deadline": _time(match.turn_deadline),
+    }
+
+
+def spectator_count(match: Match) -> int:
+    if match.visibility != Visibility.PUBLIC:
+        return 0
+    since = timezone.now() - timedelta(seconds=settings.PRESENCE_SECONDS)
+    return Spectator.objects.filter(match=match, last_seen__gte=since).count()
+
+
+def _trick(trick: engine.Trick | None) -> dict[str, Any] | None:
+    return None if trick is None else trick.to_dict()
+
+
+VIEW_READ_ATTEMPTS = 3
+
+
+def seat_view(match: Match, seat: int) -> dict[str, Any]:
+    """Everything ``seat`` may see of the match now, and nothing more."""
+    return _consistent(match, lambda fresh: _seat_view(fresh, seat, latest_deals(fresh)))
+
+
+def seat_view_after(
+    match: Match, seat: int, deals: list[Deal], observation: engine.Observation | None
+) -> dict[str, Any]:
+    """``seat_view`` as a change left the match (games/match_unit.py's `Outcome`): its
+    `latest_deals` and the seat's observation of the deal in play (None once it is over), so
+    an action replays nothing for its answer."""
+    view = {**_public_view(match, deals), "seat": seat}
+    current_row = _in_play(deals)
+    if current_row is not None and observation is not None:
+        view["deal"] = deal_view(observation, current_row)
+    return view
+
+
+def _consistent(match: Match, build: Callable[[Match], dict[str, Any]]) -> dict[str, Any]:
+    """``build(match)`` from reads of one moment, without holding a lock.
+
+    Without the lock, a move committed between reading the match and reading its deals would
+    pair one version's number with the next one's cards (and the seat would be refused when it
+    sends that version back). Every write to a match bumps its version or its ``updated_at``
+    (a seat taken), and neither goes back: an unchanged pair afterwards proves that nothing was
+    committed in between; otherwise read again, at last under the match lock.
+    """
+    for _ in range(VIEW_READ_ATTEMPTS):
+        version, updated_at = match.version, match.updated_at
+        body = build(match)
+        if Match.objects.filter(pk=match.pk, version=version, updated_at=updated_at).exists():
+            return body
+        match.refresh_from_db(fields=MATCH_STATE)
+        prefetch_related_objects([match], "seats")
+    with transaction.atomic():
+        match.refresh_from_db(fields=MATCH_STATE, from_queryset=Match.objects.select_for_update())
+        prefetch_related_objects([match], "seats")
+        return build(match)
+
+
+def _public_view(match: Match, deals: list[Deal]) -> dict[str, Any]:
+    """What a seat's view and a spectator's view share: the match and the last ended deal."""
+    previous = next((d for d in deals if d.status in ENDED), None)
+    return {
+        "match_id": str(match.id),
+        "game": match.game,
+        "status": match.status,
+        "version": match.version,
+        "seats": seats_summary(match),
+        "rules": match.rules,
+        "deal_count": match.deal_count,
+        "totals": match.totals,
+        "ranking": match.ranking,
+        **table_facts(match),
+        "deal": None,
+        "previous_deal": None if previous is None else ended_deal_summary(match, previous),
+    }
+
+
+def _in_play(deals: list[Deal]) -> Deal | None:
+    return deals[0] if deals and deals[0].status == DealStatus.IN_PROGRESS else None
+
+
+def _seat_view(match: Match, seat: int, deals: list[Deal]) -> dict[str, Any]:
+    current_row = _in_play(deals)
+    observation = (
+        None if current_row is None else replay_deal(match, current_row).observation(seat)
+    )
+    return seat_view_after(match, seat, deals, observation)
+
+
+def spectator_view(match: Match) -> dict[str, Any]:
+    """What anyone watching a public match may see: the public history, a face-up dummy, hand
+    sizes; no hand of any seat until its deal has ended."""
+    return _consistent(match, _spectator_view)
+
+
+def _spectator_view(match: Match) -> dict[str, Any]:
+    deals = latest_deals(match)
+    view = {**_public_view(match, deals), "spectators": spectator_count(match)}
+    current_row = _in_play(deals)
+    if current_row is not None:
+        # Any seat's observation, less what only that seat sees.
+        observation = replay_deal(match, current_row).observation(0).to_dict()
+        for private in ("seat", "hand", "legal_actions", "refusals"):
+            del observation[private]
+        view["deal"] = {**observation, "sequence": current_row.sequence,
+                        "commitment": current_row.commitment}
+    return view
+
+
+def deal_view(observation: engine.Observation, deal: Deal) -> dict[str, Any]:
+    view = observation.to_dict()
+    del view["seat"]  # the seat view names its seat once, at the top
+    view["legal_actions"] = [action.to_dict() for action in observation.legal_actions]
+    view["legal_cards"] = [
+        action.to_dict()["card"] for action in observation.legal_actions if action.kind == "play"
+    ]
+    view["refusals"] = [
+        {"card": str(card), "reason": reason.value, "message": reason_message(reason)}
+        for card, reason in observation.refusals
+    ]
+    view["sequence"] = deal.sequence
+    view["commitment"] = deal.commitment
+    return view
+
+
+# Last tricks of ended deals. An ended deal never changes, and every seat view shows the
+# previous deal's last trick: without this each view would replay two deals. The key holds the
+# deal's commitment and end time besides its id, so an id used again (SQLite reuses the ids of
+# rolled-back rows) or an ending that was rolled back can never be served. Bounded by starting
+# afresh when full; a miss costs one replay.
+_LAST_TRICKS: dict[tuple[Any, ...], dict[str, Any] | None] = {}
+
+
+_LAST_TRICKS_MAX = 4096
+
+
+def _last_trick(match: Match, deal: Deal) -> dict[str, Any] | None:
+    key = (deal.pk, deal.commitment, deal.finished_at)
+    try:
+        trick = _LAST_TRICKS[key]
+    except KeyError:
+        tricks = replay_deal(match, deal).completed_tricks()
+        trick = _trick(tricks[-1] if tricks else None)
+        if len(_LAST_TRICKS) >= _LAST_TRICKS_MAX:
+            _LAST_TRICKS.clear()
+        _LAST_TRICKS[key] = trick
+    # A copy, so no caller can change what the next request is shown.
+    return copy.deepcopy(trick)
+
+
+def ended_deal_summary(match: Match, deal: Deal) -> dict[str, Any]:
+    """The public result of an ended deal, with its last trick."""
+    assert deal.status in ENDED, "only an ended deal's last trick is final"
+    return {
+        "number": deal.number,
+        "sequence": deal.sequence,
+        "status": deal.status,
+        "declarer": deal.declarer,
+        "bid": deal.bid,
+        "trump": deal.trump or None,
+        "tricks_won": deal.tricks,
+        "scores": deal.scores,
+        "outcomes": deal.outcomes,
+        "last_trick": _last_trick(match, deal),
+    }
+
+
+def deal_record(match: Match, deal: Deal) -> dict[str, Any]:
+    """A whole ended deal: initial hands, the revealed deck and salt, every action and trick."""
+    assert deal.status in ENDED, "an unfinished deal's cards are secret"
+    engine_deal = replay_deal(match, deal)
+    return {
+        **ended_deal_summary(match, deal),
+        "dealer": deal.dealer,
+        "hands": deal.hands,
+        "deck": deal.deck,
+        "salt": deal.salt,
+        "commitment": deal.commitment,
+        "announcements": deal.announcements,
+        "auction": [{"seat": seat, "bid": bid} for seat, bid in engine_deal.auction],
+        "actions": [
+            {"seat": seat, **action.to_dict()} for seat, action in engine_deal.log
+        ],
+        "tricks": [trick.to_dict() for trick in engine_deal.completed_tricks()],
+        "redeal_requested_by": engine_deal.redeal_requested_by,
+        "started_at": deal.started_at.isoformat(),
+        "finished_at": deal.finished_at.isoformat() if deal.finished_at else None,
+    }
+
+
+def event_page(match: Match, after: int, limit: int) -> dict[str, Any]:
+    """The first ``limit`` actions after version ``after``, oldest first (all of them public),
+    and the cursor to the next page.
+
+    The page describes the match at one version: ``version`` and ``status`` are read first,
+    and only actions up to that version are listed. When the page holds every action up to
+    it, the cursor moves to ``version`` itself (past changes that are no action: a start, an
+    abandonment), so ``has_more`` is exactly whether actions were left for the next page.
+    """
+    version, status = match.version, match.status
+    rows = list(
+        Action.objects.filter(match=match, version__gt=after, version__lte=version)
+        .select_related("deal")
+        .order_by("version")[: limit + 1]
+    )
+    has_more = len(rows) > limit
+    rows = rows[:limit]
+    # Read off the stored rules: a feed page needs one flag, not the whole parsed rule set.
+    dummy_plays = bool(match.rules.get("partnership_dummy"))
+    return {
+        "events": [feed_event(row, dummy_plays) for row in rows],
+        "next_after": rows[-1].version if has_more else max(after, version),
+        "has_more": has_more,
+        "version": version,
+        "status": status,
+    }
+
+
+def feed_event(row: Action, dummy_plays: bool) -> dict[str, Any]:
+    """An action as the event feed lists it (``dummy_plays``: the rules' face-up dummy)."""
+    seat = row.seat
+    if row.kind == engine.ActionKind.PLAY and dummy_plays:
+        # The declarer plays a face-up dummy's cards: the card is the dummy's, as in the tricks.
+        dummy = partner_of(row.seat)
+        if row.payload["card"] in row.deal.hands[dummy]:
+            seat = dummy
+    return {
+        "version": row.version,
+        "deal_number": row.deal.number,
+        "deal_sequence": row.deal.sequence,
+        "seat": seat,
+        "submitted_by": row.seat,
+        "origin": row.origin,
+        "kind": row.kind,
+        **row.payload,
+        "created_at": row.created_at.isoformat(),
+    }
+
+
+def lobby_entry(match: Match) -> dict[str, Any]:
+    preset = engine.PRESETS[engine.Game(match.game)].to_dict()
+    changes = {name: value for name, value in match.rules.items() if preset.get(name) != value}
+    seats = seats_summary(match)
+    return {
+        "id": str(match.id),
+        "game": match.game,
+        "deal_count": match.deal_count,
+        "rules": match.rules,
+        "preset": not changes,
+        "rule_changes": changes,
+        "clock": match.clock,
+        "seats": seats,
+        "seats_taken": sum(seat["kind"] != "open" for seat in seats),
+        "open_seats": match.open_seats,
+        "created_by": display_name(match.created_by),
+        "created_at": match.created_at.isoformat(),
+        "fill_with_bots_at": _time(match.fill_bots_at),
+    }
