@@ -21,6 +21,7 @@ import enum
 
 from django.contrib.auth.models import AnonymousUser, User
 
+from games import selectors
 from games.errors import NotYourSeat
 from games.models import Deal, DealStatus, Match, MatchStatus, Seat, Visibility
 
@@ -76,7 +77,7 @@ class Access:
 
 def access(match: Match, user: User | AnonymousUser) -> Access:
     """The role of ``user`` at ``match`` (its seats loaded or not)."""
-    seat = next((seat for seat in match.seats.all() if seat.user_id == user.pk), None)
+    seat = selectors.seat_of(match, user) if user.is_authenticated else None
     if seat is not None:
         return Access(Role.PLAYER if seat.left_at is None else Role.LEAVER, seat)
     if match.created_by_id == user.pk:

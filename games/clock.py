@@ -14,8 +14,8 @@ from typing import Any
 
 from django.conf import settings
 
-from games import engine
-from games.models import Match, MatchStatus, Seat
+from games import engine, selectors
+from games.models import Match, MatchStatus
 
 MIN_SECONDS = 5
 MAX_SECONDS = 600
@@ -39,11 +39,8 @@ def deadline(match: Match, current: engine.Deal | None, now: datetime) -> dateti
         return None
     if current.to_act is None:
         return None
-    seat = _seat(match, current.to_act)
+    seat = selectors.seat_at(match, current.to_act)
     if seat.computer_plays:
         return None
     return now + timedelta(seconds=seconds_for(match.clock, current.phase))
 
-
-def _seat(match: Match, index: int) -> Seat:
-    return next(seat for seat in match.seats.all() if seat.index == index)

@@ -102,7 +102,7 @@ class MatchUnit:
     # --- reading ---------------------------------------------------------------------------
 
     def seat(self, index: int) -> Seat:
-        return next(seat for seat in self.match.seats.all() if seat.index == index)
+        return selectors.seat_at(self.match, index)
 
     @property
     def deals(self) -> list[Deal]:

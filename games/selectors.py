@@ -70,6 +70,11 @@ def unfinished_matches_of(user: User) -> list[tuple[int, int]]:
     ]
 
 
+def seat_at(match: Match, index: int) -> Seat:
+    """The seat row at ``index`` (seats prefetched or not)."""
+    return next(seat for seat in match.seats.all() if seat.index == index)
+
+
 def seat_of(match: Match, user: User) -> Seat | None:
     return next((seat for seat in match.seats.all() if seat.user_id == user.pk), None)
 
@@ -131,7 +136,7 @@ def bot_seat(match: Match, deal: engine.Deal) -> int | None:
     person's seat on autopilot or left), else None (seats prefetched or not)."""
     if deal.to_act is None:
         return None
-    seat = next(seat for seat in match.seats.all() if seat.index == deal.to_act)
+    seat = seat_at(match, deal.to_act)
     return seat.index if seat.computer_plays else None
 
 

@@ -398,7 +398,7 @@ def _bot_turn(match_id: uuid.UUID, version: int) -> _BotTurn | None:
         # kept rows are trusted only to say a computer player is to act, checked under the lock.
         seat = selectors.bot_seat(kept.match, kept.state)
         if seat is not None:
-            return _BotTurn(kept.deals, kept.state, seat, _seat_row(kept.match, seat))
+            return _BotTurn(kept.deals, kept.state, seat, selectors.seat_at(kept.match, seat))
         snapshots.give_back(kept)
     match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
     if match is None or match.status != MatchStatus.ACTIVE or match.version != version:
@@ -410,11 +410,7 @@ def _bot_turn(match_id: uuid.UUID, version: int) -> _BotTurn | None:
     seat = selectors.bot_seat(match, state)
     if seat is None:
         return None
-    return _BotTurn(deals, state, seat, _seat_row(match, seat))
-
-
-def _seat_row(match: Match, index: int) -> Seat:
-    return next(seat for seat in match.seats.all() if seat.index == index)
+    return _BotTurn(deals, state, seat, selectors.seat_at(match, seat))
 
 
 def time_out_turn(
