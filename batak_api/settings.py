@@ -218,8 +218,6 @@ WEBHOOK_RETRY_SECONDS = env.str(
     "WEBHOOK_RETRY_SECONDS", default="5,30,120,600,1800,3600,7200,14400,28800,28800"
 )
 WEBHOOK_SWEEP_INTERVAL_SECONDS = env.float("WEBHOOK_SWEEP_INTERVAL_SECONDS", 1)
-# The embedded default's delivery thread (scaled out, workers deliver).
-WEBHOOK_THREAD = env.bool("WEBHOOK_THREAD", default=True)
 # Whether webhooks may go to loopback, private or link-local addresses: only while developing
 # (and in tests, whose receivers are on loopback); never let a platform aim the service at its
 # own network in production.
@@ -361,8 +359,8 @@ PRESENCE_SECONDS = env.float("PRESENCE_SECONDS", 45)
 # How often the clocks are looked at (a periodic job; in-process it also wakes for the next
 # deadline).
 CLOCK_SWEEP_INTERVAL_SECONDS = env.float("CLOCK_SWEEP_INTERVAL_SECONDS", 1)
-# Whether a thread of the serving process runs the periodic jobs (batak_api/jobs.py): on the
-# embedded default; scaled out, beat and the workers do.
+# Whether the serving process runs the periodic jobs (batak_api/jobs.py) and delivers webhooks
+# (games/lanes.py) itself: on the embedded default; scaled out, beat and the workers do.
 IN_PROCESS_JOBS = env.bool("IN_PROCESS_JOBS", default=not REDIS_URL)
 # The live stream (games/api/streams.py): a comment line this often keeps proxies from closing
 # a quiet stream; an ASGI server ends a stream after STREAM_MAX_SECONDS (a WSGI server after

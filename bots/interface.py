@@ -3,41 +3,31 @@
 
 from __future__ import annotations
 
-import threading
 from datetime import datetime
 
 from django.conf import settings
-from django.db import connection
 
 from bots import tasks
 from bots.evaluation import bid_estimate
 from bots.players import warm_up
+from games import lanes
 from games.models import Seat
 
 
 def send_turns(match_id: str, version: int) -> None:
     """To a worker; on the embedded default (tasks in-process) in the request that made the
     move, which then waits for one round of computer turns at most, since a person's seat
-    stops them. A table of computer players alone has no such seat: it plays on in a thread of
-    its own, so that no request waits for a whole match."""
+    stops them. A table of computer players alone has no such seat: it plays on in the
+    background (the computer players' lane), so that no request waits for a whole match; its
+    task hands on every few seconds, so such tables take turns."""
     if settings.CELERY_TASK_ALWAYS_EAGER and not _has_person(match_id):
-        threading.Thread(
-            target=_play_in_background, args=(match_id, version), daemon=True,
-            name=f"bot-turns-{match_id}",
-        ).start()
+        lanes.run_soon("computer-players", "bots.tasks.play_bot_turns", match_id, version)
         return
     tasks.play_bot_turns.delay(match_id, version)
 
 
 def _has_person(match_id: str) -> bool:
     return Seat.objects.filter(match_id=match_id, bot_level="").exists()
-
-
-def _play_in_background(match_id: str, version: int) -> None:
-    try:
-        tasks.play_bot_turns.delay(match_id, version)
-    finally:
-        connection.close()
 
 
 def send_timeout(match_id: str, version: int, at: datetime) -> None:

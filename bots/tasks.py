@@ -11,12 +11,13 @@ from django.db import InterfaceError, OperationalError
 
 from bots.players import choose_action
 from games import engine, services, sweeper
+from games.computer_players import computer_players
 from games.log_context import log_context
 from games.models import Seat
 from tour.content import style_for
 
 # One task plays consecutive bot moves for this long, then hands on to a fresh task, so a
-# table of computer players never holds a worker (or, in-process, the stack) for long.
+# table of computer players never holds a worker (or, in-process, its lane) for long.
 TASK_BUDGET_SECONDS = 5.0
 _rng = random.SystemRandom()
 
@@ -62,7 +63,7 @@ def play_bot_turns(match_id: str, version: int) -> int:
                 return played
             version = new_version
             played += 1
-    play_bot_turns.delay(match_id, version)
+    computer_players().send_turns(match_id, version)
     return played
 
 

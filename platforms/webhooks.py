@@ -16,10 +16,8 @@ import base64
 import ipaddress
 import json
 import logging
-import queue
 import secrets
 import socket
-import threading
 import time
 import urllib.error
 import urllib.parse
@@ -31,11 +29,11 @@ from typing import Any, cast
 
 from celery import current_app
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import transaction
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
-from games import engine
+from games import engine, lanes
 from games.models import Match, MatchStatus
 from platforms.models import (
     DeliveryStatus,
@@ -168,12 +166,12 @@ def retry_delays() -> list[float]:
 
 
 def send(delivery_ids: list[int], countdown: float = 0) -> None:
-    """Have these deliveries attempted by a worker (in-process: by the delivery thread)."""
+    """Have these deliveries attempted by a worker (in-process: on the webhooks' lane, while
+    IN_PROCESS_JOBS is on; the due ones are swept up again from there)."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
-        if settings.WEBHOOK_THREAD:
-            _ensure_thread()
+        if settings.IN_PROCESS_JOBS:
             for delivery_id in delivery_ids:
-                _queue.put(delivery_id)
+                lanes.run_soon("webhooks", "platforms.webhooks.attempt", delivery_id)
         return
     for delivery_id in delivery_ids:
         # By name: the task module imports this one.
@@ -297,38 +295,3 @@ def due_deliveries() -> list[int]:
         ).order_by("next_attempt_at").values_list("pk", flat=True)[:CHUNK]
     )
 
-
-# --- the embedded default's delivery thread ------------------------------------------------------
-
-_queue: queue.Queue[int] = queue.Queue()
-_thread_lock = threading.Lock()
-_thread: threading.Thread | None = None
-
-
-def _ensure_thread() -> None:
-    global _thread
-    with _thread_lock:
-        if _thread is None or not _thread.is_alive():
-            _thread = threading.Thread(target=_deliver_forever, daemon=True, name="webhooks")
-            _thread.start()
-
-
-def _deliver_forever() -> None:
-    global _thread
-    while True:
-        if not settings.WEBHOOK_THREAD:  # switched off (tests do, between their databases)
-            with _thread_lock:
-                _thread = None
-            return
-        try:
-            # Woken now and then to notice being switched off; the deliveries that are due
-            # come from the periodic sweep (batak_api/jobs.py), through this queue.
-            delivery_id = _queue.get(timeout=1)
-        except queue.Empty:
-            continue
-        try:
-            attempt(delivery_id)
-        except Exception:  # the next round tries again; a dead thread would stop every hook
-            logger.exception("delivering a webhook failed")
-        finally:
-            close_old_connections()

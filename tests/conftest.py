@@ -14,11 +14,10 @@ hypothesis_settings.load_profile("ci" if os.environ.get("CI") == "true" else "de
 
 @pytest.fixture(autouse=True)
 def _no_clock_timer(settings):
-    """The embedded default's periodic jobs and webhook thread would outlive each test's
+    """The embedded default's periodic jobs and webhook deliveries would outlive each test's
     database: tests run the jobs themselves (`sweeper.run_clocks`...), and the tests that need
-    a thread switch it on; switched off again, it stops at its next look."""
+    them switch them on; switched off again, the runner stops at its next look."""
     settings.IN_PROCESS_JOBS = False
-    settings.WEBHOOK_THREAD = False
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Webhooks: which events a platform's match makes, Standard Webhooks signatures, delivery by
-the embedded default's delivery thread with retries, the delivery log, and that a receiver
+the embedded default's webhooks lane with retries, the delivery log, and that a receiver
 that is down slows no move."""
 
 from __future__ import annotations
@@ -34,8 +34,7 @@ def quick_retries(settings):
     settings.WEBHOOK_RETRY_SECONDS = "0.2,0.2"
     settings.WEBHOOK_SWEEP_INTERVAL_SECONDS = 0.1
     settings.WEBHOOK_TIMEOUT_SECONDS = 2
-    settings.WEBHOOK_THREAD = True
-    # Retries are the periodic sweep's, run in-process.
+    # Deliveries on the webhooks' lane, retries by the periodic sweep, both in-process.
     settings.IN_PROCESS_JOBS = True
 
 

@@ -1,0 +1,77 @@
+"""The embedded default's lanes (games/lanes.py): work runs in order, a failure stops nothing
+after it, a lane's thread ends when idle and comes back with new work, and one lane's slow
+work never holds up another's."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from games import lanes
+
+# What the tasks below record, by test; reset for each.
+done: list[str] = []
+release = threading.Event()
+
+
+def record(item: str) -> None:
+    done.append(item)
+
+
+def fail(item: str) -> None:
+    raise RuntimeError(item)
+
+
+def wait_for_release(item: str) -> None:
+    release.wait(10)
+    done.append(item)
+
+
+@pytest.fixture(autouse=True)
+def _fresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    done.clear()
+    release.clear()
+    monkeypatch.setattr(lanes, "LANE_IDLE_SECONDS", 0.1)
+
+
+def wait_until(check, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_work_runs_in_the_order_it_was_sent_and_a_failure_stops_nothing_after_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    lane = lanes.Lane("test-order")
+    lane.send(f"{__name__}.record", "a")
+    lane.send(f"{__name__}.fail", "b")
+    lane.send(f"{__name__}.record", "c")
+    wait_until(lambda: len(done) == 2)
+    assert done == ["a", "c"]
+    assert any(record.message == "background work failed" for record in caplog.records)
+
+
+def test_an_idle_lane_ends_its_thread_and_starts_one_for_new_work() -> None:
+    lane = lanes.Lane("test-idle")
+    lane.send(f"{__name__}.record", "first")
+    wait_until(lambda: done == ["first"])
+    wait_until(lambda: not any(t.name == "test-idle" for t in threading.enumerate()))
+    lane.send(f"{__name__}.record", "second")
+    wait_until(lambda: done == ["first", "second"])
+
+
+def test_slow_work_on_one_lane_does_not_hold_up_another() -> None:
+    slow, quick = lanes.Lane("test-slow"), lanes.Lane("test-quick")
+    slow.send(f"{__name__}.wait_for_release", "slow")
+    quick.send(f"{__name__}.record", "quick")
+    wait_until(lambda: done == ["quick"])
+    release.set()
+    wait_until(lambda: done == ["quick", "slow"])
+
+
+def test_webhooks_and_computer_players_have_lanes_of_their_own() -> None:
+    assert lanes.LANES["webhooks"] is not lanes.LANES["computer-players"]
