@@ -10,7 +10,7 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from bots.players import choose_action
-from games import engine, services, sweeper
+from games import computer_moves, engine, sweeper
 from games.computer_players import computer_players
 from games.log_context import log_context
 from games.models import Seat
@@ -26,7 +26,7 @@ def choose(observation: engine.Observation, seat: Seat) -> engine.Action:
     """The computer player's move at ``seat``: its own level at a computer seat, the stand-in
     level at a person's seat (a timeout, autopilot, a person who left). A story-mode character
     plays its own style; other computer seats their level's default."""
-    level = seat.bot_level or services.STAND_IN_LEVEL
+    level = seat.bot_level or computer_moves.STAND_IN_LEVEL
     return choose_action(observation, level, _rng, style_for(seat.character))
 
 
@@ -56,7 +56,7 @@ def play_bot_turns(match_id: str, version: int) -> int:
     played = 0
     with log_context(match_id=match_id):
         while time.monotonic() <= deadline:
-            new_version = services.play_bot_turn(
+            new_version = computer_moves.play_bot_turn(
                 match_id=uuid.UUID(match_id), version=version, choose=choose
             )
             if new_version is None:

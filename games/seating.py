@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import prefetch_related_objects
 from django.utils import timezone
 
-from games import access, engine, selectors, services
+from games import access, computer_moves, engine, selectors, services
 from games.errors import (
     InvalidRules,
     InvitationNotFound,
@@ -168,7 +168,7 @@ def fill_with_bots(*, match_id: uuid.UUID) -> bool:
                 or match.fill_bots_at > timezone.now()
             ):
                 return False
-            level = match.fill_bots_level or services.STAND_IN_LEVEL
+            level = match.fill_bots_level or computer_moves.STAND_IN_LEVEL
             open_seats = [seat for seat in match.seats.all() if seat.is_open]
             for seat in open_seats:
                 seat.bot_level = level

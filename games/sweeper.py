@@ -21,7 +21,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from games import seating, selectors, services
+from games import computer_moves, seating, selectors
 from games.computer_players import computer_players
 from games.models import Match, MatchStatus
 
@@ -89,7 +89,7 @@ def resend_stuck_bot_turns() -> int:
 
 
 def run_clocks() -> int:
-    """Move for every person whose turn clock has run out (`services.time_out_turn`), and give
+    """Move for every person whose turn clock has run out (`computer_moves.time_out_turn`), and give
     the open seats of quick-match tables whose wait is over to computer players (a periodic
     job, batak_api/jobs.py); any number of them at once is safe, since each move is made
     under the match lock for the version it was due at.
@@ -119,7 +119,7 @@ def run_clocks() -> int:
 
 def time_out(match_id: str, version: int, choose: Any = None) -> bool:
     """The stand-in's move for the turn at ``version``, if its clock has run out."""
-    moved = services.time_out_turn(
+    moved = computer_moves.time_out_turn(
         match_id=uuid.UUID(match_id), version=version,
         choose=choose or computer_players().choose,
     )

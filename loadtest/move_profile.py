@@ -55,7 +55,7 @@ PARTS: list[tuple[str, str, str]] = [
      "SeatViewSerializer.to_representation"),
     ("  render JSON", "rest_framework.renderers", "JSONRenderer.render"),
     # A computer player's move, in a worker (bots.tasks.play_bot_turns).
-    ("computer player's move, all of it", "games.services", "play_bot_turn"),
+    ("computer player's move, all of it", "games.computer_moves", "play_bot_turn"),
     ("  its decision", "bots.tasks", "choose"),
 ]
 

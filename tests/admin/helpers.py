@@ -9,7 +9,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
-from games import engine, selectors, services
+from games import computer_moves, engine, selectors, services
 from games.models import Match, MatchStatus
 from games.services import SeatSpec
 
@@ -60,7 +60,7 @@ def play_match(
         acting = match.seats.get(index=seat)
         action = choose(legal, rng)
         if acting.user is None:
-            assert services.play_bot_turn(
+            assert computer_moves.play_bot_turn(
                 match_id=match.id, version=match.version, choose=lambda *_, chosen=action: chosen
             ) == match.version + 1
         else:

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from datetime import datetime
 
 from bots.interface import bid_estimate, choose
-from games import services, snapshots
+from games import computer_moves, snapshots
 
 
 class Process:
@@ -41,7 +41,7 @@ def send_turns(match_id: str, version: int) -> None:
     """The worker plays the computer players' turns from ``version`` on, at once."""
     with WORKER.running():
         while version is not None:
-            version = services.play_bot_turn(
+            version = computer_moves.play_bot_turn(
                 match_id=uuid.UUID(match_id), version=version, choose=choose
             )
 

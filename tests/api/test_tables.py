@@ -13,7 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import sweeper
+from games import computer_moves, sweeper
 from games.models import Action, Match, Seat
 
 from .conftest import create_match, new_player, submit, table_of_four
@@ -257,11 +257,10 @@ class TestClocks:
         response = submit(players[seat], match_id, view["deal"]["legal_actions"][0])
         assert response.status_code == 200
         from bots.tasks import choose
-        from games import services
 
-        assert services.time_out_turn(match_id=match_id, version=stale, choose=choose) is None
+        assert computer_moves.time_out_turn(match_id=match_id, version=stale, choose=choose) is None
         time_runs_out(match_id)
-        assert services.time_out_turn(match_id=match_id, version=stale, choose=choose) is None
+        assert computer_moves.time_out_turn(match_id=match_id, version=stale, choose=choose) is None
         assert Action.objects.filter(match_id=match_id).count() == 1
 
     def test_timeouts_in_a_row_put_the_seat_on_autopilot_until_return(self, player) -> None:

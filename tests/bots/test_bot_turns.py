@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from bots import players, tasks
 from bots.tasks import play_bot_turns
-from games import selectors, services
+from games import computer_moves, selectors
 from games.models import Action, Match
 from tests.api.conftest import submit
 
@@ -121,7 +121,7 @@ def test_a_thinking_computer_player_blocks_no_other_write(player, settings) -> N
         return tasks.choose(observation, seat)
 
     result = {}
-    bot = threading.Thread(target=lambda: result.update(version=services.play_bot_turn(
+    bot = threading.Thread(target=lambda: result.update(version=computer_moves.play_bot_turn(
         match_id=uuid.UUID(match_id), version=version, choose=slow_choose)))
     bot.start()
     assert thinking.wait(15)
@@ -141,11 +141,11 @@ def test_a_decision_gone_stale_while_thinking_is_dropped(player, settings) -> No
 
     def choose_while_another_moves(observation, seat):
         # A duplicate task moves first while this one thinks.
-        assert services.play_bot_turn(match_id=uuid.UUID(match_id), version=version,
+        assert computer_moves.play_bot_turn(match_id=uuid.UUID(match_id), version=version,
                                       choose=tasks.choose) == version + 1
         return tasks.choose(observation, seat)
 
-    assert services.play_bot_turn(match_id=uuid.UUID(match_id), version=version,
+    assert computer_moves.play_bot_turn(match_id=uuid.UUID(match_id), version=version,
                                   choose=choose_while_another_moves) is None
     assert Action.objects.filter(match_id=match_id).count() == 1
 

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from bots import tasks
-from games import services
+from games import computer_moves
 from games.models import Action
 from tests.api.conftest import new_player
 from tests.bots.test_bot_turns import bot_to_move
@@ -36,7 +36,7 @@ def test_no_row_lock_is_held_while_a_computer_player_decides(settings) -> None:
         seen.append(holds_a_match_lock())
         return tasks.choose(observation, seat)
 
-    assert services.play_bot_turn(
+    assert computer_moves.play_bot_turn(
         match_id=uuid.UUID(match_id), version=version, choose=watched_choose
     ) == version + 1
     assert seen == [False]

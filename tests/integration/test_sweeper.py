@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from bots.players import choose_action
 from bots.tasks import play_bot_turns
-from games import selectors, services, sweeper
+from games import computer_moves, selectors, services, sweeper
 from games.models import Match
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
@@ -70,7 +70,7 @@ def test_a_match_waiting_for_a_person_is_replayed_once_per_version(
                                   seats=[services.SeatSpec(kind="me"), *BOTS])
     rng = random.Random(5)
     version = match.version
-    while (played := services.play_bot_turn(
+    while (played := computer_moves.play_bot_turn(
         match_id=match.pk, version=version,
         choose=lambda observation, seat: choose_action(observation, seat.bot_level, rng),
     )) is not None:

@@ -1,0 +1,135 @@
+"""The moves the service makes itself: a computer player's turn, and the stand-in's move for a
+person whose turn clock ran out. Both go through the match's unit of work like a person's move;
+the bots' tasks and the clock sweep call them."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import uuid
+from collections.abc import Callable
+
+from django.conf import settings
+from django.utils import timezone
+
+from games import engine, selectors, snapshots
+from games.errors import MatchNotFound
+from games.match_unit import changing
+from games.models import ActionOrigin, BotLevel, Deal, DealStatus, Match, MatchStatus, Seat
+
+# The computer player that moves for a person whose clock ran out, who is on autopilot or who
+# left: quick, and a fair stand-in for a person.
+STAND_IN_LEVEL = BotLevel.MEDIUM
+
+logger = logging.getLogger(__name__)
+
+
+def play_bot_turn(
+    *,
+    match_id: uuid.UUID,
+    version: int,
+    choose: Callable[[engine.Observation, Seat], engine.Action],
+) -> int | None:
+    """Let the computer player whose turn it is at ``version`` move; returns the new version.
+
+    ``choose(observation, seat)`` decides from the seat's observation (the seat row tells what
+    the player plays as), outside any transaction: a search that thinks for seconds holds no
+    lock, so no other match (on SQLite, no other write at all) waits for it. The move is then
+    applied under the match lock only if the match is still at ``version``, so it applies to
+    exactly the state it was decided on. Returns None, changing nothing, when the match is not
+    (or no longer) at ``version`` or no bot is to act: a duplicate or late task can never move
+    twice, and a stale decision is dropped (whoever moved the match on carries it further).
+    """
+    turn = _bot_turn(match_id, version)
+    if turn is None:
+        return None
+    action = choose(turn.state.observation(turn.seat), turn.seat_row)
+    try:
+        with changing(match_id, sends_bots=False) as unit:
+            if unit.match.status != MatchStatus.ACTIVE or unit.match.version != version:
+                return None
+            seat_row = unit.seat(turn.seat)
+            unit.use_state(turn.deals, turn.state)
+            if seat_row.computer_plays:  # else its person came back while the bot was thinking
+                unit.apply(turn.seat, action, origin=seat_row.origin)
+            return unit.match.version if seat_row.computer_plays else None
+    except MatchNotFound:
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class _BotTurn:
+    deals: list[Deal]
+    state: engine.Deal
+    seat: int
+    seat_row: Seat
+
+
+def _bot_turn(match_id: uuid.UUID, version: int) -> _BotTurn | None:
+    """The computer player's turn at ``version``, read without a lock: from the state this
+    process kept at exactly that version if it has it (no read), else from a read at that
+    version. None when the match is not at ``version`` or no computer player is to act."""
+    kept = snapshots.take(match_id, version)
+    if kept is not None and kept.version == version:
+        # Who plays a seat can change at one version (a person leaving or coming back): the
+        # kept rows are trusted only to say a computer player is to act, checked under the lock.
+        seat = selectors.bot_seat(kept.match, kept.state)
+        if seat is not None:
+            return _BotTurn(kept.deals, kept.state, seat, selectors.seat_at(kept.match, seat))
+        snapshots.give_back(kept)
+    match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
+    if match is None or match.status != MatchStatus.ACTIVE or match.version != version:
+        return None
+    deals = selectors.latest_deals(match)
+    if deals[0].status != DealStatus.IN_PROGRESS:  # a move came between the two reads
+        return None
+    state = selectors.replay_deal(match, deals[0])
+    seat = selectors.bot_seat(match, state)
+    if seat is None:
+        return None
+    return _BotTurn(deals, state, seat, selectors.seat_at(match, seat))
+
+
+def time_out_turn(
+    *,
+    match_id: uuid.UUID,
+    version: int,
+    choose: Callable[[engine.Observation, Seat], engine.Action],
+) -> int | None:
+    """The person to act at ``version`` ran out of time: a STAND_IN_LEVEL computer player
+    moves for them, recorded as a timeout; after AUTOPILOT_AFTER_TIMEOUTS in a row the seat
+    goes on autopilot. Returns the new version, or None, changing nothing, unless the match is
+    still at ``version`` with its deadline passed: a clock fires at most once per turn, and
+    never after the move was made."""
+    try:
+        with changing(match_id) as unit:
+            match = unit.match
+            now = timezone.now()
+            if (
+                match.status != MatchStatus.ACTIVE
+                or match.version != version
+                or match.turn_deadline is None
+                or match.turn_deadline > now
+            ):
+                return None
+            state = unit.state
+            if state is None or state.to_act is None:
+                return None
+            seat_row = unit.seat(state.to_act)
+            if seat_row.computer_plays:  # a computer player is to act: no clock is running
+                return None
+            # The stand-in decides in milliseconds (Medium), so under the lock.
+            action = choose(state.observation(state.to_act), seat_row)
+            seat_row.timeouts_in_row += 1
+            if seat_row.timeouts_in_row >= settings.AUTOPILOT_AFTER_TIMEOUTS:
+                seat_row.autopilot = True
+            seat_row.save(update_fields=["timeouts_in_row", "autopilot"])
+            logger.info(
+                "turn clock ran out",
+                extra={"match_id": str(match_id), "seat": seat_row.index,
+                       "late_seconds": (now - match.turn_deadline).total_seconds()},
+            )
+            unit.apply(seat_row.index, action, origin=ActionOrigin.TIMEOUT)
+            return match.version
+    except MatchNotFound:
+        return None
