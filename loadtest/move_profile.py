@@ -51,7 +51,7 @@ PARTS: list[tuple[str, str, str]] = [
     ("    seat view, after the commit", "games.selectors", "seat_view_after"),
     ("    commit", "django.db.backends.base.base", "BaseDatabaseWrapper.commit"),
     ("    after the commit: announce", "games.notify", "announce"),
-    ("  the view rendered through SeatViewSerializer", "games.api.serializers",
+    ("  the view rendered through SeatViewSerializer", "games.api.serializers.play",
      "SeatViewSerializer.to_representation"),
     ("  render JSON", "rest_framework.renderers", "JSONRenderer.render"),
     # A computer player's move, in a worker (bots.tasks.play_bot_turns).

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -18,8 +19,14 @@ from rest_framework.views import APIView
 
 from games import accounts, selectors
 from games.api import examples, lockout
-from games.api import serializers as s
 from games.api.base import errors, example, signed_in
+from games.api.serializers.accounts import (
+    GuestInputSerializer,
+    LoginInputSerializer,
+    RegisterInputSerializer,
+    TokenSerializer,
+    UserSerializer,
+)
 from games.errors import ServiceError
 
 
@@ -52,18 +59,18 @@ class GuestView(APIView):
     @extend_schema(
         operation_id="createGuest", tags=["accounts"], summary="Play as a guest",
         description="Creates a guest account and returns its token in one call.",
-        request=s.GuestInputSerializer, responses={201: s.TokenSerializer, **errors(400)},
+        request=GuestInputSerializer, responses={201: TokenSerializer, **errors(400)},
         examples=[OpenApiExample("Guest", value={"display_name": "Ayşe"}, request_only=True),
                   OpenApiExample("Token", value=examples.TOKEN, response_only=True,
                                  status_codes=["201"])],
     )
     def post(self, request: Request) -> Response:
-        serializer = s.GuestInputSerializer(data=request.data)
+        serializer = GuestInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         user = accounts.create_guest(
             display_name=serializer.validated_data.get("display_name") or ""
         )
-        return Response(s.TokenSerializer(token_body(user)).data, status=status.HTTP_201_CREATED)
+        return Response(TokenSerializer(token_body(user)).data, status=status.HTTP_201_CREATED)
 
 
 class RegisterView(APIView):
@@ -78,14 +85,14 @@ class RegisterView(APIView):
             "service's password checks (not too common, not all digits, not like the "
             "username: 400 with the reasons under `password`)."
         ),
-        request=s.RegisterInputSerializer,
-        responses={201: s.TokenSerializer, **errors(400, 409)},
+        request=RegisterInputSerializer,
+        responses={201: TokenSerializer, **errors(400, 409)},
         examples=[OpenApiExample("Register", request_only=True,
                                  value={"username": "ayse", "password": "kozmaca-2026",
                                         "display_name": "Ayşe"})],
     )
     def post(self, request: Request) -> Response:
-        serializer = s.RegisterInputSerializer(data=request.data)
+        serializer = RegisterInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         try:
@@ -99,7 +106,7 @@ class RegisterView(APIView):
                     error.messages, (e.code or "invalid" for e in error.error_list), strict=True
                 )]}
             ) from None
-        return Response(s.TokenSerializer(token_body(user)).data, status=status.HTTP_201_CREATED)
+        return Response(TokenSerializer(token_body(user)).data, status=status.HTTP_201_CREATED)
 
 
 class TokenView(APIView):
@@ -109,16 +116,18 @@ class TokenView(APIView):
     @extend_schema(
         operation_id="logIn", tags=["accounts"], summary="Log in",
         description=(
-            "Exchanges a username and password for a new token of the account. After 5 "
-            "failed log-ins for one username, or 20 from one address, within 15 minutes, "
-            "log-in is refused with 429 `login_locked` (and `Retry-After`) until then."
+            "Exchanges a username and password for a new token of the account. After "
+            f"{settings.LOGIN_FAILURES_PER_ACCOUNT} failed log-ins for one username, or "
+            f"{settings.LOGIN_FAILURES_PER_ADDRESS} from one address, within "
+            f"{settings.LOGIN_LOCKOUT_SECONDS / 60:g} minutes, log-in is refused with 429 "
+            "`login_locked` (and `Retry-After`) until then."
         ),
-        request=s.LoginInputSerializer, responses={200: s.TokenSerializer, **errors(400, 401)},
+        request=LoginInputSerializer, responses={200: TokenSerializer, **errors(400, 401)},
         examples=[OpenApiExample("Log in", request_only=True,
                                  value={"username": "ayse", "password": "kozmaca-2026"})],
     )
     def post(self, request: Request) -> Response:
-        serializer = s.LoginInputSerializer(data=request.data)
+        serializer = LoginInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         username = serializer.validated_data["username"]
         lockout.check(request, username)
@@ -127,18 +136,18 @@ class TokenView(APIView):
             lockout.failed(request, username)
             raise BadCredentials()
         lockout.succeeded(request, username)
-        return Response(s.TokenSerializer(token_body(user)).data)
+        return Response(TokenSerializer(token_body(user)).data)
 
 
 class MeView(APIView):
     @extend_schema(
         operation_id="getMe", tags=["accounts"], summary="Who am I",
-        responses={200: s.UserSerializer, **errors(401)},
+        responses={200: UserSerializer, **errors(401)},
         examples=[example("A guest", examples.USER)],
     )
     def get(self, request: Request) -> Response:
         assert request.user.is_authenticated  # IsAuthenticated, the default permission
-        return Response(s.UserSerializer(user_body(request.user)).data)
+        return Response(UserSerializer(user_body(request.user)).data)
 
 
 NOT_SIGNED_IN = OpenApiExample(

@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import access, seating, services
-from games.api import serializers as s
+from games.api.serializers.problems import ProblemSerializer
 from games.errors import (
     MatchNotFound,
 )
@@ -30,7 +30,7 @@ from games.models import Match, Seat, Visibility
 
 # --- documentation helpers ---------------------------------------------------------------------
 
-PROBLEM = s.ProblemSerializer
+PROBLEM = ProblemSerializer
 
 
 def errors(*codes: int) -> dict[int, Any]:
@@ -61,16 +61,18 @@ NOT_CREATOR_EXAMPLE = OpenApiExample(
            "status": 403, "code": "not_match_creator",
            "detail": "Only the match's creator may do this."},
 )
-IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]{1,255}$"
+# The longest key IdempotencyRecord.key holds.
+MAX_IDEMPOTENCY_KEY_LENGTH = 255
+IDEMPOTENCY_KEY_PATTERN = rf"^[\x21-\x7e]{{1,{MAX_IDEMPOTENCY_KEY_LENGTH}}}$"
 IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
     pattern=IDEMPOTENCY_KEY_PATTERN,
-    description="A unique string of 1 to 255 printable ASCII characters (e.g. a UUID). "
-    "Repeating a request with the same key returns the first result instead of applying the "
-    "action twice; a key used for a different request is 422 `idempotency_key_reused`; a key "
-    "whose first request is still being processed is 409 `idempotency_key_in_use`; a key "
-    "outside the pattern is 400 `invalid_idempotency_key`.",
+    description=f"A unique string of 1 to {MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII "
+    "characters (e.g. a UUID). Repeating a request with the same key returns the first result "
+    "instead of applying the action twice; a key used for a different request is 422 "
+    "`idempotency_key_reused`; a key whose first request is still being processed is 409 "
+    "`idempotency_key_in_use`; a key outside the pattern is 400 `invalid_idempotency_key`.",
 )
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from games import presenters, selectors
-from games.api.serializers import DealRecordSerializer, MatchSerializer
+from games.api.serializers.feed import DealRecordSerializer
+from games.api.serializers.matches import MatchSerializer
 from games.models import Match
 
 

@@ -25,7 +25,6 @@ from rest_framework.response import Response
 
 from games import access, presenters, selectors, services
 from games.api import examples, streams
-from games.api import serializers as s
 from games.api.base import (
     MatchEndpoint,
     errors,
@@ -33,6 +32,8 @@ from games.api.base import (
     signed_in,
     valid_query,
 )
+from games.api.serializers.feed import DealRecordSerializer, EventPageSerializer
+from games.api.serializers.fields import MAX_VERSION
 from games.errors import (
     DealNotFound,
     InvalidLastEventId,
@@ -49,29 +50,30 @@ class DealListView(MatchEndpoint):
     @extend_schema(
         operation_id="listDeals", tags=["history"], summary="Ended deals",
         description="Every ended deal with its revealed deck, salt, hands, log and tricks.",
-        responses={200: s.DealRecordSerializer(many=True), **errors(401, 403, 404)},
+        responses={200: DealRecordSerializer(many=True), **errors(401, 403, 404)},
         examples=[example("An ended deal", examples.DEAL_RECORD)],
     )
     def get(self, request: Request, match_id: str) -> Response:
         records = [presenters.deal_record(self.match, deal)
                    for deal in selectors.ended_deals(self.match)]
-        return Response(s.DealRecordSerializer(records, many=True).data)
+        return Response(DealRecordSerializer(records, many=True).data)
 
 
 class DealDetailView(MatchEndpoint):
     @extend_schema(
         operation_id="getDeal", tags=["history"], summary="One ended deal",
         description="An ended deal by its shuffle `sequence` (see the deal list).",
-        responses={200: s.DealRecordSerializer, **errors(401, 403, 404)},
+        responses={200: DealRecordSerializer, **errors(401, 403, 404)},
         examples=[example("An ended deal", examples.DEAL_RECORD)],
     )
     def get(self, request: Request, match_id: str, sequence: int) -> Response:
         deal = selectors.ended_deals(self.match).filter(sequence=sequence).first()
         if deal is None:
             raise DealNotFound()
-        return Response(s.DealRecordSerializer(presenters.deal_record(self.match, deal)).data)
+        return Response(DealRecordSerializer(presenters.deal_record(self.match, deal)).data)
 
 
+DEFAULT_WAIT_SECONDS = 20
 MAX_WAIT_SECONDS = 30
 EVENT_PAGE_SIZE = 200
 MAX_EVENT_PAGE_SIZE = 500
@@ -79,11 +81,11 @@ MAX_EVENT_PAGE_SIZE = 500
 
 class EventQuerySerializer(serializers.Serializer):
     after = serializers.IntegerField(
-        min_value=0, max_value=s.MAX_VERSION, default=0,
+        min_value=0, max_value=MAX_VERSION, default=0,
         help_text="List actions after this version: 0 at first, then the page's `next_after`.",
     )
     wait = serializers.IntegerField(
-        min_value=0, max_value=MAX_WAIT_SECONDS, default=20,
+        min_value=0, max_value=MAX_WAIT_SECONDS, default=DEFAULT_WAIT_SECONDS,
         help_text="Seconds to wait when nothing is after `after` yet.",
     )
     limit = serializers.IntegerField(
@@ -104,14 +106,15 @@ class EventsView(MatchEndpoint):
             "the match, pass each page's `next_after` as the next `after`: you see every "
             "action exactly once, in order. `has_more` says the next page is already "
             "waiting. When nothing is after `after` yet, the request waits up to `wait` "
-            f"seconds (default 20, at most {MAX_WAIT_SECONDS}) for the next action, so a client "
-            "learns of other seats' moves without polling hard. Every action is public; a card "
-            "of a face-up dummy names the dummy as `seat` and the declarer as `submitted_by`; "
-            "`origin` tells moves a computer player made for a person. Open to its seated "
-            "people, its creator and staff, and to every signed-in user for a public match."
+            f"seconds (default {DEFAULT_WAIT_SECONDS}, at most {MAX_WAIT_SECONDS}) for the next "
+            "action, so a client learns of other seats' moves without polling hard. Every action "
+            "is public; a card of a face-up dummy names the dummy as `seat` and the declarer as "
+            "`submitted_by`; `origin` tells moves a computer player made for a person. Open to "
+            "its seated people, its creator and staff, and to every signed-in user for a public "
+            "match."
         ),
         parameters=[EventQuerySerializer],
-        responses={200: s.EventPageSerializer, **errors(400, 401, 403, 404)},
+        responses={200: EventPageSerializer, **errors(400, 401, 403, 404)},
         examples=[example("Two moves", examples.EVENT_PAGE)],
     )
     def get(self, request: Request, match_id: str) -> Response:
@@ -128,12 +131,12 @@ class EventsView(MatchEndpoint):
         if self.seat is not None:  # a wait on the feed is presence all along
             services.seen(self.seat)
         page = presenters.event_page(self.match, after, params["limit"])
-        return Response(s.EventPageSerializer(page).data)
+        return Response(EventPageSerializer(page).data)
 
 
 class StreamQuerySerializer(serializers.Serializer):
     after = serializers.IntegerField(
-        min_value=0, max_value=s.MAX_VERSION, default=0,
+        min_value=0, max_value=MAX_VERSION, default=0,
         help_text="Stream actions after this version (0: from the start). A `Last-Event-ID` "
         "header, which a reconnecting client sends, takes its place.",
     )
@@ -158,20 +161,20 @@ STREAM_DESCRIPTION = (
     "match has ended (or is cancelled) and every action is sent, an `end` event (data: "
     "`{\"version\": N, \"status\": \"finished\"}`) closes the stream. The server may also "
     "close a stream at any time (at the latest after "
-    f"{settings.STREAM_MAX_SECONDS:g} s, or 30 s on a server that holds a thread per request); "
-    "reconnect with `Last-Event-ID` (EventSource does, after the `retry` interval). Once "
-    "the match is over, a request with nothing after its cursor is answered 204, which tells "
-    "EventSource to stop. The stream looks again every heartbeat interval whether its caller "
-    "may still read the match, as every request to the feed does, and ends when not (a "
-    "revoked or lapsed token, a seat given up): the reconnection then gets the feed's answer "
-    "(401, 403). An "
+    f"{settings.STREAM_MAX_SECONDS:g} s, or {streams.MAX_WSGI_SECONDS} s on a server that holds "
+    "a thread per request); reconnect with `Last-Event-ID` (EventSource does, after the "
+    "`retry` interval). Once the match is over, a request with nothing after its cursor is "
+    "answered 204, which tells EventSource to stop. The stream looks again every heartbeat "
+    "interval whether its caller may still read the match, as every request to the feed does, "
+    "and ends when not (a revoked or lapsed token, a seat given up): the reconnection then gets "
+    "the feed's answer (401, 403). An "
     f"account has at most {settings.STREAM_MAX_PER_ACCOUNT} streams open on one server "
     f"process ({streams.MAX_WSGI_PER_ACCOUNT} on a server that holds a thread per request; "
     "429 `too_many_streams`)."
 )
 
 STREAM_EXAMPLE = (
-    "retry: 1000\n\n"
+    f"retry: {streams.RETRY_MILLISECONDS}\n\n"
     f"id: {examples.EVENT_PAGE['events'][0]['version']}\nevent: action\n"
     f"data: {json.dumps(examples.EVENT_PAGE['events'][0])}\n\n"
     ": heartbeat\n\n"
@@ -215,7 +218,7 @@ class StreamView(MatchEndpoint):
         after = params["after"]
         resume = request.headers.get("Last-Event-ID")
         if resume is not None:
-            if not LAST_EVENT_ID.fullmatch(resume) or int(resume) > s.MAX_VERSION:
+            if not LAST_EVENT_ID.fullmatch(resume) or int(resume) > MAX_VERSION:
                 raise InvalidLastEventId()
             after = int(resume)
         if self.match.status not in streams.LIVE and after >= self.match.version:

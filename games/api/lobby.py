@@ -16,7 +16,6 @@ from rest_framework.views import APIView
 
 from games import engine, presenters, seating, selectors
 from games.api import examples
-from games.api import serializers as s
 from games.api.base import (
     MAX_PAGE,
     MatchPagination,
@@ -25,6 +24,12 @@ from games.api.base import (
     signed_in,
     valid_input,
     valid_query,
+)
+from games.api.serializers.fields import DIRECTIONS, SCORINGS
+from games.api.serializers.matches import (
+    JoinedSerializer,
+    LobbyTableSerializer,
+    QuickMatchSerializer,
 )
 from games.api.tables import joined_response
 from games.models import GameChoice
@@ -40,8 +45,8 @@ class LobbyQuerySerializer(serializers.Serializer):
         help_text="true: only tables with the game's preset rules; false: only changed ones.",
     )
     min_bid = serializers.IntegerField(min_value=4, max_value=8, required=False)
-    direction = serializers.ChoiceField(choices=s.DIRECTIONS, required=False)
-    scoring = serializers.ChoiceField(choices=s.SCORINGS, required=False)
+    direction = serializers.ChoiceField(choices=DIRECTIONS, required=False)
+    scoring = serializers.ChoiceField(choices=SCORINGS, required=False)
     partnership_dummy = serializers.BooleanField(required=False, allow_null=True, default=None)
     spades_announcements = serializers.BooleanField(required=False, allow_null=True,
                                                     default=None)
@@ -60,7 +65,7 @@ RULE_FILTERS = ("min_bid", "direction", "scoring", "partnership_dummy", "spades_
 @extend_schema(tags=["tables"])
 class LobbyView(generics.GenericAPIView):
     pagination_class = MatchPagination
-    serializer_class = s.LobbyTableSerializer
+    serializer_class = LobbyTableSerializer
 
     @extend_schema(
         operation_id="listLobby", summary="Open public tables",
@@ -70,7 +75,7 @@ class LobbyView(generics.GenericAPIView):
             "`POST /quick-match` choose."
         ),
         parameters=[LobbyQuerySerializer],
-        responses={200: s.LobbyTableSerializer(many=True), **errors(400, 401, 404)},
+        responses={200: LobbyTableSerializer(many=True), **errors(400, 401, 404)},
         examples=[example("A table waiting", examples.LOBBY_TABLE)],
     )
     def get(self, request: Request) -> Response:
@@ -81,7 +86,7 @@ class LobbyView(generics.GenericAPIView):
         )
         page = self.paginate_queryset(tables)
         data = [presenters.lobby_entry(match) for match in page or []]
-        return self.get_paginated_response(s.LobbyTableSerializer(data, many=True).data)
+        return self.get_paginated_response(LobbyTableSerializer(data, many=True).data)
 
 
 class QuickMatchView(APIView):
@@ -94,14 +99,14 @@ class QuickMatchView(APIView):
             "only). Asking again while your table waits answers the same seat. New tables "
             "count towards your account's limits as created matches do."
         ),
-        request=s.QuickMatchSerializer,
-        responses={200: s.JoinedSerializer, **errors(400, 401, 403, 409)},
+        request=QuickMatchSerializer,
+        responses={200: JoinedSerializer, **errors(400, 401, 403, 409)},
         examples=[OpenApiExample("Koz Maça, bots after 30 s", request_only=True,
                                  value={"game": "spades", "deals": 4,
                                         "fill_with_bots_after": 30})],
     )
     def post(self, request: Request) -> Response:
-        data = valid_input(s.QuickMatchSerializer, request.data)
+        data = valid_input(QuickMatchSerializer, request.data)
         seated = seating.quick_match(
             user=signed_in(request), game=data["game"], rules=data.get("rules") or {},
             deal_count=data["deals"], fill_with_bots_after=data["fill_with_bots_after"],

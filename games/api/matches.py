@@ -17,7 +17,6 @@ from rest_framework.views import APIView
 
 from games import access, engine, presenters, selectors, services
 from games.api import examples
-from games.api import serializers as s
 from games.api.base import (
     MAX_PAGE,
     MatchEndpoint,
@@ -28,6 +27,12 @@ from games.api.base import (
     signed_in,
     valid_input,
     valid_query,
+)
+from games.api.serializers.matches import (
+    MatchCreateSerializer,
+    MatchSerializer,
+    TableRulesSerializer,
+    default_seats,
 )
 from games.models import Match, MatchStatus
 
@@ -46,7 +51,7 @@ class MatchListQuerySerializer(serializers.Serializer):
 @extend_schema(tags=["matches"])
 class MatchListCreateView(generics.GenericAPIView):
     pagination_class = MatchPagination
-    serializer_class = s.MatchSerializer
+    serializer_class = MatchSerializer
 
     def get_queryset(self) -> QuerySet[Match]:
         return selectors.matches_for(signed_in(self.request))
@@ -59,7 +64,7 @@ class MatchListCreateView(generics.GenericAPIView):
             "last answers 404 `not_found`."
         ),
         parameters=[MatchListQuerySerializer],
-        responses={200: s.MatchSerializer(many=True), **errors(400, 401, 404)},
+        responses={200: MatchSerializer(many=True), **errors(400, 401, 404)},
         examples=[example("A match", examples.MATCH)],
     )
     def get(self, request: Request) -> Response:
@@ -69,7 +74,7 @@ class MatchListCreateView(generics.GenericAPIView):
             queryset = queryset.filter(status=query["status"])
         page = self.paginate_queryset(queryset)
         data = [presenters.match_summary(match) for match in page or []]
-        return self.get_paginated_response(s.MatchSerializer(data, many=True).data)
+        return self.get_paginated_response(MatchSerializer(data, many=True).data)
 
     @extend_schema(
         operation_id="createMatch",
@@ -86,8 +91,8 @@ class MatchListCreateView(generics.GenericAPIView):
             "computer seat counts its match's deals): beyond, 409 `too_many_matches` or "
             "`too_many_bot_deals`."
         ),
-        request=s.MatchCreateSerializer,
-        responses={201: s.MatchSerializer, **errors(400, 401, 403, 409)},
+        request=MatchCreateSerializer,
+        responses={201: MatchSerializer, **errors(400, 401, 403, 409)},
         examples=[
             OpenApiExample(
                 "Me against three bots", request_only=True,
@@ -106,11 +111,11 @@ class MatchListCreateView(generics.GenericAPIView):
         ],
     )
     def post(self, request: Request) -> Response:
-        data = valid_input(s.MatchCreateSerializer, request.data)
+        data = valid_input(MatchCreateSerializer, request.data)
         seats = [
             services.SeatSpec(kind=seat["kind"], bot_level=seat.get("bot_level", ""),
                               display_name=seat.get("display_name", ""))
-            for seat in data.get("seats") or s.default_seats()
+            for seat in data.get("seats") or default_seats()
         ]
         match = services.create_match(
             user=signed_in(request), game=data["game"], rules=data.get("rules") or {},
@@ -118,7 +123,7 @@ class MatchListCreateView(generics.GenericAPIView):
             clock_seconds=data.get("clock", services.DEFAULT_CLOCK),
         )
         match.refresh_from_db(fields=selectors.MATCH_STATE)
-        body = s.MatchSerializer(presenters.match_summary(match)).data
+        body = MatchSerializer(presenters.match_summary(match)).data
         return Response(body, status=status.HTTP_201_CREATED)
 
 
@@ -128,18 +133,18 @@ class MatchDetailView(MatchEndpoint):
     @extend_schema(
         operation_id="getMatch", tags=["matches"], summary="Get a match",
         description="Public facts of a match: rules, seats, status, totals, ranking.",
-        responses={200: s.MatchSerializer, **errors(401, 404)},
+        responses={200: MatchSerializer, **errors(401, 404)},
         examples=[example("A match", examples.MATCH)],
     )
     def get(self, request: Request, match_id: str) -> Response:
-        return etag_response(request, s.MatchSerializer(presenters.match_summary(self.match)).data)
+        return etag_response(request, MatchSerializer(presenters.match_summary(self.match)).data)
 
 
 class RulePresetsView(APIView):
     @extend_schema(operation_id="listRulePresets", tags=["rules"], summary="Table rule presets",
                    description="The default table rules of each game.",
-                   responses={200: s.TableRulesSerializer(many=True), **errors(401)},
+                   responses={200: TableRulesSerializer(many=True), **errors(401)},
                    examples=[example("The auction game", examples.RULES)])
     def get(self, request: Request) -> Response:
         presets = [engine.PRESETS[game].to_dict() for game in engine.Game]
-        return Response(s.TableRulesSerializer(presets, many=True).data)
+        return Response(TableRulesSerializer(presets, many=True).data)

@@ -20,7 +20,6 @@ from rest_framework.views import APIView
 
 from games import access, engine, presenters, selectors, services
 from games.api import examples
-from games.api import serializers as s
 from games.api.base import (
     IDEMPOTENCY_HEADER,
     IDEMPOTENCY_KEY,
@@ -33,6 +32,15 @@ from games.api.base import (
     signed_in,
     valid_input,
     valid_query,
+)
+from games.api.serializers.play import (
+    ActionInputSerializer,
+    AnnounceInputSerializer,
+    BidEstimateSerializer,
+    BidInputSerializer,
+    PlayInputSerializer,
+    SeatViewSerializer,
+    TrumpInputSerializer,
 )
 from games.errors import (
     ActionRefused,
@@ -65,7 +73,7 @@ class SeatViewView(MatchEndpoint):
             "a seat but their own (403 `hand_in_play`)."
         ),
         parameters=[SeatQuerySerializer],
-        responses={200: s.SeatViewSerializer, 304: None, **errors(400, 401, 403, 404)},
+        responses={200: SeatViewSerializer, 304: None, **errors(400, 401, 403, 404)},
         examples=[example("Seat 0 to play", examples.SEAT_VIEW)],
     )
     def get(self, request: Request, match_id: str) -> Response:
@@ -85,7 +93,7 @@ class SeatViewView(MatchEndpoint):
         if seat is None:
             raise NotYourSeat()
         return etag_response(
-            request, s.SeatViewSerializer(presenters.seat_view(self.match, seat)).data
+            request, SeatViewSerializer(presenters.seat_view(self.match, seat)).data
         )
 
 
@@ -99,7 +107,7 @@ class BidEstimateView(MatchEndpoint):
             "partnership game), from play-outs of random layouts of the other cards with you "
             "leading (in Koz Maça: spades, from the first leader). Only before play starts."
         ),
-        responses={200: s.BidEstimateSerializer, **errors(401, 403, 404, 409)},
+        responses={200: BidEstimateSerializer, **errors(401, 403, 404, 409)},
         examples=[example("Hearts look best", {
             "hand": ["AS", "JS", "TS", "KH", "QH", "9H", "7H", "4H", "AD", "5D", "8C", "3C",
                      "2C"],
@@ -115,7 +123,7 @@ class BidEstimateView(MatchEndpoint):
             data = selectors.bid_estimate(self.match, self.seat.index)
         except engine.IllegalAction as error:
             raise ActionRefused(error) from None
-        return Response(s.BidEstimateSerializer(data).data)
+        return Response(BidEstimateSerializer(data).data)
 
 
 # --- actions -----------------------------------------------------------------------------------
@@ -137,34 +145,34 @@ class ActionEndpoint:
 ACTIONS = [
     ActionEndpoint(
         "bid", "placeBid", "Bid", "Bid a number of tricks in the auction.",
-        s.BidInputSerializer, {"tricks": 5, "expected_version": 3},
+        BidInputSerializer, {"tricks": 5, "expected_version": 3},
         lambda data: engine.Bid(data["tricks"]),
     ),
     ActionEndpoint(
         "pass", "passAuction", "Pass", "Pass in the auction; you may not bid again in this deal.",
-        s.ActionInputSerializer, {"expected_version": 3}, lambda data: engine.Pass(),
+        ActionInputSerializer, {"expected_version": 3}, lambda data: engine.Pass(),
     ),
     ActionEndpoint(
         "trump", "chooseTrump", "Name trumps", "The declarer names the trump suit.",
-        s.TrumpInputSerializer, {"suit": "H", "expected_version": 7},
+        TrumpInputSerializer, {"suit": "H", "expected_version": 7},
         lambda data: engine.ChooseTrump(engine.Suit.parse(data["suit"])),
     ),
     ActionEndpoint(
         "announce", "announceTricks", "Announce",
         "Koz Maça with announcements: the tricks you will take.",
-        s.AnnounceInputSerializer, {"tricks": 3, "expected_version": 0},
+        AnnounceInputSerializer, {"tricks": 3, "expected_version": 0},
         lambda data: engine.Announce(data["tricks"]),
     ),
     ActionEndpoint(
         "play", "playCard", "Play a card",
         "Play a card (the declarer also plays a face-up dummy's).",
-        s.PlayInputSerializer, {"card": "QC", "expected_version": 12},
+        PlayInputSerializer, {"card": "QC", "expected_version": 12},
         lambda data: engine.Play(data["card"]),
     ),
     ActionEndpoint(
         "redeal", "requestRedeal", "Ask for a redeal",
         "With `weak_hand_redeal`, a hand with no card above a ten may ask for a new deal before "
-        "its own first call or card.", s.ActionInputSerializer, {"expected_version": 0},
+        "its own first call or card.", ActionInputSerializer, {"expected_version": 0},
         lambda data: engine.RequestRedeal(),
     ),
 ]
@@ -217,7 +225,7 @@ def action_view(endpoint: ActionEndpoint) -> type[ActionView]:
         operation_id=endpoint.operation_id, tags=["play"], summary=endpoint.summary,
         description=endpoint.description + ACTION_ANSWER, request=endpoint.input_serializer,
         parameters=[IDEMPOTENCY_HEADER],
-        responses={200: s.SeatViewSerializer, **errors(400, 401, 403, 404, 409, 422)},
+        responses={200: SeatViewSerializer, **errors(400, 401, 403, 404, 409, 422)},
         examples=[OpenApiExample(endpoint.summary, value=endpoint.example, request_only=True),
                   VERSION_EXAMPLE, ILLEGAL_EXAMPLE],
     )

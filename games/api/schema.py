@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.drainage import warn
 
 
@@ -41,7 +42,8 @@ PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
 # Answers any operation may give besides its own: a body over the size limit (checked before
 # the view), and throttling (per account and per client address, where rates are set).
 COMMON_PROBLEMS = {
-    "413": "The request body is larger than the limit (64 KiB unless configured).",
+    "413": "The request body is larger than the limit "
+    f"({settings.API_MAX_BODY_BYTES / 1024:g} KiB).",
     "429": "Too many requests: wait the `Retry-After` seconds.",
 }
 BODY_PROBLEMS = {"415": "The body is not `application/json`."}

@@ -41,7 +41,7 @@ from django.utils import timezone
 from knox.models import AuthToken
 
 from games import access, notify, presenters, seating, selectors, services
-from games.api import serializers as s
+from games.api.serializers.feed import EventSerializer
 from games.errors import TooManyStreams
 from games.models import Match, MatchStatus, Visibility
 
@@ -91,7 +91,7 @@ def _read_page(match_id: uuid.UUID, after: int) -> Page:
     page = presenters.event_page(found[0], after, PAGE)
     frames = [
         _frame(event["version"], "action", event)
-        for event in s.EventSerializer(page["events"], many=True).data
+        for event in EventSerializer(page["events"], many=True).data
     ]
     ended = not page["has_more"] and page["status"] not in LIVE
     if ended:
@@ -215,7 +215,7 @@ def _event_frame(match_id: uuid.UUID, news: notify.News) -> bytes:
     frame = _frames.get(key)
     if frame is None:
         frame = _frames[key] = _frame(
-            news["version"], "action", s.EventSerializer(news["event"]).data
+            news["version"], "action", EventSerializer(news["event"]).data
         )
         if len(_frames) > FRAMES_KEPT:
             _frames.popitem(last=False)

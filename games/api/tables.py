@@ -16,7 +16,6 @@ from rest_framework.views import APIView
 
 from games import access, presenters, seating, services
 from games.api import examples
-from games.api import serializers as s
 from games.api.base import (
     NOT_CREATOR_EXAMPLE,
     MatchEndpoint,
@@ -26,6 +25,14 @@ from games.api.base import (
     signed_in,
     valid_input,
 )
+from games.api.serializers.feed import SpectatorViewSerializer
+from games.api.serializers.matches import (
+    InvitationSerializer,
+    JoinedSerializer,
+    JoinSerializer,
+    MatchSerializer,
+)
+from games.api.serializers.play import SeatViewSerializer
 from games.errors import (
     InvitationNotFound,
     MatchNotPublic,
@@ -47,13 +54,13 @@ class JoinMatchView(MatchEndpoint):
             "taken. A private match is joined with its invitation code instead (403 "
             "`invitation_required`)."
         ),
-        request=s.JoinSerializer,
-        responses={200: s.JoinedSerializer, **errors(400, 401, 403, 404, 409)},
+        request=JoinSerializer,
+        responses={200: JoinedSerializer, **errors(400, 401, 403, 404, 409)},
         examples=[OpenApiExample("Take seat 2", value={"seat": 2}, request_only=True),
                   example("Seat 2 taken", {"seat": 2, "match": examples.MATCH})],
     )
     def post(self, request: Request, match_id: str) -> Response:
-        data = valid_input(s.JoinSerializer, request.data)
+        data = valid_input(JoinSerializer, request.data)
         seat = services.join_match(match_id=self.match.id, user=signed_in(request),
                                    seat=data.get("seat"))
         return joined_response(seating.Seated(self.match, seat))
@@ -62,7 +69,7 @@ class JoinMatchView(MatchEndpoint):
 def joined_response(seated: seating.Seated) -> Response:
     match = Match.objects.prefetch_related("seats").get(pk=seated.match.pk)
     body = {"seat": seated.seat.index, "match": presenters.match_summary(match)}
-    return Response(s.JoinedSerializer(body).data)
+    return Response(JoinedSerializer(body).data)
 
 
 class InvitationView(MatchEndpoint):
@@ -83,23 +90,23 @@ class InvitationView(MatchEndpoint):
             "The creator's code for a private match with open seats: whoever holds it may join "
             "with `POST /invitations/{code}/join`. 404 once revoked or the match has started."
         ),
-        responses={200: s.InvitationSerializer, **errors(401, 403, 404)},
+        responses={200: InvitationSerializer, **errors(401, 403, 404)},
         examples=[example("A code", examples.INVITATION)],
     )
     def get(self, request: Request, match_id: str) -> Response:
         code = self._code(request)
-        return Response(s.InvitationSerializer({"match_id": self.match.id, "code": code}).data)
+        return Response(InvitationSerializer({"match_id": self.match.id, "code": code}).data)
 
     @extend_schema(
         operation_id="renewInvitation", tags=["tables"], summary="A new invitation code",
         description="A new code for the creator's private waiting match; the old one stops "
         "working.",
-        request=None, responses={200: s.InvitationSerializer, **errors(401, 403, 404, 409)},
+        request=None, responses={200: InvitationSerializer, **errors(401, 403, 404, 409)},
         examples=[example("A new code", examples.INVITATION)],
     )
     def post(self, request: Request, match_id: str) -> Response:
         code = seating.renew_invitation(match_id=self.match.id, user=signed_in(request))
-        return Response(s.InvitationSerializer({"match_id": self.match.id, "code": code}).data)
+        return Response(InvitationSerializer({"match_id": self.match.id, "code": code}).data)
 
     @extend_schema(
         operation_id="revokeInvitation", tags=["tables"], summary="Revoke the invitation",
@@ -117,11 +124,11 @@ class InvitationJoinView(APIView):
         operation_id="joinByInvitation", tags=["tables"], summary="Join with an invitation",
         description="Takes an open seat (`seat`, or the lowest open one) of the private match "
         "the code belongs to; 404 when the code is unknown or revoked.",
-        request=s.JoinSerializer, responses={200: s.JoinedSerializer, **errors(400, 401, 404, 409)},
+        request=JoinSerializer, responses={200: JoinedSerializer, **errors(400, 401, 404, 409)},
         examples=[example("Seat 2 taken", {"seat": 2, "match": examples.MATCH})],
     )
     def post(self, request: Request, code: str) -> Response:
-        data = valid_input(s.JoinSerializer, request.data)
+        data = valid_input(JoinSerializer, request.data)
         seated = seating.join_by_invitation(
             code=code, user=signed_in(request), seat=data.get("seat")
         )
@@ -134,12 +141,12 @@ class CancelMatchView(MatchEndpoint):
     @extend_schema(
         operation_id="cancelMatch", tags=["tables"], summary="Cancel a match",
         description="The creator calls off a match that has not started (status `cancelled`).",
-        request=None, responses={200: s.MatchSerializer, **errors(401, 403, 404, 409)},
+        request=None, responses={200: MatchSerializer, **errors(401, 403, 404, 409)},
         examples=[example("Cancelled", {**examples.MATCH, "status": "cancelled"})],
     )
     def post(self, request: Request, match_id: str) -> Response:
         match = seating.cancel_match(match_id=self.match.id, user=signed_in(request))
-        return Response(s.MatchSerializer(presenters.match_summary(match)).data)
+        return Response(MatchSerializer(presenters.match_summary(match)).data)
 
 
 class LeaveMatchView(MatchEndpoint):
@@ -154,12 +161,12 @@ class LeaveMatchView(MatchEndpoint):
             "abandoned. A Tour of Tables match is forfeited (status `abandoned`), as is a match "
             "that no person is left at."
         ),
-        request=None, responses={200: s.MatchSerializer, **errors(401, 403, 404, 409)},
+        request=None, responses={200: MatchSerializer, **errors(401, 403, 404, 409)},
         examples=[example("Left", examples.MATCH)],
     )
     def post(self, request: Request, match_id: str) -> Response:
         match = seating.leave_match(match_id=self.match.id, user=signed_in(request))
-        return Response(s.MatchSerializer(presenters.match_summary(match)).data)
+        return Response(MatchSerializer(presenters.match_summary(match)).data)
 
 
 class ReturnView(MatchEndpoint):
@@ -171,13 +178,13 @@ class ReturnView(MatchEndpoint):
             "Ends the autopilot of your seat (after timeouts in a row a computer player plays "
             "it): you play again from the next turn. Any action of yours does the same."
         ),
-        request=None, responses={200: s.SeatViewSerializer, **errors(401, 403, 404, 409)},
+        request=None, responses={200: SeatViewSerializer, **errors(401, 403, 404, 409)},
         examples=[example("Back at seat 0", examples.SEAT_VIEW)],
     )
     def post(self, request: Request, match_id: str) -> Response:
         assert self.seat is not None
         match = seating.return_to_seat(match_id=self.match.id, user=signed_in(request))
-        return Response(s.SeatViewSerializer(presenters.seat_view(match, self.seat.index)).data)
+        return Response(SeatViewSerializer(presenters.seat_view(match, self.seat.index)).data)
 
 
 class SpectateView(MatchEndpoint):
@@ -193,12 +200,12 @@ class SpectateView(MatchEndpoint):
             "every signed-in user. Carries an ETag like the seat view. 403 `match_not_public` "
             "for a private match."
         ),
-        responses={200: s.SpectatorViewSerializer, 304: None, **errors(401, 403, 404)},
+        responses={200: SpectatorViewSerializer, 304: None, **errors(401, 403, 404)},
         examples=[example("Watching", examples.SPECTATOR_VIEW)],
     )
     def get(self, request: Request, match_id: str) -> Response:
         if self.match.visibility != Visibility.PUBLIC:
             raise MatchNotPublic()
         return etag_response(
-            request, s.SpectatorViewSerializer(presenters.spectator_view(self.match)).data
+            request, SpectatorViewSerializer(presenters.spectator_view(self.match)).data
         )

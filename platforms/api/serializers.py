@@ -8,7 +8,18 @@ from django.conf import settings
 from rest_framework import serializers
 
 from games import engine
-from games.api import serializers as s
+from games.api.serializers.fields import (
+    NAME_PATTERN,
+    OUTCOMES,
+    PHASES,
+    StrictChoiceField,
+    StrictInputSerializer,
+    StrictIntegerField,
+    StrictRegexField,
+    seat_field,
+    seat_list,
+)
+from games.api.serializers.matches import ClockSerializer, MatchSerializer, RuleOverridesSerializer
 from games.models import BotLevel, GameChoice, Visibility
 from platforms.models import DeliveryStatus, EventType
 
@@ -19,11 +30,11 @@ WEBHOOK_URL_PATTERN = (
 )
 
 
-class PlayerInputSerializer(s.StrictInputSerializer):
-    display_name = s.StrictRegexField(s.NAME_PATTERN, max_length=64, min_length=1)
+class PlayerInputSerializer(StrictInputSerializer):
+    display_name = StrictRegexField(NAME_PATTERN, max_length=64, min_length=1)
     # No default: a default outside its own enum is an invalid schema, and generated clients
     # drop the whole operation (openapi-python-client did). Left out, it is stored as "".
-    language = s.StrictChoiceField(
+    language = StrictChoiceField(
         choices=[code for code, _ in settings.LANGUAGES], required=False,
         help_text="The player's language, for what is sent about them (webhooks); none when "
         "left out.",
@@ -42,16 +53,16 @@ class PlayerSerializer(serializers.Serializer):
     token_expiry = serializers.DateTimeField()
 
 
-class PlatformSeatSerializer(s.StrictInputSerializer):
-    kind = s.StrictChoiceField(
+class PlatformSeatSerializer(StrictInputSerializer):
+    kind = StrictChoiceField(
         choices=[("player", "player"), ("bot", "bot")],
         help_text="`player`: the platform's player `external_id`; `bot`: a computer player. "
         "A platform seats every player itself: its matches have no open seats.",
     )
-    external_id = s.StrictRegexField(EXTERNAL_ID_PATTERN, required=False,
-                                     help_text="Required for `player`, refused otherwise.")
-    bot_level = s.StrictChoiceField(choices=BotLevel.choices, required=False,
-                                    help_text="Required for `bot`, refused otherwise.")
+    external_id = StrictRegexField(EXTERNAL_ID_PATTERN, required=False,
+                                   help_text="Required for `player`, refused otherwise.")
+    bot_level = StrictChoiceField(choices=BotLevel.choices, required=False,
+                                  help_text="Required for `bot`, refused otherwise.")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         kind = attrs["kind"]
@@ -62,35 +73,36 @@ class PlatformSeatSerializer(s.StrictInputSerializer):
         return attrs
 
 
-class PlatformMatchInputSerializer(s.StrictInputSerializer):
-    game = s.StrictChoiceField(choices=GameChoice.choices)
-    rules = s.RuleOverridesSerializer(required=False)
-    deals = s.StrictIntegerField(min_value=1, max_value=engine.MAX_DEALS, default=4)
+class PlatformMatchInputSerializer(StrictInputSerializer):
+    game = StrictChoiceField(choices=GameChoice.choices)
+    rules = RuleOverridesSerializer(required=False)
+    deals = StrictIntegerField(min_value=1, max_value=engine.MAX_DEALS, default=4)
     # many=True hands min_length/max_length to the ListSerializer; the stubs do not list them.
     seats = PlatformSeatSerializer(many=True, min_length=4, max_length=4)  # type: ignore[call-arg]
-    visibility = s.StrictChoiceField(choices=Visibility.choices, default=Visibility.PRIVATE)
-    clock = s.ClockSerializer(
+    visibility = StrictChoiceField(choices=Visibility.choices, default=Visibility.PRIVATE)
+    clock = ClockSerializer(
         required=False, allow_null=True,
-        help_text="Turn clock; null for none. Default: 20 s a call and 30 s a card when more "
-        "than one seat is a player's or open, none otherwise.",
+        help_text="Turn clock; null for none. Default: "
+        f"{settings.CLOCK_DEFAULT['bid']} s a call and {settings.CLOCK_DEFAULT['card']} s a card "
+        "when more than one seat is a player's or open, none otherwise.",
     )
 
 
-class PlatformMatchSerializer(s.MatchSerializer):
+class PlatformMatchSerializer(MatchSerializer):
     players = serializers.ListField(
         child=serializers.CharField(allow_null=True), min_length=4, max_length=4,
         help_text="The external id of the platform's player at each seat (null: none).",
     )
 
 
-class SubscriptionInputSerializer(s.StrictInputSerializer):
-    url = s.StrictRegexField(
+class SubscriptionInputSerializer(StrictInputSerializer):
+    url = StrictRegexField(
         WEBHOOK_URL_PATTERN, max_length=500,
         help_text="Where to POST the events: an http:// or https:// URL (the host name or "
         "address, an optional port, a path).",
     )
     event_types = serializers.ListField(
-        child=s.StrictChoiceField(choices=EventType.choices), min_length=1, max_length=4,
+        child=StrictChoiceField(choices=EventType.choices), min_length=1, max_length=4,
     )
 
 
@@ -130,10 +142,10 @@ class DeliverySerializer(serializers.Serializer):
 class TurnStartedSerializer(serializers.Serializer):
     match_id = serializers.UUIDField()
     version = serializers.IntegerField()
-    seat = s.seat_field()
+    seat = seat_field()
     external_id = serializers.CharField(help_text="The platform's player to act.")
     deal_number = serializers.IntegerField()
-    phase = serializers.ChoiceField(choices=s.PHASES)
+    phase = serializers.ChoiceField(choices=PHASES)
     deadline = serializers.DateTimeField(allow_null=True,
                                          help_text="When their turn clock runs out, if any.")
 
@@ -143,24 +155,24 @@ class DealEndedSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     deal_number = serializers.IntegerField()
     deal_sequence = serializers.IntegerField()
-    scores = s.seat_list()
-    outcomes = serializers.ListField(child=serializers.ChoiceField(choices=s.OUTCOMES))
-    totals = s.seat_list()
+    scores = seat_list()
+    outcomes = serializers.ListField(child=serializers.ChoiceField(choices=OUTCOMES))
+    totals = seat_list()
     players = serializers.ListField(child=serializers.CharField(allow_null=True))
 
 
 class MatchFinishedSerializer(serializers.Serializer):
     match_id = serializers.UUIDField()
     version = serializers.IntegerField()
-    totals = s.seat_list()
-    ranking = s.seat_list(help_text="Place per seat (1 = first; ties share).")
+    totals = seat_list()
+    ranking = seat_list(help_text="Place per seat (1 = first; ties share).")
     players = serializers.ListField(child=serializers.CharField(allow_null=True))
 
 
 class SeatTimedOutSerializer(serializers.Serializer):
     match_id = serializers.UUIDField()
     version = serializers.IntegerField(help_text="The version of the move made for them.")
-    seat = s.seat_field()
+    seat = seat_field()
     external_id = serializers.CharField(allow_null=True)
     autopilot = serializers.BooleanField(help_text="The seat is now on autopilot.")
 

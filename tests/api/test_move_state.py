@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games import engine, match_unit, presenters, selectors, services, snapshots
-from games.api.serializers import SeatViewSerializer
+from games.api.serializers.play import SeatViewSerializer
 from games.errors import ActionRefused
 from games.models import Action, Deal, Match, MatchStatus
 from tests.api.conftest import new_player, submit

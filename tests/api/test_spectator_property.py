@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games import engine, presenters, selectors, services
-from games.api.serializers import EventPageSerializer, SpectatorViewSerializer
+from games.api.serializers.feed import EventPageSerializer, SpectatorViewSerializer
 from games.models import Match, MatchStatus, Visibility
 from tests.engine.test_properties import table_rules
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from games.api.serializers import MatchSerializer, TableRulesSerializer, seat_field
+from games.api.serializers.fields import seat_field
+from games.api.serializers.matches import MatchSerializer, TableRulesSerializer
 from games.models import BotLevel, GameChoice
 
 

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from games import presenters
 from games.api.base import errors, example
-from games.api.serializers import MatchSerializer
+from games.api.serializers.matches import MatchSerializer
 from tour import content, selectors, services
 from tour.api import examples
 from tour.api.serializers import TourMatchSerializer, TourTableSerializer

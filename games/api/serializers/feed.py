@@ -1,0 +1,121 @@
+"""What anyone may follow of a match: the spectators' view, the event feed and the records of
+ended deals."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from games.api.serializers.fields import (
+    ACTION_KINDS,
+    PHASES,
+    SUIT_CHOICES,
+    card_field,
+    seat_field,
+    seat_list,
+)
+from games.api.serializers.matches import (
+    SeatSerializer,
+    TableFactsSerializer,
+    TableRulesSerializer,
+)
+from games.api.serializers.play import (
+    AuctionCallSerializer,
+    DealScoreSerializer,
+    EndedDealSerializer,
+    TrickSerializer,
+)
+from games.models import ActionOrigin, GameChoice, MatchStatus
+
+
+class PublicDealSerializer(serializers.Serializer):
+    """A deal in play as anyone may see it: no hand but a face-up dummy."""
+
+    number = serializers.IntegerField()
+    sequence = serializers.IntegerField()
+    dealer = seat_field()
+    phase = serializers.ChoiceField(choices=PHASES)
+    turn = seat_field(allow_null=True)
+    to_act = seat_field(allow_null=True)
+    hand_sizes = seat_list()
+    dummy = seat_field(allow_null=True)
+    dummy_hand = serializers.ListField(child=card_field(), allow_null=True)
+    auction = AuctionCallSerializer(many=True)
+    high_bid = serializers.IntegerField(allow_null=True)
+    declarer = seat_field(allow_null=True)
+    bid = serializers.IntegerField(allow_null=True)
+    trump = serializers.ChoiceField(choices=SUIT_CHOICES, allow_null=True)
+    announcements = serializers.ListField(child=serializers.IntegerField(allow_null=True))
+    trump_broken = serializers.BooleanField()
+    tricks = TrickSerializer(many=True)
+    current_trick = TrickSerializer(allow_null=True)
+    last_trick = TrickSerializer(allow_null=True)
+    tricks_won = seat_list()
+    redeal_requested_by = seat_field(allow_null=True)
+    score = DealScoreSerializer(allow_null=True)
+    commitment = serializers.CharField()
+
+
+class SpectatorViewSerializer(TableFactsSerializer):
+    match_id = serializers.UUIDField()
+    game = serializers.ChoiceField(choices=GameChoice.choices)
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+    version = serializers.IntegerField()
+    seats = SeatSerializer(many=True)
+    rules = TableRulesSerializer()
+    deal_count = serializers.IntegerField()
+    totals = seat_list()
+    ranking = seat_list(allow_null=True)
+    spectators = serializers.IntegerField(help_text="People watching, you among them.")
+    deal = PublicDealSerializer(allow_null=True, help_text="The deal in play, if any.")
+    previous_deal = EndedDealSerializer(allow_null=True)
+
+
+class DealRecordSerializer(EndedDealSerializer):
+    dealer = seat_field()
+    hands = serializers.ListField(child=serializers.ListField(child=card_field()),
+                                  help_text="Initial hands, seats 0..3.")
+    deck = serializers.ListField(child=card_field(), help_text="The shuffled deck order.")
+    salt = serializers.CharField()
+    commitment = serializers.CharField()
+    announcements = serializers.ListField(child=serializers.IntegerField(allow_null=True),
+                                          allow_null=True)
+    auction = AuctionCallSerializer(many=True)
+    actions = serializers.ListField(child=serializers.DictField(), help_text="The action log.")
+    tricks = TrickSerializer(many=True)
+    redeal_requested_by = seat_field(allow_null=True)
+    started_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class EventSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="The match version this action made.")
+    deal_number = serializers.IntegerField()
+    deal_sequence = serializers.IntegerField()
+    seat = seat_field(help_text="Whose call or card it is (for a face-up dummy's card, the "
+                      "dummy's seat).")
+    submitted_by = seat_field(help_text="The seat that submitted it (the declarer for a dummy).")
+    origin = serializers.ChoiceField(
+        choices=ActionOrigin.choices,
+        help_text="`player`: the seat's own player; `timeout`: a computer player, as the "
+        "person's clock ran out; `autopilot`: a computer player, the seat being on autopilot; "
+        "`stand_in`: a computer player, the person having left.",
+    )
+    kind = serializers.ChoiceField(choices=ACTION_KINDS)
+    tricks = serializers.IntegerField(required=False)
+    suit = serializers.ChoiceField(choices=SUIT_CHOICES, required=False)
+    card = card_field(required=False)
+    created_at = serializers.DateTimeField()
+
+
+class EventPageSerializer(serializers.Serializer):
+    events = EventSerializer(many=True, help_text="Oldest first, at most `limit`.")
+    next_after = serializers.IntegerField(
+        help_text="Pass as `after` for the next page: the page's `version` when the page holds "
+        "every action up to it (versions without an action, such as the match's end by "
+        "abandonment, are passed too), else the last event's version."
+    )
+    has_more = serializers.BooleanField(
+        help_text="More actions after `next_after` already exist: ask again without waiting."
+    )
+    version = serializers.IntegerField(help_text="The match version this page was read at.")
+    status = serializers.ChoiceField(choices=MatchStatus.choices)

@@ -1,0 +1,129 @@
+"""What the serializers of every resource share: the strict input fields, the patterns and
+value lists requests are checked against, and the seat and card fields."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypedDict
+
+from django.utils.translation import gettext_lazy as _
+from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail
+
+from games import engine
+from games.engine.cards import ALL_CARDS
+from games.engine.rules import AllPass, Direction, Scoring, TrumpLead
+
+CARD_CHOICES = [str(card) for card in sorted(ALL_CARDS, key=lambda c: (c.suit, -c.rank))]
+SUIT_CHOICES = [suit.letter for suit in engine.Suit]
+# Value lists of the engine's enums: the serializers use them and the schema names them
+# (ENUM_NAME_OVERRIDES in settings).
+ACTION_KINDS = [kind.value for kind in engine.ActionKind]
+PHASES = [phase.value for phase in engine.Phase]
+REASONS = [reason.value for reason in engine.Reason]
+OUTCOMES = [outcome.value for outcome in engine.Outcome]
+DIRECTIONS = [direction.value for direction in Direction]
+ALL_PASS_RULES = [rule.value for rule in AllPass]
+TRUMP_LEADS = [rule.value for rule in TrumpLead]
+SCORINGS = [scoring.value for scoring in Scoring]
+
+
+class _Bounds(TypedDict):
+    min_value: int
+    max_value: int
+
+
+SEAT: _Bounds = {"min_value": 0, "max_value": 3}
+# What a card may be written as in a request: rank then suit, `10` for a ten, either case.
+CARD_PATTERN = r"^(10|[2-9TJQKAtjqka])[SHDCshdc]$"
+# Names are text without control characters.
+NAME_PATTERN = r"^[^\u0000-\u001f\u007f]*$"
+MIN_USERNAME_LENGTH = 3
+# As long as Django's User.username may be.
+MAX_USERNAME_LENGTH = 150
+USERNAME_PATTERN = f"^[A-Za-z0-9_.@+-]{{{MIN_USERNAME_LENGTH},{MAX_USERNAME_LENGTH}}}$"
+# A password may hold any character but NUL.
+PASSWORD_PATTERN = r"^[^\u0000]*$"
+MAX_TRICKS = 13
+# Versions count a match's actions: far below this in any match.
+MAX_VERSION = 2**31 - 1
+
+
+# --- strict input ------------------------------------------------------------------------------
+# A request is read exactly as the schema describes it: a field the API does not know is refused
+# (400 unknown_field) rather than ignored, and a value of the wrong JSON type is refused rather
+# than converted ("5" is no integer, "true" no boolean, 0 no string).
+
+
+class StrictInputSerializer(serializers.Serializer):
+    # An input object that refuses fields it does not declare. (A comment, not a docstring:
+    # the schema would give it as the description of every request.)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unknown = sorted(str(name) for name in set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({
+                    name: [ErrorDetail(str(_("This field is not part of the API.")),
+                                       code="unknown_field")]
+                    for name in unknown
+                })
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        if isinstance(data, float) and not data.is_integer():
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictRegexField(serializers.RegexField):
+    def __init__(self, regex: str, **kwargs: Any) -> None:
+        # The pattern is the whole contract: no whitespace trimmed before it is applied.
+        super().__init__(regex, trim_whitespace=False, **kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        # JSON may spell a lone surrogate (\ud800), which is no text a database can store.
+        if any("\ud800" <= char <= "\udfff" for char in data):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictChoiceField(serializers.ChoiceField):
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, str):
+            self.fail("invalid_choice", input=data)
+        return super().to_internal_value(data)
+
+
+def name_field() -> StrictRegexField:
+    return StrictRegexField(NAME_PATTERN, max_length=64, required=False, allow_blank=True)
+
+
+def card_field(**kwargs: Any) -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=CARD_CHOICES, **kwargs)
+
+
+def seat_field(**kwargs: Any) -> serializers.IntegerField:
+    return serializers.IntegerField(**SEAT, **kwargs)
+
+
+def seat_input(**kwargs: Any) -> StrictIntegerField:
+    return StrictIntegerField(**SEAT, **kwargs)
+
+
+def seat_list(**kwargs: Any) -> serializers.ListField:
+    return serializers.ListField(child=serializers.IntegerField(), min_length=4, max_length=4,
+                                 **kwargs)

@@ -1,0 +1,185 @@
+"""Playing: a seat's view of its match and deal, the bid estimate, and the bodies of the
+actions a seat submits."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from games import engine
+from games.api.serializers.fields import (
+    ACTION_KINDS,
+    CARD_PATTERN,
+    MAX_TRICKS,
+    MAX_VERSION,
+    OUTCOMES,
+    PHASES,
+    REASONS,
+    SUIT_CHOICES,
+    StrictInputSerializer,
+    StrictIntegerField,
+    StrictRegexField,
+    card_field,
+    seat_field,
+    seat_list,
+)
+from games.api.serializers.matches import (
+    SeatSerializer,
+    TableFactsSerializer,
+    TableRulesSerializer,
+)
+from games.models import DealStatus, GameChoice, MatchStatus
+
+# --- a seat's view -----------------------------------------------------------------------------
+
+
+class PlayedCardSerializer(serializers.Serializer):
+    seat = seat_field()
+    card = card_field()
+
+
+class TrickSerializer(serializers.Serializer):
+    leader = seat_field()
+    cards = PlayedCardSerializer(many=True, help_text="In play order.")
+    winner = seat_field(allow_null=True, help_text="Null while the trick is in play.")
+
+
+class AuctionCallSerializer(serializers.Serializer):
+    seat = seat_field()
+    bid = serializers.IntegerField(allow_null=True, help_text="Null for a pass.")
+
+
+class ActionSerializer(serializers.Serializer):
+    """An action as in the log: `kind` plus the one argument that kind takes."""
+
+    kind = serializers.ChoiceField(choices=ACTION_KINDS)
+    tricks = serializers.IntegerField(required=False, help_text="`bid` and `announce`.")
+    suit = serializers.ChoiceField(choices=SUIT_CHOICES, required=False, help_text="`trump`.")
+    card = card_field(required=False, help_text="`play`.")
+
+
+class RefusalSerializer(serializers.Serializer):
+    card = card_field()
+    reason = serializers.ChoiceField(choices=REASONS)
+    message = serializers.CharField()
+
+
+class DealScoreSerializer(serializers.Serializer):
+    points = seat_list()
+    outcomes = serializers.ListField(
+        child=serializers.ChoiceField(choices=OUTCOMES)
+    )
+
+
+class DealViewSerializer(serializers.Serializer):
+    number = serializers.IntegerField(help_text="Deal number within the match, from 1.")
+    sequence = serializers.IntegerField(help_text="Shuffle number; differs after a redeal.")
+    dealer = seat_field()
+    phase = serializers.ChoiceField(choices=PHASES)
+    turn = seat_field(allow_null=True, help_text="Seat whose call or card is next.")
+    to_act = seat_field(allow_null=True, help_text="Seat that must submit it (declarer for dummy).")
+    hand = serializers.ListField(child=card_field(), help_text="Your cards.")
+    hand_sizes = seat_list()
+    dummy = seat_field(allow_null=True)
+    dummy_hand = serializers.ListField(child=card_field(), allow_null=True)
+    auction = AuctionCallSerializer(many=True)
+    high_bid = serializers.IntegerField(allow_null=True)
+    declarer = seat_field(allow_null=True)
+    bid = serializers.IntegerField(allow_null=True, help_text="The contract's bid.")
+    trump = serializers.ChoiceField(choices=SUIT_CHOICES, allow_null=True)
+    announcements = serializers.ListField(child=serializers.IntegerField(allow_null=True))
+    trump_broken = serializers.BooleanField()
+    tricks = TrickSerializer(many=True, help_text="Completed tricks, in order.")
+    current_trick = TrickSerializer(allow_null=True)
+    last_trick = TrickSerializer(allow_null=True)
+    tricks_won = seat_list()
+    legal_actions = ActionSerializer(many=True, help_text="What you may submit now.")
+    legal_cards = serializers.ListField(child=card_field())
+    refusals = RefusalSerializer(many=True, help_text="Why each other card may not be played.")
+    redeal_requested_by = seat_field(allow_null=True)
+    score = DealScoreSerializer(allow_null=True)
+    commitment = serializers.CharField(
+        help_text="SHA-256 of the deck order and a secret salt; both are revealed when the deal "
+        "ends (see the deal record)."
+    )
+
+
+class EndedDealSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    sequence = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=[DealStatus.FINISHED, DealStatus.REDEALT])
+    declarer = seat_field(allow_null=True)
+    bid = serializers.IntegerField(allow_null=True)
+    trump = serializers.ChoiceField(choices=SUIT_CHOICES, allow_null=True)
+    tricks_won = seat_list(allow_null=True)
+    scores = seat_list(allow_null=True)
+    outcomes = serializers.ListField(
+        child=serializers.ChoiceField(choices=OUTCOMES), allow_null=True
+    )
+    last_trick = TrickSerializer(allow_null=True)
+
+
+class SeatViewSerializer(TableFactsSerializer):
+    match_id = serializers.UUIDField()
+    game = serializers.ChoiceField(choices=GameChoice.choices)
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+    version = serializers.IntegerField(help_text="Send back as `expected_version`.")
+    seat = seat_field()
+    seats = SeatSerializer(many=True)
+    rules = TableRulesSerializer()
+    deal_count = serializers.IntegerField()
+    totals = seat_list()
+    ranking = seat_list(allow_null=True)
+    deal = DealViewSerializer(allow_null=True, help_text="The deal in play, if any.")
+    previous_deal = EndedDealSerializer(allow_null=True, help_text="The last ended deal.")
+
+
+class TrumpEstimateSerializer(serializers.Serializer):
+    trump = serializers.ChoiceField(choices=SUIT_CHOICES)
+    tricks = serializers.FloatField(help_text="Expected tricks with this trump.")
+
+
+class BidEstimateSerializer(serializers.Serializer):
+    hand = serializers.ListField(child=card_field())
+    estimates = TrumpEstimateSerializer(many=True)
+    best_trump = serializers.ChoiceField(choices=SUIT_CHOICES)
+    team = serializers.BooleanField(help_text="True when the figures count the partner's tricks.")
+
+
+# --- submitting actions ------------------------------------------------------------------------
+
+
+class ActionInputSerializer(StrictInputSerializer):
+    expected_version = StrictIntegerField(
+        required=False, min_value=0, max_value=MAX_VERSION,
+        help_text="The version your view showed; a different current version answers 409.",
+    )
+
+
+class BidInputSerializer(ActionInputSerializer):
+    tricks = StrictIntegerField(
+        min_value=1, max_value=MAX_TRICKS,
+        help_text="Tricks you promise: at least min_bid and above the high bid, else 422.",
+    )
+
+
+class TrumpInputSerializer(ActionInputSerializer):
+    suit = StrictRegexField(r"^[SHDCshdc]$", help_text="`S`, `H`, `D` or `C`; lowercase accepted.")
+
+    def validate_suit(self, value: str) -> str:
+        return value.upper()
+
+
+class AnnounceInputSerializer(ActionInputSerializer):
+    tricks = StrictIntegerField(
+        min_value=0, max_value=MAX_TRICKS, help_text="Tricks you will take, 0 meaning none."
+    )
+
+
+class PlayInputSerializer(ActionInputSerializer):
+    card = StrictRegexField(
+        CARD_PATTERN,
+        help_text="Rank then suit: `AS`, `TH`, `2C`; lowercase and `10` are accepted.",
+    )
+
+    def validate_card(self, value: str) -> engine.Card:
+        return engine.Card.parse(value)
