@@ -6,16 +6,23 @@ middleware and view in; for a stream that lasts an hour that would be a thread p
 A stream's request therefore skips that: its middleware and view (the admission: token,
 access, throttles) run in the process's one shared thread for such work, and the stream
 itself runs on the event loop (games/api/streams.py).
+
+Every request's body is read, and bounded, before Django sees the request (batak_api/limits.py).
 """
+
+from __future__ import annotations
 
 import gc
 import os
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.asgi import get_asgi_application
 from django.core.handlers.asgi import ASGIHandler
+
+if TYPE_CHECKING:
+    from batak_api.limits import BodyLimitASGI
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "batak_api.settings")
 
@@ -37,22 +44,23 @@ class StreamingASGIHandler(ASGIHandler):
         await super().__call__(scope, receive, send)
 
 
-def _application() -> ASGIHandler:
+def _application() -> BodyLimitASGI:
     get_asgi_application()  # sets Django up, as Django's own entry point does
     from django.conf import settings
 
+    from batak_api.limits import BodyLimitASGI
     from games.computer_players import warm_up_if_in_process
 
     warm_up_if_in_process()
 
-    handler = StreamingASGIHandler()
+    handler: ASGIHandler = StreamingASGIHandler()
     if settings.DEBUG:
         # The development server's static files (the admin's, the API docs'), as runserver
         # serves them; in production WhiteNoise does.
         from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 
-        return ASGIStaticFilesHandler(handler)
-    return handler
+        handler = ASGIStaticFilesHandler(handler)
+    return BodyLimitASGI(handler)
 
 
 application = _application()

@@ -36,7 +36,7 @@ def _bind_task_to_logs(task_id: str, task: Task, **kwargs: Any) -> None:
 
 
 @worker_init.connect
-def _compile_hard_search(**kwargs: Any) -> None:
+def warm_up_computer_players(**kwargs: Any) -> None:
     # The Hard player's search compiles on first use (a few seconds). Compiling in the worker's
     # main process, before the pool forks, spares every pool process and every first move.
     from bots.players import warm_up

@@ -69,7 +69,6 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so its request log line and X-Request-ID cover every other middleware's answer.
     "batak_api.logs.RequestLogMiddleware",
-    "batak_api.limits.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -210,10 +209,18 @@ REST_KNOX = {
 # use does not extend it.
 PLATFORM_PLAYER_TOKEN_MINUTES = int(env.float("PLATFORM_PLAYER_TOKEN_MINUTES", 60))
 
-# Webhooks to platforms (platforms/webhooks.py): seconds to wait for a receiver, the delays
+# Webhooks to platforms (platforms/webhooks.py): an attempt's deadline, the delays
 # between attempts (about a day in all; then the delivery is marked failed), and how often the
 # periodic sweep looks for due ones.
+# One deadline for all of an attempt: the look-up, connecting, sending, and the answer's status
+# line and headers (a receiver that trickles its answer is cut off at it, not per read).
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", 5)
+# Attempts of one platform under way at once, across every worker: a receiver that hangs holds
+# at most this many of the webhook workers' threads; the other platforms have the rest.
+WEBHOOK_PLATFORM_CONCURRENCY = env.int("WEBHOOK_PLATFORM_CONCURRENCY", default=2)
+# Threads of the webhook workers (`python -m batak_api.webhook_worker`) and of the embedded
+# default's webhooks lane: deliveries wait on receivers, not on the CPU.
+WEBHOOK_WORKER_THREADS = env.int("WEBHOOK_WORKER_THREADS", default=16)
 WEBHOOK_RETRY_SECONDS = env.str(
     "WEBHOOK_RETRY_SECONDS", default="5,30,120,600,1800,3600,7200,14400,28800,28800"
 )
@@ -223,7 +230,10 @@ WEBHOOK_SWEEP_INTERVAL_SECONDS = env.float("WEBHOOK_SWEEP_INTERVAL_SECONDS", 1)
 # own network in production.
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env.bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=DEBUG)
 
-# A larger API request body is refused with 413 before it is read (batak_api/limits.py).
+# A larger API request body is refused with 413 as soon as its declared length or the bytes
+# received so far are over this, before Django reads any of it; any other body (the admin's forms)
+# is bound likewise by Django's DATA_UPLOAD_MAX_MEMORY_SIZE (batak_api/limits.py, which wraps the
+# ASGI and WSGI applications).
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
 
 REST_FRAMEWORK = {
@@ -245,6 +255,11 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": env.str("THROTTLE_ANON_RATE", default=None) or (None if DEBUG else "30/minute"),
         "user": env.str("THROTTLE_USER_RATE", default=None) or (None if DEBUG else "600/minute"),
+        # New guest accounts per client address (games/api/windows.py): each account brings
+        # its own caps, so without this one client's caps have no bound. A household, a class
+        # or a café behind one address starts a few guests an hour (a token lasts
+        # TOKEN_TTL_DAYS); a script starting one per request is held to this.
+        "guest": env.str("GUEST_CREATION_RATE", default=None) or (None if DEBUG else "20/hour"),
     },
     # The client address is the peer address unless the deployment says how many proxies in
     # front append to X-Forwarded-For: trusting the header with no proxy there would let any
@@ -322,6 +337,10 @@ CELERY_TASK_SOFT_TIME_LIMIT = 20
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Several deployments (or test runs) can share one Redis by using queues of their own.
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="celery")
+# Webhook deliveries have a queue and workers of their own (batak_api/webhook_worker.py): a
+# partner's slow receiver must never hold a worker the computer players need.
+WEBHOOK_QUEUE = env.str("WEBHOOK_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-webhooks")
+CELERY_TASK_ROUTES = {"platforms.tasks.*": {"queue": WEBHOOK_QUEUE}}
 # Handing a bot its turn happens inside a person's request: with Redis unreachable, give up in
 # about a second (the sweeper re-sends the turn) instead of holding the request.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 0.5}
@@ -364,11 +383,19 @@ CLOCK_SWEEP_INTERVAL_SECONDS = env.float("CLOCK_SWEEP_INTERVAL_SECONDS", 1)
 IN_PROCESS_JOBS = env.bool("IN_PROCESS_JOBS", default=not REDIS_URL)
 # The live stream (games/api/streams.py): a comment line this often keeps proxies from closing
 # a quiet stream; an ASGI server ends a stream after STREAM_MAX_SECONDS (a WSGI server after
-# 30 s, as it holds a thread), and the client resumes it with Last-Event-ID. One server process
-# keeps at most STREAM_MAX_PER_ACCOUNT streams of one account open.
+# 30 s, as it holds a thread), and the client resumes it with Last-Event-ID.
 STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", 15)
 STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", 3600)
+# Bounded waiting (games/api/slots.py): open streams per account (across processes with Redis)
+# and per server process; event-feed long polls per account, and per process the requests that
+# wait holding a thread (long polls, and streams on gunicorn): half of gunicorn's threads
+# (batak_api/gunicorn_conf.py), so the rest always serve everyone else's requests.
 STREAM_MAX_PER_ACCOUNT = int(env.float("STREAM_MAX_PER_ACCOUNT", 20))
+STREAM_MAX_PER_PROCESS = env.int("STREAM_MAX_PER_PROCESS", default=2000)
+LONG_POLL_MAX_PER_ACCOUNT = env.int("LONG_POLL_MAX_PER_ACCOUNT", default=4)
+LONG_POLL_MAX_PER_PROCESS = env.int(
+    "LONG_POLL_MAX_PER_PROCESS", default=max(1, env.int("GUNICORN_THREADS", default=32) // 2)
+)
 # The periodic jobs (batak_api/jobs.py): beat sends them scaled out.
 CELERY_BEAT_SCHEDULE = jobs.beat_schedule({
     "CLOCK_SWEEP_INTERVAL_SECONDS": CLOCK_SWEEP_INTERVAL_SECONDS,
@@ -402,5 +429,7 @@ LOGGING = {
         "django": {"handlers": [], "level": LOG_LEVEL, "propagate": True},
         # Every request already has its line from RequestLogMiddleware; keep only server errors.
         "django.request": {"handlers": [], "level": "ERROR", "propagate": True},
+        # A line per webhook request; the delivery log already records each attempt.
+        "httpx": {"handlers": [], "level": "WARNING", "propagate": True},
     },
 }

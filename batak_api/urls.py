@@ -69,5 +69,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("readyz", readyz, name="readyz"),
 ]
 
+handler400 = "games.api.problems.bad_request"
 handler404 = "games.api.problems.not_found"
 handler500 = "games.api.problems.server_error"

@@ -1,4 +1,5 @@
-"""WSGI entry point, served by gunicorn in production."""
+"""WSGI entry point, served by gunicorn in production. Every request's body is bounded before
+Django reads it (batak_api/limits.py)."""
 
 import os
 
@@ -6,8 +7,12 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "batak_api.settings")
 
-application = get_wsgi_application()
+django_application = get_wsgi_application()
 
-from games.computer_players import warm_up_if_in_process  # noqa: E402 (needs Django set up)
+# These need Django set up.
+from batak_api.limits import BodyLimitWSGI  # noqa: E402
+from games.computer_players import warm_up_if_in_process  # noqa: E402
+
+application = BodyLimitWSGI(django_application)
 
 warm_up_if_in_process()

@@ -3,15 +3,19 @@
 The API's views, the move path under the match lock, the live stream, the admin's pages and
 the platforms' API all decide access here, from the caller's role at the match:
 
-- `Role.PLAYER`: a person seated at it (`LEAVER` once they left);
+- `Role.PLAYER`: a person seated at it;
+- `Role.LEAVER`: a person who left a private match (their seat is a computer player's now);
 - `Role.CREATOR`: the account that made it (a platform's account for a platform's match);
 - `Role.STAFF`: staff;
-- `Role.SPECTATOR`: anyone signed in, when the match is public;
+- `Role.SPECTATOR`: anyone signed in, when the match is public (a person who left it too);
 - `Role.STRANGER`: anyone else signed in.
 
 A person's seat decides before anything else: a seated creator or staff member is a player
-and reads their own seat only. Hidden cards are a separate rule (`cards_visible`,
-`may_view_seat`): while a deal is in play nobody, staff included, sees a hand but their own.
+and reads their own seat only, and once they leave they read what an outsider reads (a
+leaver is no creator nor staff of that match any more): nothing but the public facts of a
+private match, what any spectator sees of a public one, never the seat's hand they handed on.
+Hidden cards are a separate rule (`cards_visible`, `may_view_seat`): while a deal is in play
+nobody, staff included, sees a hand but their own.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import dataclasses
 import enum
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.db.models import QuerySet
 
 from games import selectors
 from games.errors import NotYourSeat
@@ -36,9 +41,13 @@ class Role(enum.StrEnum):
 
 
 class Permission(enum.StrEnum):
-    # The public facts: the match's summary, joining an open seat, the creator's invitation
-    # and cancelling (the creator's own check is the service's: 403 `not_match_creator`).
+    # What anyone may ask of any match: joining an open seat, the creator's invitation and
+    # cancelling (the service's own checks answer: 403 `invitation_required`,
+    # `not_match_creator`).
     FACTS = "facts"
+    # The match's summary (seats, names, presence, totals): the table's own and, of a public
+    # match, anyone's.
+    SUMMARY = "summary"
     # What only the table sees: the ended deals' records; a seat's view (staff read any seat
     # once the match is over: `may_view_seat`).
     READ = "read"
@@ -54,11 +63,10 @@ class Permission(enum.StrEnum):
 
 POLICY: dict[Permission, frozenset[Role]] = {
     Permission.FACTS: frozenset(Role),
-    Permission.READ: frozenset({Role.PLAYER, Role.LEAVER, Role.CREATOR, Role.STAFF}),
-    Permission.SEAT: frozenset({Role.PLAYER, Role.LEAVER}),
-    Permission.WATCH: frozenset(
-        {Role.PLAYER, Role.LEAVER, Role.CREATOR, Role.STAFF, Role.SPECTATOR}
-    ),
+    Permission.SUMMARY: frozenset({Role.PLAYER, Role.CREATOR, Role.STAFF, Role.SPECTATOR}),
+    Permission.READ: frozenset({Role.PLAYER, Role.CREATOR, Role.STAFF}),
+    Permission.SEAT: frozenset({Role.PLAYER}),
+    Permission.WATCH: frozenset({Role.PLAYER, Role.CREATOR, Role.STAFF, Role.SPECTATOR}),
     Permission.ACT: frozenset({Role.PLAYER}),
     Permission.MANAGE: frozenset({Role.CREATOR}),
 }
@@ -66,7 +74,8 @@ POLICY: dict[Permission, frozenset[Role]] = {
 
 @dataclasses.dataclass(frozen=True)
 class Access:
-    """The caller's standing at a match: their role and, if they sit at it, their seat."""
+    """The caller's standing at a match: their role and, if they sit at it, their seat (none
+    once they left: nothing of it is theirs to read)."""
 
     role: Role
     seat: Seat | None
@@ -78,13 +87,16 @@ class Access:
 def access(match: Match, user: User | AnonymousUser) -> Access:
     """The role of ``user`` at ``match`` (its seats loaded or not)."""
     seat = selectors.seat_of(match, user) if user.is_authenticated else None
+    if seat is not None and seat.left_at is None:
+        return Access(Role.PLAYER, seat)
+    public = match.visibility == Visibility.PUBLIC
     if seat is not None:
-        return Access(Role.PLAYER if seat.left_at is None else Role.LEAVER, seat)
+        return Access(Role.SPECTATOR if public else Role.LEAVER, None)
     if match.created_by_id == user.pk:
         return Access(Role.CREATOR, None)
     if user.is_staff:
         return Access(Role.STAFF, None)
-    if match.visibility == Visibility.PUBLIC:
+    if public:
         return Access(Role.SPECTATOR, None)
     return Access(Role.STRANGER, None)
 
@@ -97,6 +109,14 @@ def require(
     if not found.allows(permission):
         raise NotYourSeat()
     return found
+
+
+def summaries_for(matches: QuerySet[Match], user: User) -> QuerySet[Match]:
+    """``matches`` less those whose summary ``user`` may not read (`Permission.SUMMARY`):
+    of the matches one sits at or created, the private ones they left."""
+    left = Seat.objects.filter(user=user, left_at__isnull=False,
+                               match__visibility=Visibility.PRIVATE)
+    return matches.exclude(pk__in=left.values("match_id"))
 
 
 def acting_seat(match: Match, user: User) -> Seat:

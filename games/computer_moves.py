@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from games import engine, selectors, snapshots
 from games.errors import MatchNotFound
-from games.match_unit import changing
+from games.match_unit import MatchUnit, changing
 from games.models import ActionOrigin, BotLevel, Deal, DealStatus, Match, MatchStatus, Seat
 
 # The computer player that moves for a person whose clock ran out, who is on autopilot or who
@@ -96,40 +96,51 @@ def time_out_turn(
     version: int,
     choose: Callable[[engine.Observation, Seat], engine.Action],
 ) -> int | None:
-    """The person to act at ``version`` ran out of time: a STAND_IN_LEVEL computer player
-    moves for them, recorded as a timeout; after AUTOPILOT_AFTER_TIMEOUTS in a row the seat
-    goes on autopilot. Returns the new version, or None, changing nothing, unless the match is
+    """The person to act at ``version`` ran out of time: the stand-in moves for them
+    (`time_out_due`). Returns the new version, or None, changing nothing, unless the match is
     still at ``version`` with its deadline passed: a clock fires at most once per turn, and
     never after the move was made."""
     try:
         with changing(match_id) as unit:
-            match = unit.match
-            now = timezone.now()
-            if (
-                match.status != MatchStatus.ACTIVE
-                or match.version != version
-                or match.turn_deadline is None
-                or match.turn_deadline > now
-            ):
+            if unit.match.version != version or time_out_due(unit, choose) is None:
                 return None
-            state = unit.state
-            if state is None or state.to_act is None:
-                return None
-            seat_row = unit.seat(state.to_act)
-            if seat_row.computer_plays:  # a computer player is to act: no clock is running
-                return None
-            # The stand-in decides in milliseconds (Medium), so under the lock.
-            action = choose(state.observation(state.to_act), seat_row)
-            seat_row.timeouts_in_row += 1
-            if seat_row.timeouts_in_row >= settings.AUTOPILOT_AFTER_TIMEOUTS:
-                seat_row.autopilot = True
-            seat_row.save(update_fields=["timeouts_in_row", "autopilot"])
-            logger.info(
-                "turn clock ran out",
-                extra={"match_id": str(match_id), "seat": seat_row.index,
-                       "late_seconds": (now - match.turn_deadline).total_seconds()},
-            )
-            unit.apply(seat_row.index, action, origin=ActionOrigin.TIMEOUT)
-            return match.version
+            return unit.match.version
     except MatchNotFound:
         return None
+
+
+def time_out_due(
+    unit: MatchUnit, choose: Callable[[engine.Observation, Seat], engine.Action]
+) -> int | None:
+    """If the turn clock of the person to act in the unit's match has run out, a STAND_IN_LEVEL
+    computer player moves for them, recorded as a timeout (after AUTOPILOT_AFTER_TIMEOUTS in a
+    row the seat goes on autopilot): whichever comes first after the deadline, the clock
+    sweep or an action of anyone at the table, makes it. Returns the seat, or None, changing
+    nothing, when no clock has run out."""
+    match = unit.match
+    now = timezone.now()
+    if (
+        match.status != MatchStatus.ACTIVE
+        or match.turn_deadline is None
+        or match.turn_deadline > now
+    ):
+        return None
+    state = unit.state
+    if state is None or state.to_act is None:
+        return None
+    seat_row = unit.seat(state.to_act)
+    if seat_row.computer_plays:  # a computer player is to act: no clock is running
+        return None
+    # The stand-in decides in milliseconds (Medium), so under the lock.
+    action = choose(state.observation(state.to_act), seat_row)
+    seat_row.timeouts_in_row += 1
+    if seat_row.timeouts_in_row >= settings.AUTOPILOT_AFTER_TIMEOUTS:
+        seat_row.autopilot = True
+    seat_row.save(update_fields=["timeouts_in_row", "autopilot"])
+    logger.info(
+        "turn clock ran out",
+        extra={"match_id": str(match.id), "seat": seat_row.index,
+               "late_seconds": (now - match.turn_deadline).total_seconds()},
+    )
+    unit.apply(seat_row.index, action, origin=ActionOrigin.TIMEOUT)
+    return seat_row.index

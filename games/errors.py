@@ -84,6 +84,24 @@ class TooManyStreams(ServiceError):
     )
 
 
+class TooManyLongPolls(ServiceError):
+    status = 429
+    code = "too_many_long_polls"
+    default_detail = _(
+        "You already have as many waits on the event feed open as an account may have; wait "
+        "for one to end."
+    )
+
+
+class ServerBusy(ServiceError):
+    """A server process holds as many waiting requests as it may (games/api/slots.py), so that
+    its threads stay free for every other request."""
+
+    status = 429
+    code = "server_busy"
+    default_detail = _("The server holds as many waiting requests as it can; retry shortly.")
+
+
 class InvalidLastEventId(ServiceError):
     status = 400
     code = "invalid_last_event_id"
@@ -150,6 +168,15 @@ class StaleVersion(ServiceError):
     status = 409
     code = "stale_version"
     default_detail = _("The match has changed since the version you sent; reload and retry.")
+
+
+class TurnTimedOut(ServiceError):
+    status = 409
+    code = "turn_timed_out"
+    default_detail = _(
+        "Your time for this turn ran out before your move arrived: a computer player moved for "
+        "you. Reload and play on."
+    )
 
 
 class InvalidRules(ServiceError):

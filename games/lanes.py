@@ -9,6 +9,8 @@ import queue
 import threading
 from typing import Any
 
+from django.conf import settings
+
 logger = logging.getLogger(__name__)
 
 # A lane's thread ends after this long without work, and starts again with the next.
@@ -16,38 +18,50 @@ LANE_IDLE_SECONDS = 5.0
 
 
 class Lane:
-    """Work of one kind, run in the order it was sent, one item at a time, on a thread of
-    this process that lives while there is work. Kinds have lanes of their own so that one
-    kind's slow work (a webhook receiver that answers slowly) never holds up another's (the
-    computer players of a table with no person at it)."""
+    """Work of one kind, taken in the order it was sent by threads of this process that live
+    while there is work: one (one item at a time, in order), or as many as the setting
+    ``threads_setting`` says. Kinds have lanes of their own so that one kind's slow work (a
+    webhook receiver that answers slowly) never holds up another's (the computer players of a
+    table with no person at it)."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, threads_setting: str | None = None) -> None:
         self.name = name
+        self._threads_setting = threads_setting
         self._queue: queue.Queue[tuple[str, tuple[Any, ...]]] = queue.Queue()
         self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
+        self._running = 0
+        self._idle = 0
+
+    @property
+    def threads(self) -> int:
+        return getattr(settings, self._threads_setting) if self._threads_setting else 1
 
     def send(self, task: str, *args: Any) -> None:
-        """Run ``task`` (a dotted path) with ``args`` on this lane's thread."""
+        """Run ``task`` (a dotted path) with ``args`` on one of this lane's threads."""
         with self._lock:
             self._queue.put((task, args))
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, daemon=True, name=self.name)
-                self._thread.start()
+            if self._idle == 0 and self._running < self.threads:
+                self._running += 1
+                threading.Thread(target=self._run, daemon=True, name=self.name).start()
 
     def _run(self) -> None:
         from django.db import connections
         from django.utils.module_loading import import_string
 
         while True:
+            with self._lock:
+                self._idle += 1
             try:
                 task, args = self._queue.get(timeout=LANE_IDLE_SECONDS)
             except queue.Empty:
                 with self._lock:  # `send` puts under this lock: nothing is left behind
+                    self._idle -= 1
                     if self._queue.empty():
-                        self._thread = None
+                        self._running -= 1
                         return
                 continue
+            with self._lock:
+                self._idle -= 1
             try:
                 import_string(task)(*args)
             except Exception:  # the sweeps try again; a dead lane would stop every later item
@@ -56,7 +70,11 @@ class Lane:
                 connections.close_all()
 
 
-LANES = {name: Lane(name) for name in ("computer-players", "webhooks")}
+LANES = {
+    "computer-players": Lane("computer-players"),
+    # Deliveries wait on receivers, not the CPU: as many at once as a webhook worker takes.
+    "webhooks": Lane("webhooks", threads_setting="WEBHOOK_WORKER_THREADS"),
+}
 
 
 def run_soon(lane: str, task: str, *args: Any) -> None:

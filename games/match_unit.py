@@ -98,6 +98,7 @@ class MatchUnit:
         self._state: engine.Deal | None = None
         self._fields: set[str] = set()
         self._announcements: list[tuple[int, str, dict[str, Any] | None]] = []
+        self._departed = False
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -203,11 +204,21 @@ class MatchUnit:
 
     def turn_changed(self) -> None:
         """Who plays a seat changed (a person left, went on autopilot or came back): no new
-        version, the deal is as it was; the clock starts for a person now to act, and a
+        version, the deal is as it was. A clock already running for the person to act runs on
+        as it was (coming back, or another seat changing hands, gives nobody a fresh turn); a
+        person now to act whose seat a computer player played gets their clock now, and a
         computer player now to act is sent its turn."""
         self._load()
+        running = self.match.turn_deadline
         self._set_deadline()
+        if running is not None and self.match.turn_deadline is not None:
+            self.match.turn_deadline = running
         self._fields.add("turn_deadline")
+
+    def person_left(self) -> None:
+        """A person gave up their seat: once committed, their live streams look at once whether
+        they may still follow the match (a private one's leaver may not: games/access.py)."""
+        self._departed = True
 
     def end(self, status: str) -> None:
         """The match stops here (abandoned, cancelled); its log stays for review."""
@@ -238,6 +249,9 @@ class MatchUnit:
             snapshots.keep_on_commit(match, self.deals, live)
         for version, status, event in self._announcements:
             _announce_on_commit(match.id, version, status, event)
+        if self._departed:
+            left = match.id
+            transaction.on_commit(lambda: notify.announce_departure(left))
         if live is not None and self.sends_bots and selectors.bot_seat(match, live) is not None:
             match_id, version = str(match.id), match.version
             transaction.on_commit(lambda: _send_bot_turns(match_id, version))

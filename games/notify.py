@@ -12,7 +12,9 @@ The live stream's listeners (games/api/streams.py) wait the same way on an event
 a thread each: ``listen`` registers an asyncio event that the process's own announcements set
 (from whichever thread commits), and with Redis one pattern subscription per event loop sets
 it for announcements from every process. An announcement carries the action as the feed lists
-it, so a listener that has heard every version up to it needs no look at the database.
+it, so a listener that has heard every version up to it needs no look at the database. A person
+leaving a match is announced to its listeners too (no version: `announce_departure`), so that a
+stream of theirs ends at once rather than at its next look at who may follow it.
 """
 
 from __future__ import annotations
@@ -86,6 +88,27 @@ def announce(
         logger.info("move not announced: %s", error, extra={"match_id": str(match_id)})
 
 
+# What `announce_departure` publishes on a match's channel: no version, so no news of a move.
+DEPARTURE = b'{"departure":true}'
+
+
+def announce_departure(match_id: uuid.UUID | str) -> None:
+    """Tell the live streams of ``match_id`` (once committed) that a person left it: each looks
+    again at once whether its listener may still follow the match."""
+    client = _redis()
+    if client is None:
+        with _hubs_lock:
+            hubs = list(_hubs.values())
+        for hub in hubs:
+            hub.depart_threadsafe(str(match_id))
+        return
+    try:
+        client.publish(_channel(match_id), DEPARTURE)
+    except redis.RedisError as error:
+        # The streams find it out at their next periodic look (STREAM_HEARTBEAT_SECONDS).
+        logger.info("departure not announced: %s", error, extra={"match_id": str(match_id)})
+
+
 def wait(match_id: uuid.UUID | str, moved: Callable[[], bool], timeout: float) -> None:
     """Return once ``match_id`` is announced or ``moved()`` (a look at the database) is true,
     or after ``timeout`` seconds at most; the caller then reads the database again."""
@@ -150,6 +173,8 @@ class _Hub:
         self.woken_at: dict[str, float] = {}
         # The latest announcements of each match listened to, by version.
         self.news: dict[str, dict[int, News]] = {}
+        # How many people have left each match listened to since its first listener came.
+        self.departures: dict[str, int] = {}
         self.subscriber: asyncio.Task[None] | None = None
 
     def wake(self, match_id: str, news: News | None = None) -> None:
@@ -164,6 +189,17 @@ class _Hub:
         self.woken_at[match_id] = time.monotonic()
         for event in events:
             event.set()
+
+    def depart(self, match_id: str) -> None:
+        if match_id in self.listeners:
+            self.departures[match_id] = self.departures.get(match_id, 0) + 1
+            self.wake(match_id)
+
+    def depart_threadsafe(self, match_id: str) -> None:
+        loop = self.loop()
+        if match_id in self.listeners and loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop stopped in between
+                loop.call_soon_threadsafe(self.depart, match_id)
 
     def wake_all(self) -> None:
         for match_id in list(self.listeners):
@@ -201,8 +237,11 @@ class _Hub:
                             self.wake_all()
                             retry = REDIS_RETRY_SECONDS
                         elif message["type"] == "pmessage":
-                            self.wake(message["channel"].decode()[prefix:],
-                                      _news(message["data"]))
+                            match_id = message["channel"].decode()[prefix:]
+                            if message["data"] == DEPARTURE:
+                                self.depart(match_id)
+                            else:
+                                self.wake(match_id, _news(message["data"]))
             except (redis.RedisError, OSError) as error:
                 logger.info("stream subscription lost: %s", error)
             finally:
@@ -250,6 +289,13 @@ class Moves:
         self.hub = hub
         self.match_id = match_id
         self.event = asyncio.Event()
+        self._departures = hub.departures.get(match_id, 0)
+
+    def someone_left(self) -> bool:
+        """Whether a person left the match since the listener came or last asked."""
+        departures = self.hub.departures.get(self.match_id, 0)
+        left, self._departures = departures != self._departures, departures
+        return left
 
     def news_after(self, after: int) -> tuple[list[News], bool]:
         """The announcements of the versions right after ``after``, in order, and whether a
@@ -293,3 +339,4 @@ async def listen(match_id: uuid.UUID | str) -> AsyncIterator[Moves]:
                 del hub.listeners[moves.match_id]
                 hub.woken_at.pop(moves.match_id, None)
                 hub.news.pop(moves.match_id, None)
+                hub.departures.pop(moves.match_id, None)

@@ -25,7 +25,8 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import access, clock, engine, presenters, selectors
+from games import access, clock, computer_moves, engine, presenters, selectors
+from games.computer_players import computer_players
 from games.engine.shuffle import secure_choice
 from games.errors import (
     AlreadySeated,
@@ -38,9 +39,11 @@ from games.errors import (
     NotYourSeat,
     PersonSeatRequired,
     SeatUnavailable,
+    ServiceError,
     StaleVersion,
     TooManyBotDeals,
     TooManyMatches,
+    TurnTimedOut,
 )
 from games.match_unit import MatchUnit, Outcome, changing, creating
 from games.models import (
@@ -152,12 +155,12 @@ def create_match(
     open_seats = sum(spec.kind == "open" for spec in seats)
     # Open seats that computer players will take (quick match) count as theirs already.
     future_bots = bot_seats + (open_seats if fill_bots_at is not None else 0)
-    _check_account_limits(user, limits or AccountLimits.default(),
-                          new_bot_deals=future_bots * deal_count)
     match_clock = (
         clock.default_clock(list(seats)) if clock_seconds is DEFAULT_CLOCK else clock_seconds
     )
     with transaction.atomic():
+        _check_account_limits(user, limits or AccountLimits.default(),
+                              new_bot_deals=future_bots * deal_count)
         match = Match.objects.create(
             game=table.game.value,
             rules=table.to_dict(),
@@ -196,7 +199,14 @@ def _check_account_limits(
 ) -> None:
     """No account keeps more than ``limits.matches`` matches waiting or in play, nor more
     than ``limits.bot_deals`` deals of computer players in them (a seat's deals: a 4-deal
-    match against three computer players is 12)."""
+    match against three computer players is 12).
+
+    Called in the transaction that adds the match or the seat: the account's row stays locked
+    to its end, so that requests of one account count and add one after the other, and never
+    all count the same matches and all go over. (PostgreSQL: the row lock. SQLite: the write
+    lock that every transaction takes as it begins, `transaction_mode` IMMEDIATE in settings,
+    already serialises them.)"""
+    User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk").get()
     unfinished = selectors.unfinished_matches_of(user)
     if len(unfinished) >= limits.matches:
         raise TooManyMatches(limit=limits.matches)
@@ -269,7 +279,9 @@ def submit_action(
 ) -> ActionResult:
     """Apply ``action`` at ``user``'s own seat (found under the match lock, their presence
     noted; ``seat``, when named, must be it). Raises a `ServiceError` and changes nothing but
-    the presence when the action is refused."""
+    the presence when the action is refused, but for the stand-in's move of a turn whose clock
+    had run out (`computer_moves.time_out_due`): 409 `turn_timed_out` when it was the
+    caller's."""
     # The person's seat as found under the lock, and when it was last seen: their presence is
     # written after the transaction, so that a refused action counts too.
     seated: list[tuple[Seat, Any]] = []
@@ -301,6 +313,7 @@ def _submit_action(
     idempotency: Idempotency | None,
     seated: list[tuple[Seat, Any]],
 ) -> ActionResult:
+    refusal: ServiceError | None = None
     with changing(match_id) as unit:
         match = unit.match
         if idempotency is not None:
@@ -317,24 +330,44 @@ def _submit_action(
         seated.append((seat_row, seat_row.last_seen))
         # The answer shows the mover as they are once it is sent: seen now.
         seat_row.last_seen = timezone.now()
-        if match.status != MatchStatus.ACTIVE:
-            raise MatchNotActive()
-        if expected_version is not None and expected_version != match.version:
-            raise StaleVersion(current_version=match.version)
-        # A person's own move takes their seat back from the autopilot.
-        seat_is_back(seat_row)
-        unit.apply(seat_row.index, action)
-        outcome = unit.outcome(seat_row.index)
-        if idempotency is not None:
-            # The first answer is kept with the action it answers, in its transaction.
-            view = _answer(outcome)
-            IdempotencyRecord.objects.create(
-                user_id=idempotency.user_id, key=idempotency.key,
-                fingerprint=idempotency.fingerprint, status_code=200, body=view,
-            )
-            return ActionResult(view=view)
+        # The clock is exact: a turn whose time has run out is the stand-in's, as if the clock
+        # sweep had come by at the deadline, so the move a due time-out owes comes first.
+        timed_out = computer_moves.time_out_due(unit, computer_players().choose)
+        try:
+            if timed_out == seat_row.index:
+                raise TurnTimedOut()
+            outcome = _act(unit, seat_row, action, expected_version)
+            if idempotency is not None:
+                # The first answer is kept with the action it answers, in its transaction.
+                view = _answer(outcome)
+                IdempotencyRecord.objects.create(
+                    user_id=idempotency.user_id, key=idempotency.key,
+                    fingerprint=idempotency.fingerprint, status_code=200, body=view,
+                )
+                return ActionResult(view=view)
+        except ServiceError as error:
+            if timed_out is None:
+                raise
+            refusal = error
+    if refusal is not None:
+        # Refused once the stand-in's move is committed: a due time-out is never lost.
+        raise refusal
     # Built once committed, from what the change left: no lock is held for it.
     return ActionResult(view=_answer(outcome))
+
+
+def _act(
+    unit: MatchUnit, seat_row: Seat, action: engine.Action, expected_version: int | None
+) -> Outcome:
+    match = unit.match
+    if match.status != MatchStatus.ACTIVE:  # over, perhaps by a time-out's move just made
+        raise MatchNotActive()
+    if expected_version is not None and expected_version != match.version:
+        raise StaleVersion(current_version=match.version)
+    # A person's own move takes their seat back from the autopilot.
+    seat_is_back(seat_row)
+    unit.apply(seat_row.index, action)
+    return unit.outcome(seat_row.index)
 
 
 def _answer(outcome: Outcome) -> dict[str, Any]:

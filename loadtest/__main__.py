@@ -21,6 +21,13 @@ hostile  the bots phase again, while ``--hostile`` accounts do everything their 
        deals than it may have (both refused), and plays the heaviest match it may keep (52
        deals against three Hard computer players) without a pause. The clients' turnaround
        is reported against the bots phase's, measured in the same run.
+hooks  the bots phase again, while ``--hostile`` partner platforms play matches of four of
+       their players flat out, each subscribed to six webhook receivers (in this process)
+       that answer at once.
+hostile-hooks  the hooks phase again, with receivers that misbehave every way they can: a
+       header every half second, silence, no HTTP, a gigabyte of body, a redirect to
+       loopback. The clients' turnaround is reported against the hooks phase's: what the
+       receivers' behaviour alone costs other people.
 
 Finally every match played is checked against an engine replay (no accepted move lost or
 applied twice), the scratch database is dropped and every process stopped.
@@ -54,10 +61,16 @@ import psycopg
 
 from tests.integration.harness import client
 from tests.integration.harness.stack import ROOT, Stack, production_env
+from tests.platforms.hostile import HostileReceiver
+from tests.platforms.receiver import Receiver
 
-PHASES = ("touch", "moves", "bots", "hard", "hostile")
+PHASES = ("touch", "moves", "bots", "hard", "hostile", "hooks", "hostile-hooks")
 # Phases that play against computer players, and the level they play against.
-BOT_PHASES = {"bots": None, "hard": "hard", "hostile": None}
+BOT_PHASES = {"bots": None, "hard": "hard", "hostile": None, "hooks": None,
+              "hostile-hooks": None}
+# Phases with other clients beside the measured ones: hostile accounts, partner platforms.
+HOSTILE_PHASES = ("hostile", "hooks", "hostile-hooks")
+HOOK_PHASES = ("hooks", "hostile-hooks")
 
 
 @dataclasses.dataclass
@@ -240,6 +253,46 @@ def hostile_client(web: str, token: str, budget: Budget, rng: random.Random) -> 
     return tally
 
 
+def hostile_platform_client(web: str, receivers: list[str], budget: Budget,
+                            rng: random.Random) -> Tally:
+    """A partner platform subscribed to ``receivers`` for every event, playing matches of four
+    of its players flat out (see the module's ``hooks``): no computer player's work, only
+    moves and their webhooks."""
+    from platforms import services
+    from platforms.models import Scope
+
+    tally = Tally()
+    platform = services.register_platform(name=f"Hostile {secrets.token_hex(3)}")
+    _, key = services.issue_key(platform=platform, name="server",
+                                scopes=[scope.value for scope in Scope])
+    server = client.Api(web)
+    headers = {"Authorization": f"Api-Key {key}"}
+    every_type = ["turn.started", "deal.ended", "match.finished", "seat.timed_out"]
+    for url in receivers:
+        tally.answer(server.request("POST", f"{client.API}/platform/webhooks",
+                                    {"url": url, "event_types": every_type},
+                                    headers=headers), 201)
+    apps = {}
+    for seat in range(4):
+        player = server.request("PUT", f"{client.API}/platform/players/p{seat}",
+                                {"display_name": f"p{seat}"}, headers=headers)
+        apps[seat] = client.Api(web, player.body["token"])
+    seats = [{"kind": "player", "external_id": f"p{seat}"} for seat in range(4)]
+    while budget.open():
+        match = server.request("POST", f"{client.API}/platform/matches",
+                               {"game": "auction", "deals": 1, "seats": seats, "clock": None},
+                               headers=headers)
+        if not tally.answer(match, 201):
+            break
+        for _ in client.moves_to_the_end(apps, match.body["id"], rng):
+            tally.reads["platform moves"] += 1
+            if not budget.open():
+                break
+    for api in (server, *apps.values()):
+        api.close()
+    return tally
+
+
 def run_phase(
     name: str, count: int, seconds: float, limit: int, make: Callable[[int, Budget], Tally]
 ) -> tuple[Tally, float]:
@@ -402,7 +455,10 @@ def main(argv: list[str] | None = None) -> int:
     stack = Stack(production_env(url, "", LOG_LEVEL="INFO",
                                  # Every client signs up from 127.0.0.1 within seconds.
                                  THROTTLE_ANON_RATE="100000/minute",
-                                 THROTTLE_USER_RATE="100000/minute"), logs)
+                                 THROTTLE_USER_RATE="100000/minute",
+                                 GUEST_CREATION_RATE="100000/minute",
+                                 # The hooks phase's receivers listen on loopback.
+                                 WEBHOOK_ALLOW_PRIVATE_ADDRESSES="true"), logs)
     try:
         stack.env["REDIS_URL"] = stack.start_redis()
         _setup_django(stack.env)
@@ -411,6 +467,7 @@ def main(argv: list[str] | None = None) -> int:
         web = stack.start_web(workers=args.web_workers, threads=args.web_threads,
                               DJANGO_SETTINGS_MODULE="loadtest.settings")
         stack.start_worker(concurrency=args.celery_concurrency)
+        stack.start_webhook_worker()
         stack.start_beat()
         report = _run(args, phases, stack, web)
         report["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
@@ -456,7 +513,13 @@ def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) ->
     for phase in phases:
         seeds = [rng.randrange(2**32) for _ in range(args.clients + _hostile_count(args, phase))]
         make = _ClientMaker(args, phase, web, tokens, hostile_tokens, seeds)
-        result, tally = _run_measured_phase(args, phase, stack, make)
+        receivers = _receivers(phase)
+        make.receivers = [receiver.url for receiver in receivers]
+        try:
+            result, tally = _run_measured_phase(args, phase, stack, make)
+        finally:
+            for receiver in receivers:
+                receiver.stop()
         report["phases"][phase] = result
         accepted += tally.accepted
         errors += sum(tally.errors.values())
@@ -466,8 +529,20 @@ def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) ->
     return report
 
 
+def _receivers(phase: str) -> list[HostileReceiver | Receiver]:
+    """The webhook receivers of a hooks phase: six that answer at once, or six that misbehave."""
+    if phase == "hooks":
+        return [Receiver() for _ in range(6)]
+    if phase == "hostile-hooks":
+        target = HostileReceiver("silent")  # loopback, where a redirect must never lead
+        receivers = [HostileReceiver(mode) for mode in ("trickle", "silent", "bad-status",
+                                                        "huge-body")]
+        return [*receivers, HostileReceiver("redirect", target=target.url), target]
+    return []
+
+
 def _hostile_count(args: argparse.Namespace, phase: str) -> int:
-    return args.hostile if phase == "hostile" else 0
+    return args.hostile if phase in HOSTILE_PHASES else 0
 
 
 @dataclasses.dataclass
@@ -483,10 +558,16 @@ class _ClientMaker:
     hostile_tokens: list[str]
     seeds: list[int]
     hostiles: list[Tally] = dataclasses.field(default_factory=list)
+    # The hooks phase's misbehaving webhook receivers (URLs), one of each kind.
+    receivers: list[str] = dataclasses.field(default_factory=list)
 
     def __call__(self, i: int, budget: Budget) -> Tally:
         args, web = self.args, self.web
         rng = random.Random(self.seeds[i])
+        if i >= args.clients and self.phase in HOOK_PHASES:
+            hostile = hostile_platform_client(web, self.receivers, budget, rng)
+            self.hostiles.append(hostile)
+            return Tally(errors=hostile.errors)
         if i >= args.clients:
             hostile = hostile_client(web, self.hostile_tokens[i - args.clients], budget, rng)
             self.hostiles.append(hostile)
@@ -531,12 +612,30 @@ def _run_measured_phase(
     }
     if phase in BOT_PHASES:
         result.update(_bot_phase_figures(tally, started_at, elapsed))
-    if phase == "hostile":
+    if phase in HOSTILE_PHASES:
         seen: Counter[str] = Counter()
         for one in make.hostiles:
             seen.update(one.reads)
         result["hostile_accounts"] = {"accounts": hostile, **dict(seen)}
+    if phase in HOOK_PHASES:
+        result["webhooks"] = _deliveries(started_at)
     return result, tally
+
+
+def _deliveries(since: datetime) -> dict[str, Any]:
+    """What became of the platforms' webhook deliveries of the phase."""
+    from platforms.models import WebhookDelivery
+
+    rows = WebhookDelivery.objects.filter(created_at__gte=since)
+    return {
+        "deliveries": rows.count(),
+        "attempted": rows.filter(attempts__gte=1).count(),
+        "by_outcome": Counter(
+            error.split(":")[0] or "delivered"
+            for error in rows.filter(attempts__gte=1, in_flight_until__isnull=True)
+            .values_list("last_error", flat=True)
+        ),
+    }
 
 
 def _percentiles_ms(values: list[float]) -> dict[str, float]:
@@ -567,9 +666,14 @@ def _phase_ratios(phases: dict[str, Any]) -> dict[str, float]:
     """The comparisons between phases run together: the hostile accounts' effect on the
     clients' turnaround, and a move's throughput against the baseline's."""
     ratios: dict[str, float] = {}
-    if "bots" in phases and "hostile" in phases:
-        calm, loaded = (phases[name]["bot_turnaround_ms"]["p95"] for name in ("bots", "hostile"))
-        ratios["hostile_to_calm_turnaround_p95"] = round(loaded / calm, 2)
+    for calm_phase, loaded_phase, name in (
+        ("bots", "hostile", "hostile_to_calm_turnaround_p95"),
+        ("hooks", "hostile-hooks", "hostile_hooks_to_hooks_turnaround_p95"),
+    ):
+        if calm_phase in phases and loaded_phase in phases:
+            calm = phases[calm_phase]["bot_turnaround_ms"]["p95"]
+            loaded = phases[loaded_phase]["bot_turnaround_ms"]["p95"]
+            ratios[name] = round(loaded / calm, 2)
     if "touch" in phases and "moves" in phases:
         ratios["moves_to_touch_throughput"] = round(
             phases["moves"]["requests_per_second"] / phases["touch"]["requests_per_second"], 2

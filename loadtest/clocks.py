@@ -32,6 +32,7 @@ def main() -> None:
     args = parser.parse_args()
     with scaled_out(args.database_url, "clocks", LOG_LEVEL="WARNING",
                     THROTTLE_ANON_RATE="100000/minute", THROTTLE_USER_RATE="100000/minute",
+                    GUEST_CREATION_RATE="100000/minute",
                     AUTOPILOT_AFTER_TIMEOUTS=str(args.autopilot_after)) as stack:
         for name in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "DJANGO_DEBUG",
                      "DJANGO_SECRET_KEY", "CELERY_QUEUE"):

@@ -30,7 +30,11 @@ def main() -> None:
     port = free_port()
     scratch = Path(tempfile.mkdtemp(prefix="batak-long-polls-"))
     env = {**os.environ, "DJANGO_DEBUG": "true", "REDIS_URL": "", "LOG_LEVEL": "WARNING",
-           "DATABASE_URL": f"sqlite:///{scratch / 'db.sqlite3'}", "PORT": str(port)}
+           "DATABASE_URL": f"sqlite:///{scratch / 'db.sqlite3'}", "PORT": str(port),
+           # One account's waits, far past the bounds a deployment keeps (games/api/slots.py):
+           # the cost of many waiters is what is measured here.
+           "LONG_POLL_MAX_PER_ACCOUNT": str(args.waiters),
+           "LONG_POLL_MAX_PER_PROCESS": str(args.waiters)}
     # The embedded default as its README command starts it (it migrates, then execs uvicorn).
     server = subprocess.Popen(
         ["bash", "scripts/serve"], cwd=ROOT, env=env,

@@ -250,7 +250,9 @@ def main() -> None:
     args = parser.parse_args()
     with scaled_out(args.database_url, "streams", LOG_LEVEL="WARNING",
                     THROTTLE_ANON_RATE="100000/minute", THROTTLE_USER_RATE="100000/minute",
-                    STREAM_MAX_PER_ACCOUNT=str(args.listeners)) as stack:
+                    GUEST_CREATION_RATE="100000/minute",
+                    STREAM_MAX_PER_ACCOUNT=str(args.listeners),
+                    STREAM_MAX_PER_PROCESS=str(args.listeners)) as stack:
         web = stack.start_web()
         stack.start_worker()
         stack.start_beat()

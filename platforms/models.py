@@ -143,8 +143,11 @@ class WebhookDelivery(models.Model):
     status = models.CharField(max_length=10, choices=DeliveryStatus.choices,
                               default=DeliveryStatus.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)
-    # When the next attempt is due; while one is under way, when it may be taken over.
+    # When the next attempt is due (while one is under way: the one after it, if it fails).
     next_attempt_at = models.DateTimeField(db_index=True)
+    # While an attempt is under way: its deadline, with a margin (None otherwise). Counts the
+    # platform's attempts in flight.
+    in_flight_until = models.DateTimeField(null=True, blank=True, editable=False)
     last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
     last_latency_ms = models.PositiveIntegerField(null=True, blank=True)
     last_error = models.CharField(max_length=300, blank=True)
@@ -160,6 +163,9 @@ class WebhookDelivery(models.Model):
         )
         indexes = (
             models.Index(fields=["status", "next_attempt_at"], name="webhook_delivery_due"),
+            # Few rows are in flight at any time: the index holds only those.
+            models.Index(fields=["in_flight_until"], name="webhook_delivery_in_flight",
+                         condition=models.Q(in_flight_until__isnull=False)),
         )
 
     def __str__(self) -> str:

@@ -3,8 +3,11 @@
 Events are written in the transaction of the move that causes them (a receiver of
 `games.signals.match_progressed`), one `WebhookDelivery` per subscription that wants the type,
 so an event exists exactly when its move was committed. Once committed each delivery is sent
-by a worker (scaled out; a thread of the process on the embedded default), never by the
-request that made the move: a receiver that is down slows no move. A delivery is attempted
+by the webhook workers (scaled out: Celery workers on a queue of their own, WEBHOOK_QUEUE, never
+the computer players'; on the embedded default the webhooks' lane, a few threads), never by the
+request that made the move: a receiver that is down slows no move. A receiver that misbehaves
+slows only its own platform's deliveries: each attempt has one deadline for all of it, and a
+platform has at most WEBHOOK_PLATFORM_CONCURRENCY attempts under way. A delivery is attempted
 until the receiver answers 2xx, at the delays of WEBHOOK_RETRY_SECONDS (about a day in all),
 then marked failed; staff may send it again from the admin. Every attempt of one event carries
 the same `webhook-id`: delivery is at least once, and receivers deduplicate on the id.
@@ -12,29 +15,32 @@ the same `webhook-id`: delivery is at least once, and receivers deduplicate on t
 
 from __future__ import annotations
 
+import asyncio
 import base64
-import ipaddress
+import concurrent.futures
 import json
 import logging
 import secrets
-import socket
+import ssl
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
 from collections.abc import Iterable
 from datetime import timedelta
-from typing import Any, cast
+from typing import Any
 
+import httpx
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
 from games import engine, lanes
 from games.models import Match, MatchStatus
+from platforms.addresses import public_addresses, resolve
 from platforms.models import (
     DeliveryStatus,
     EventType,
@@ -48,6 +54,8 @@ from platforms.models import (
 logger = logging.getLogger(__name__)
 
 CHUNK = 200
+# An attempt's lease runs this much past its deadline before a sweep may count it as lost.
+LEASE_MARGIN_SECONDS = 5
 
 
 def new_secret() -> str:
@@ -188,16 +196,41 @@ def redeliver(delivery: WebhookDelivery) -> None:
 
 
 def _claim(delivery_id: int) -> WebhookDelivery | None:
-    """Take the due attempt of ``delivery_id``, or None if it is not due (done, or being made
-    by another worker: the lease keeps two attempts from overlapping)."""
+    """Take the due attempt of ``delivery_id``, or None if it is not due (done, being made by
+    another worker, or its platform already has WEBHOOK_PLATFORM_CONCURRENCY attempts under
+    way: then it stays due, for whichever of them finishes first to hand on).
+
+    The attempt is counted here, before anything is sent, and the next one scheduled as if
+    this one fails: an attempt that never reports back (its worker killed mid-request) has
+    still used up its turn, so a receiver that kills workers cannot be retried forever."""
     now = timezone.now()
-    lease = now + timedelta(seconds=2 * settings.WEBHOOK_TIMEOUT_SECONDS + 5)
-    taken = WebhookDelivery.objects.filter(
-        pk=delivery_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
-    ).update(next_attempt_at=lease)
-    if not taken:
-        return None
-    return WebhookDelivery.objects.select_related("subscription", "event").get(pk=delivery_id)
+    with transaction.atomic():
+        delivery = WebhookDelivery.objects.select_related("subscription", "event").filter(
+            pk=delivery_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
+        ).first()
+        if delivery is None:
+            return None
+        platform_id = delivery.subscription.platform_id
+        # One platform's claims one at a time (PostgreSQL; SQLite's writers are serial).
+        list(Platform.objects.select_for_update().filter(pk=platform_id).values_list("pk"))
+        under_way = WebhookDelivery.objects.filter(
+            subscription__platform_id=platform_id, in_flight_until__gt=now
+        ).count()
+        if under_way >= settings.WEBHOOK_PLATFORM_CONCURRENCY:
+            return None  # still due: the platform's next finished attempt hands it on
+        deadline = timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS)
+        delays = retry_delays()
+        delivery.attempts += 1
+        delivery.in_flight_until = now + deadline
+        delivery.last_error = "the attempt did not finish"
+        if delivery.attempts > len(delays):
+            delivery.next_attempt_at = delivery.in_flight_until
+        else:
+            wait = timedelta(seconds=delays[delivery.attempts - 1])
+            delivery.next_attempt_at = now + max(wait, deadline)
+        delivery.save(update_fields=["attempts", "in_flight_until", "last_error",
+                                     "next_attempt_at"])
+    return delivery
 
 
 def attempt(delivery_id: int) -> bool | None:
@@ -209,89 +242,114 @@ def attempt(delivery_id: int) -> bool | None:
     body = json.dumps(delivery.event.payload, separators=(",", ":"), ensure_ascii=False)
     sent_at = timezone.now()
     signature = Webhook(delivery.subscription.secret).sign(delivery.event.id, sent_at, body)
-    request = urllib.request.Request(
-        delivery.subscription.url, data=body.encode(), method="POST",
-        headers={
-            "Content-Type": "application/json",
-            "User-Agent": "batak-webhooks/1",
-            "webhook-id": delivery.event.id,
-            "webhook-timestamp": str(int(sent_at.timestamp())),
-            "webhook-signature": signature,
-        },
-    )
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "batak-webhooks/1",
+        "webhook-id": delivery.event.id,
+        "webhook-timestamp": str(int(sent_at.timestamp())),
+        "webhook-signature": signature,
+    }
     started = time.perf_counter()
-    code, error = None, ""
-    try:
-        _check_address(delivery.subscription.url)
-        with _OPENER.open(request, timeout=settings.WEBHOOK_TIMEOUT_SECONDS) as reply:
-            code = reply.status
-    except urllib.error.HTTPError as refused:
-        code, error = refused.code, f"HTTP {refused.code}"
-    except (OSError, ValueError) as failure:  # refused, timed out, unresolvable, bad URL
-        error = str(failure)[:300] or type(failure).__name__
+    code, error = post(delivery.subscription.url, headers, body.encode())
     latency = round((time.perf_counter() - started) * 1000)
     delivered = code is not None and 200 <= code < 300
-    delivery.attempts += 1
-    delivery.last_status_code = code
-    delivery.last_latency_ms = latency
-    delivery.last_error = "" if delivered else error or f"HTTP {code}"
-    delays = retry_delays()
     if delivered:
         delivery.status = DeliveryStatus.SUCCEEDED
         delivery.delivered_at = timezone.now()
-    elif delivery.attempts > len(delays):
+    elif delivery.attempts > len(retry_delays()):
         delivery.status = DeliveryStatus.FAILED
     else:
-        wait = delays[delivery.attempts - 1]
-        delivery.next_attempt_at = timezone.now() + timedelta(seconds=wait)
-    delivery.save(update_fields=[
-        "status", "attempts", "last_status_code", "last_latency_ms", "last_error",
-        "delivered_at", "next_attempt_at",
-    ])
-    if delivery.status == DeliveryStatus.PENDING:
-        send([delivery.pk], countdown=delays[delivery.attempts - 1])
+        delivery.next_attempt_at = sent_at + timedelta(
+            seconds=retry_delays()[delivery.attempts - 1]
+        )
+    # An update, not a save: the subscription may have been deleted meanwhile, and with it
+    # this delivery (then there is nothing to record, nor to try again).
+    recorded = WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        status=delivery.status, last_status_code=code, last_latency_ms=latency,
+        last_error="" if delivered else error or f"HTTP {code}", delivered_at=delivery.delivered_at,
+        next_attempt_at=delivery.next_attempt_at, in_flight_until=None,
+    )
+    if recorded and delivery.status == DeliveryStatus.PENDING:
+        wait = (delivery.next_attempt_at - timezone.now()).total_seconds()
+        send([delivery.pk], countdown=max(0.0, wait))
+    _hand_on(delivery.subscription.platform_id)
     return delivered
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """A redirect is the receiver's answer, not an address to go to: followed, it would take
-    the service wherever the receiver points it (past `_check_address`)."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-_OPENER = urllib.request.build_opener(_NoRedirects)
-
-
-class AddressNotAllowed(ValueError):
-    pass
+def _hand_on(platform_id: int) -> None:
+    """The slot this attempt held goes to the platform's oldest due delivery, if any (one
+    that found the platform busy, or is due again)."""
+    waiting = WebhookDelivery.objects.filter(
+        subscription__platform_id=platform_id, status=DeliveryStatus.PENDING,
+        next_attempt_at__lte=timezone.now(),  # (one under way is due only after it)
+    ).order_by("next_attempt_at").values_list("pk", flat=True).first()
+    if waiting is not None:
+        send([waiting])
 
 
-def _check_address(url: str) -> None:
-    """A platform's URL must not point the service at its own network (loopback, private,
-    link-local addresses: the cloud's metadata service among them) unless
-    WEBHOOK_ALLOW_PRIVATE_ADDRESSES (development, tests)."""
-    if settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES:
-        return
-    host = urllib.parse.urlsplit(url).hostname or ""
+def post(url: str, headers: dict[str, str], body: bytes) -> tuple[int | None, str]:
+    """POST ``body`` to ``url`` within WEBHOOK_TIMEOUT_SECONDS in all (looking the host up,
+    connecting, sending, and the answer's status line and headers; its body is not read):
+    (the status code, "") when the receiver answered, (None, why) when it did not. Whatever
+    goes wrong, a deadline, a refused address, a broken answer, is a failed attempt."""
     try:
-        # A host name resolves to IPv4 and IPv6 socket addresses: their first item is the
-        # address's text (typeshed's sockaddr also allows other families' tuples).
-        addresses = {cast(str, info[4][0]) for info in socket.getaddrinfo(host, None)}
-    except OSError as failure:
-        raise AddressNotAllowed(f"cannot resolve {host}: {failure}") from None
-    for address in addresses:
-        if not ipaddress.ip_address(address.split("%")[0]).is_global:
-            raise AddressNotAllowed(f"{host} resolves to {address}, not a public address")
+        return asyncio.run(_post_within_deadline(url, headers, body)), ""
+    except TimeoutError:
+        return None, f"no answer within {settings.WEBHOOK_TIMEOUT_SECONDS:g} s"
+    except Exception as failure:
+        reason = str(failure) or type(failure).__name__
+        return None, f"{type(failure).__name__}: {reason}"[:300]
+
+
+async def _post_within_deadline(url: str, headers: dict[str, str], body: bytes) -> int:
+    async with asyncio.timeout(settings.WEBHOOK_TIMEOUT_SECONDS):
+        parts = urllib.parse.urlsplit(url)
+        host = parts.hostname or ""
+        # Looked up once, here, and connected to by address: a name that answers a public
+        # address to the check and a private one to the connection (DNS rebinding) gets
+        # nowhere. The receiver still sees its own name, in Host and in TLS's SNI.
+        look_up = resolve if settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES else public_addresses
+        loop = asyncio.get_running_loop()
+        addresses = await loop.run_in_executor(_RESOLVER, look_up, host)
+        address = addresses[0]
+        literal = f"[{address}]" if address.version == 6 else str(address)
+        port = f":{parts.port}" if parts.port else ""
+        pinned = urllib.parse.urlunsplit(parts._replace(netloc=literal + port))
+        extensions = {"sni_hostname": host} if parts.scheme == "https" else {}
+        async with httpx.AsyncClient(
+            verify=_TLS, trust_env=False, follow_redirects=False, timeout=None
+        ) as client:
+            request = client.build_request(
+                "POST", pinned, content=body, extensions=extensions,
+                headers={**headers, "Host": parts.netloc},
+            )
+            # A redirect is the receiver's answer (a failed attempt), not an address to go to.
+            response = await client.send(request, stream=True)
+            await response.aclose()
+            return response.status_code
+
+
+# Built once per process: loading the certificate store takes milliseconds.
+_TLS = ssl.create_default_context()
+# Look-ups run here, not on the event loop's default executor: `asyncio.run` waits for that
+# one at its end, so a name server that never answers would outlast the deadline.
+_RESOLVER = concurrent.futures.ThreadPoolExecutor(max_workers=8,
+                                                  thread_name_prefix="webhook-lookups")
 
 
 def due_deliveries() -> list[int]:
     """Deliveries whose attempt is due but was never made (its task lost with a worker, the
-    process restarted): the sweep sends them again."""
+    process restarted, its platform busy): the sweep sends them again. At most
+    WEBHOOK_PLATFORM_CONCURRENCY of each platform, so one platform's backlog never fills the
+    sweep and keeps the others' waiting."""
+    first_of_platform = Window(
+        RowNumber(), partition_by=[F("subscription__platform_id")],
+        order_by=F("next_attempt_at").asc(),
+    )
     return list(
         WebhookDelivery.objects.filter(
             status=DeliveryStatus.PENDING, next_attempt_at__lte=timezone.now()
+        ).annotate(rank=first_of_platform).filter(
+            rank__lte=settings.WEBHOOK_PLATFORM_CONCURRENCY
         ).order_by("next_attempt_at").values_list("pk", flat=True)[:CHUNK]
     )
-

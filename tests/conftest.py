@@ -31,12 +31,14 @@ def asgi_server(transactional_db):
     import uvicorn
 
     from batak_api.asgi import application
+    from batak_api.stream_server import MAX_HEAD_BYTES
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     config = uvicorn.Config(application, host="127.0.0.1", port=port, lifespan="off",
-                            log_level="warning", timeout_graceful_shutdown=1)
+                            log_level="warning", timeout_graceful_shutdown=1,
+                            http="h11", h11_max_incomplete_event_size=MAX_HEAD_BYTES)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -300,6 +300,7 @@ def test_the_cache_fails_open_when_redis_is_unreachable() -> None:
     assert unreachable.get("throttle", []) == []
     assert unreachable.get_many(["a", "b"]) == {}
     assert unreachable.add("note", 1, 60) is False
+    assert unreachable.incr("count") == 0  # a count that limits nothing
 
 
 # --- logs --------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import accounts, selectors
-from games.api import examples, lockout
+from games.api import examples, lockout, windows
 from games.api.base import errors, example, signed_in
 from games.api.serializers.accounts import (
     GuestInputSerializer,
@@ -55,10 +55,15 @@ def user_body(user: User) -> dict[str, object]:
 class GuestView(APIView):
     permission_classes = (AllowAny,)
     authentication_classes = ()
+    throttle_classes = (*APIView.throttle_classes, windows.GuestSignUpThrottle)
 
     @extend_schema(
         operation_id="createGuest", tags=["accounts"], summary="Play as a guest",
-        description="Creates a guest account and returns its token in one call.",
+        description=(
+            "Creates a guest account and returns its token in one call. Each client address "
+            "may create so many guests in a while (the service's GUEST_CREATION_RATE); past "
+            "that, 429 `throttled` with `Retry-After`. Keep the token rather than sign up again."
+        ),
         request=GuestInputSerializer, responses={201: TokenSerializer, **errors(400)},
         examples=[OpenApiExample("Guest", value={"display_name": "Ayşe"}, request_only=True),
                   OpenApiExample("Token", value=examples.TOKEN, response_only=True,
@@ -130,10 +135,9 @@ class TokenView(APIView):
         serializer = LoginInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         username = serializer.validated_data["username"]
-        lockout.check(request, username)
+        lockout.attempt(request, username)
         user = authenticate(request, **serializer.validated_data)
         if user is None:
-            lockout.failed(request, username)
             raise BadCredentials()
         lockout.succeeded(request, username)
         return Response(TokenSerializer(token_body(user)).data)

@@ -24,8 +24,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from games import access, presenters, selectors, services
-from games.api import examples, streams
+from games.api import examples, slots, streams
 from games.api.base import (
+    PROBLEM,
     MatchEndpoint,
     errors,
     example,
@@ -37,6 +38,8 @@ from games.api.serializers.fields import MAX_VERSION
 from games.errors import (
     DealNotFound,
     InvalidLastEventId,
+    TooManyLongPolls,
+    TooManyStreams,
 )
 from games.models import MatchStatus
 
@@ -72,6 +75,28 @@ class DealDetailView(MatchEndpoint):
             raise DealNotFound()
         return Response(DealRecordSerializer(presenters.deal_record(self.match, deal)).data)
 
+
+RETRY_AFTER = OpenApiParameter(
+    "Retry-After", {"type": "integer", "minimum": 1}, OpenApiParameter.HEADER, response=[429],
+    description="Seconds to wait before retrying.",
+)
+
+
+def _refused(code: str, detail: str, retry_after: int) -> OpenApiExample:
+    return OpenApiExample(
+        f"Refused: {code}", status_codes=["429"], response_only=True,
+        value={"type": f"https://batak.example/problems/{code}", "title": "Too Many Requests",
+               "status": 429, "code": code, "detail": detail},
+        description=f"Sent with `Retry-After: {retry_after}`.",
+    )
+
+
+TOO_MANY_LONG_POLLS_EXAMPLE = _refused(
+    "too_many_long_polls", str(TooManyLongPolls.default_detail), slots.LONG_POLL_RETRY_SECONDS,
+)
+TOO_MANY_STREAMS_EXAMPLE = _refused(
+    "too_many_streams", str(TooManyStreams.default_detail), int(settings.STREAM_HEARTBEAT_SECONDS),
+)
 
 DEFAULT_WAIT_SECONDS = 20
 MAX_WAIT_SECONDS = 30
@@ -111,27 +136,43 @@ class EventsView(MatchEndpoint):
             "is public; a card of a face-up dummy names the dummy as `seat` and the declarer as "
             "`submitted_by`; `origin` tells moves a computer player made for a person. Open to "
             "its seated people, its creator and staff, and to every signed-in user for a public "
-            "match."
+            "match. A wait holds a server thread, so waits are bounded: an account has at most "
+            f"{settings.LONG_POLL_MAX_PER_ACCOUNT} at once (across the service's processes), and "
+            f"a server process at most {settings.LONG_POLL_MAX_PER_PROCESS} for everyone; a "
+            "request that would wait beyond either is answered at once with 429 "
+            "`too_many_long_polls` (the account's bound) or `server_busy` (the process's), with "
+            "`Retry-After`. A request that does not wait (`wait=0`, or actions already after "
+            "`after`) is never refused so."
         ),
-        parameters=[EventQuerySerializer],
-        responses={200: EventPageSerializer, **errors(400, 401, 403, 404)},
+        parameters=[EventQuerySerializer, RETRY_AFTER],
+        responses={
+            200: EventPageSerializer,
+            **errors(400, 401, 403, 404),
+            429: OpenApiResponse(PROBLEM, description=(
+                "Too many waits: the account's (`too_many_long_polls`), the server process's "
+                "(`server_busy`), or the request throttle's (`throttled`). Retry after "
+                "`Retry-After` seconds."
+            ), examples=[TOO_MANY_LONG_POLLS_EXAMPLE]),
+        },
         examples=[example("Two moves", examples.EVENT_PAGE)],
     )
     def get(self, request: Request, match_id: str) -> Response:
         params = valid_query(EventQuerySerializer, request)
-        after = params["after"]
-        deadline = time.monotonic() + params["wait"]
-        while (
-            self.match.version <= after
-            and self.match.status == MatchStatus.ACTIVE
-            and (left := deadline - time.monotonic()) > 0
-        ):
-            selectors.wait_for_move(self.match, after, left)
-            self.match.refresh_from_db(fields=["version", "status"])
+        after, wait = params["after"], params["wait"]
+        if wait > 0 and self._nothing_after(after):
+            # The wait holds this thread: only within the account's and the process's bounds.
+            with slots.long_poll(signed_in(request).pk, wait):
+                deadline = time.monotonic() + wait
+                while self._nothing_after(after) and (left := deadline - time.monotonic()) > 0:
+                    selectors.wait_for_move(self.match, after, left)
+                    self.match.refresh_from_db(fields=["version", "status"])
         if self.seat is not None:  # a wait on the feed is presence all along
             services.seen(self.seat)
         page = presenters.event_page(self.match, after, params["limit"])
         return Response(EventPageSerializer(page).data)
+
+    def _nothing_after(self, after: int) -> bool:
+        return self.match.version <= after and self.match.status == MatchStatus.ACTIVE
 
 
 class StreamQuerySerializer(serializers.Serializer):
@@ -166,11 +207,15 @@ STREAM_DESCRIPTION = (
     "`retry` interval). Once the match is over, a request with nothing after its cursor is "
     "answered 204, which tells EventSource to stop. The stream looks again every heartbeat "
     "interval whether its caller may still read the match, as every request to the feed does, "
-    "and ends when not (a revoked or lapsed token, a seat given up): the reconnection then gets "
-    "the feed's answer (401, 403). An "
-    f"account has at most {settings.STREAM_MAX_PER_ACCOUNT} streams open on one server "
-    f"process ({streams.MAX_WSGI_PER_ACCOUNT} on a server that holds a thread per request; "
-    "429 `too_many_streams`)."
+    "and ends when not (a revoked or lapsed token, a seat given up; a seat given up ends it "
+    "at once on a server that holds no thread per stream): the reconnection then gets the "
+    "feed's answer (401, 403). An "
+    f"account has at most {settings.STREAM_MAX_PER_ACCOUNT} streams open (across the "
+    f"service's processes; {streams.MAX_WSGI_PER_ACCOUNT} per process on a server that holds a "
+    "thread per request): beyond, 429 `too_many_streams`. A server process holds at most "
+    f"{settings.STREAM_MAX_PER_PROCESS} streams, and on a server that holds a thread per "
+    f"request at most {settings.LONG_POLL_MAX_PER_PROCESS} streams and long polls together: "
+    "beyond, 429 `server_busy`. Both come with `Retry-After`."
 )
 
 STREAM_EXAMPLE = (
@@ -194,6 +239,7 @@ class StreamView(MatchEndpoint):
         description=STREAM_DESCRIPTION,
         parameters=[
             StreamQuerySerializer,
+            RETRY_AFTER,
             OpenApiParameter(
                 "Last-Event-ID", OpenApiTypes.STR, OpenApiParameter.HEADER,
                 pattern=r"^[0-9]{1,10}$",
@@ -211,6 +257,11 @@ class StreamView(MatchEndpoint):
                 "(EventSource stops reconnecting)."
             ),
             **errors(400, 401, 403, 404),
+            429: OpenApiResponse(PROBLEM, description=(
+                "Too many streams: the account's (`too_many_streams`), the server process's "
+                "(`server_busy`), or the request throttle's (`throttled`). Retry after "
+                "`Retry-After` seconds."
+            ), examples=[TOO_MANY_STREAMS_EXAMPLE]),
         },
     )
     def get(self, request: Request, match_id: str) -> HttpResponse | StreamingHttpResponse:

@@ -54,14 +54,16 @@ class MatchListCreateView(generics.GenericAPIView):
     serializer_class = MatchSerializer
 
     def get_queryset(self) -> QuerySet[Match]:
-        return selectors.matches_for(signed_in(self.request))
+        user = signed_in(self.request)
+        return access.summaries_for(selectors.matches_for(user), user)
 
     @extend_schema(
         operation_id="listMatches",
         summary="List my matches",
         description=(
-            "Matches you sit at or created, newest first, `page_size` a page. A page past the "
-            "last answers 404 `not_found`."
+            "Matches you sit at or created, newest first, `page_size` a page (a private match "
+            "you left is no longer yours to read). A page past the last answers 404 "
+            "`not_found`."
         ),
         parameters=[MatchListQuerySerializer],
         responses={200: MatchSerializer(many=True), **errors(400, 401, 404)},
@@ -128,12 +130,17 @@ class MatchListCreateView(generics.GenericAPIView):
 
 
 class MatchDetailView(MatchEndpoint):
-    permission = access.Permission.FACTS
+    permission = access.Permission.SUMMARY
 
     @extend_schema(
         operation_id="getMatch", tags=["matches"], summary="Get a match",
-        description="Public facts of a match: rules, seats, status, totals, ranking.",
-        responses={200: MatchSerializer, **errors(401, 404)},
+        description=(
+            "A match's rules, seats, status, totals and ranking. Anyone signed in may read a "
+            "public match; a private one only its seated people, its creator and staff (403 "
+            "`not_your_seat`, as to a person who left it: an invited person joins with the "
+            "code, `joinByInvitation`, whose answer holds the match)."
+        ),
+        responses={200: MatchSerializer, **errors(401, 403, 404)},
         examples=[example("A match", examples.MATCH)],
     )
     def get(self, request: Request, match_id: str) -> Response:

@@ -179,7 +179,10 @@ ACTIONS = [
 
 ACTION_ANSWER = (
     " Answers your seat's view right after your action, at the `version` it names; the "
-    "computer players' moves that follow come through the event feed."
+    "computer players' moves that follow come through the event feed. The turn clock is "
+    "exact: an action that arrives once your turn's `turn_deadline` has passed is refused "
+    "409 `turn_timed_out`, the stand-in having moved for you (as it does at the deadline "
+    "when no action comes)."
 )
 
 

@@ -5,8 +5,8 @@ Fields: ``type`` (a URI naming the error), ``title`` (the HTTP status in the req
 language), and where they apply: ``errors`` (per field), ``reason``, ``legal_actions`` and
 ``legal_cards`` (a refused move), ``current_version`` (a stale ``expected_version``).
 
-Every problem is rendered the same way, whichever layer answers (a DRF view, Django's 404 and
-500 handlers, the body-size limit): compact UTF-8 JSON.
+Every problem is rendered the same way, whichever layer answers (a DRF view, Django's 400, 404
+and 500 handlers, the body-size limit): compact UTF-8 JSON.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import json
 import logging
 from typing import Any
 
+from django.core.exceptions import DisallowedHost
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -38,6 +39,7 @@ TITLES = {
     404: _("Not Found"),
     405: _("Method Not Allowed"),
     406: _("Not Acceptable"),
+    411: _("Length Required"),
     409: _("Conflict"),
     413: _("Content Too Large"),
     415: _("Unsupported Media Type"),
@@ -159,6 +161,19 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
     """Django's 404 for URLs outside any API view, whatever the method: the API takes tokens,
     not cookies, so no CSRF check stands before it."""
     return problem_response(problem(404, "not_found", gettext("Not found.")))
+
+
+@csrf_exempt
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """Django's 400, for what it refuses before any view: a Host header the deployment does not
+    serve (DJANGO_ALLOWED_HOSTS), and any other request it finds suspicious."""
+    if isinstance(exception, DisallowedHost):
+        return problem_response(problem(
+            400, "disallowed_host", gettext("This service does not answer for that host name.")
+        ))
+    return problem_response(problem(
+        400, "bad_request", gettext("The request cannot be read.")
+    ))
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -8,7 +8,8 @@ without a look at the database; one that missed a version reads the feed instead
 are only hints, as for the long poll: after STREAM_HEARTBEAT_SECONDS with nothing heard a
 listener looks at the database anyway, so a lost one delays an event, never loses it. When the
 match has ended and everything is sent, an `end` event closes the stream. A stream outlives its
-request, so it checks again every heartbeat interval that its caller may still read the match.
+request, so it checks again every heartbeat interval that its caller may still read the match,
+and at once when a person leaves the match (their stream then ends: games/notify.py).
 
 On an ASGI server (batak_api/asgi.py) the stream waits on the event loop, no thread held; its
 reads of the database go to a small pool of threads shared by all streams. On a WSGI server it
@@ -25,7 +26,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -41,8 +42,8 @@ from django.utils import timezone
 from knox.models import AuthToken
 
 from games import access, notify, presenters, seating, selectors, services
+from games.api import slots
 from games.api.serializers.feed import EventSerializer
-from games.errors import TooManyStreams
 from games.models import Match, MatchStatus, Visibility
 
 T = TypeVar("T")
@@ -117,16 +118,20 @@ class Follower:
         self.ended = page.ended
         return page.frames
 
-    def check(self) -> bool:
+    def check(self, fresh: bool = False) -> bool:
         """Whether the listener would still be let in (its account active, its token valid,
         the match still its to read, as on every request to the feed), noting its presence as
         such a request would. Looked up once per STREAM_HEARTBEAT_SECONDS for all the streams
-        of one token and match in this process; a failure to look keeps the stream."""
+        of one token and match in this process, unless ``fresh`` (someone left the match); a
+        failure to look keeps the stream."""
         key = (self.user_id, self.token_digest, self.match_id)
         now = time.monotonic()
         with _checks_lock:
             recent = _checks.get(key)
-        if recent is not None and now - recent[0] < settings.STREAM_HEARTBEAT_SECONDS:
+        if (
+            not fresh and recent is not None
+            and now - recent[0] < settings.STREAM_HEARTBEAT_SECONDS
+        ):
             return recent[1]
         try:
             allowed = _on_a_live_connection(self._allowed)
@@ -314,8 +319,9 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
             now = time.monotonic()
             if follower.ended or now >= deadline:
                 return
-            if now >= next_check:
-                if not await loop.run_in_executor(_readers, follower.check):
+            someone_left = moves.someone_left()
+            if someone_left or now >= next_check:
+                if not await loop.run_in_executor(_readers, follower.check, someone_left):
                     return
                 next_check = now + every
             if more:
@@ -329,49 +335,22 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
                 sent_at = time.monotonic()
 
 
-class _Slot:
-    """One of an account's open streams in this process, given back exactly once: when the
-    stream's content is closed (its end, or the server cancelling it when the client left),
-    when the server closes the response, or when the response is dropped."""
-
-    def __init__(self, user_id: int, limit: int) -> None:
-        with _open_lock:
-            full = _open[user_id] >= limit
-            if not full:
-                _open[user_id] += 1
-        if full:  # raised outside the lock: making it may run a collection that releases one
-            raise TooManyStreams(retry_after=int(settings.STREAM_HEARTBEAT_SECONDS))
-        self.user_id: int | None = user_id
-
-    def release(self) -> None:
-        with _open_lock:
-            if self.user_id is None:
-                return
-            _open[self.user_id] -= 1
-            if _open[self.user_id] <= 0:
-                del _open[self.user_id]
-            self.user_id = None
-
-
-# Open streams by account, in this process. Re-entrant: a collection that finalises a dropped
-# response (and so releases its slot) may run while this thread holds the lock.
-_open: Counter[int] = Counter()
-_open_lock = threading.RLock()
-
-
 def open_streams(user_id: int) -> int:
-    with _open_lock:
-        return _open[user_id]
+    """The account's streams open in this process."""
+    return slots.held(slots.STREAMS, user_id)
 
 
 class EventStreamResponse(StreamingHttpResponse):
-    """An open stream, counted against its account until it ends."""
+    """An open stream, holding its slot (games/api/slots.py) until it ends: given back when its
+    content is closed (its end, or the server cancelling it when the client left), when the
+    server closes the response, or when the response is dropped, whichever comes first."""
 
     def __init__(self, follower: Follower, *, asynchronous: bool) -> None:
         # A WSGI server gives each stream one of its few threads: there, an account may hold
         # only MAX_WSGI_PER_ACCOUNT of them, so that no account can take the threads others need.
-        limit = settings.STREAM_MAX_PER_ACCOUNT
-        slot = _Slot(follower.user_id, limit if asynchronous else min(limit, MAX_WSGI_PER_ACCOUNT))
+        slot = slots.stream(
+            follower.user_id, thread_per_stream=None if asynchronous else MAX_WSGI_PER_ACCOUNT
+        )
         self._events: AsyncIterator[bytes] | None = None
         if asynchronous:
             self._events = _released(async_events(follower, settings.STREAM_MAX_SECONDS), slot)
@@ -398,19 +377,24 @@ class EventStreamResponse(StreamingHttpResponse):
         super().close()
 
 
-async def _released(events: AsyncGenerator[bytes, None], slot: _Slot) -> AsyncIterator[bytes]:
+async def _released(
+    events: AsyncGenerator[bytes, None], slot: slots.Slot
+) -> AsyncIterator[bytes]:
     try:
         async with contextlib.aclosing(events):
             async for frames in events:
+                slot.keep()
                 yield frames
     finally:
         slot.release()
 
 
-def _released_sync(events: Generator[bytes, None, None], slot: _Slot) -> Iterator[bytes]:
+def _released_sync(events: Generator[bytes, None, None], slot: slots.Slot) -> Iterator[bytes]:
     try:
         with contextlib.closing(events):
-            yield from events
+            for frames in events:
+                slot.keep()
+                yield frames
     finally:
         slot.release()
 

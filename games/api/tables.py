@@ -159,7 +159,10 @@ class LeaveMatchView(MatchEndpoint):
             "cancelled). In play, a Medium computer player plays your seat to the end "
             "(`left_at` on the seat, `stand_in` in the feed) and your result counts as "
             "abandoned. A Tour of Tables match is forfeited (status `abandoned`), as is a match "
-            "that no person is left at."
+            "that no person is left at. From then on you read what an outsider reads: of a "
+            "private match nothing but what anyone may ask (403 `not_your_seat` on its view, "
+            "feed, stream, deals and details; your open stream of it ends), of a public one "
+            "what any spectator sees."
         ),
         request=None, responses={200: MatchSerializer, **errors(401, 403, 404, 409)},
         examples=[example("Left", examples.MATCH)],
@@ -176,7 +179,8 @@ class ReturnView(MatchEndpoint):
         operation_id="returnToSeat", tags=["tables"], summary="Take my seat back",
         description=(
             "Ends the autopilot of your seat (after timeouts in a row a computer player plays "
-            "it): you play again from the next turn. Any action of yours does the same."
+            "it): you play again from the next turn. Any action of yours does the same. A "
+            "turn clock already running runs on: coming back gives no fresh turn time."
         ),
         request=None, responses={200: SeatViewSerializer, **errors(401, 403, 404, 409)},
         examples=[example("Back at seat 0", examples.SEAT_VIEW)],

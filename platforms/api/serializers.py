@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import urllib.parse
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from games import engine
@@ -21,6 +23,7 @@ from games.api.serializers.fields import (
 )
 from games.api.serializers.matches import ClockSerializer, MatchSerializer, RuleOverridesSerializer
 from games.models import BotLevel, GameChoice, Visibility
+from platforms.addresses import AddressNotAllowed, public_addresses
 from platforms.models import DeliveryStatus, EventType
 
 EXTERNAL_ID_PATTERN = r"^[A-Za-z0-9_.:@+-]{1,128}$"
@@ -99,11 +102,25 @@ class SubscriptionInputSerializer(StrictInputSerializer):
     url = StrictRegexField(
         WEBHOOK_URL_PATTERN, max_length=500,
         help_text="Where to POST the events: an http:// or https:// URL (the host name or "
-        "address, an optional port, a path).",
+        "address, an optional port, a path) of a public address: a host that is, or resolves "
+        "to, a private, loopback, link-local or other special-purpose address is refused.",
     )
     event_types = serializers.ListField(
         child=StrictChoiceField(choices=EventType.choices), min_length=1, max_length=4,
     )
+
+    def validate_url(self, url: str) -> str:
+        # Checked again at every attempt: a name may resolve elsewhere later.
+        if not settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES:
+            host = urllib.parse.urlsplit(url).hostname or ""
+            try:
+                public_addresses(host)
+            except AddressNotAllowed:
+                raise serializers.ValidationError(gettext(
+                    "Webhooks go only to public addresses: %(host)s is not one, or does not "
+                    "resolve to one."
+                ) % {"host": host}) from None
+        return url
 
 
 class SubscriptionSerializer(serializers.Serializer):

@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import http.client
 import json
+import random
 import secrets
 import time
 import urllib.parse
+import urllib.request
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
+from django.conf import settings
+
+from games.api.serializers.fields import MAX_VERSION
 from tests import sse
 from tests.integration.harness import client
 
@@ -197,6 +202,70 @@ def a_flood_of_streams_is_capped_and_slows_nobody_else(base_url: str) -> None:
             follower.close()
 
 
+LONG_POLL_WAIT = 30
+
+
+def answers_within(url: str, seconds: float) -> int:
+    """The status of a GET of ``url`` (no retry), or an AssertionError if none in time."""
+    try:
+        with urllib.request.urlopen(url, timeout=seconds) as reply:
+            return reply.status
+    except TimeoutError as error:
+        raise AssertionError(f"{url} did not answer within {seconds} s") from error
+
+
+def a_flood_of_long_polls_is_capped_and_slows_nobody_else(base_url: str) -> None:
+    """One account opens 20 long polls of the event feed, each to wait 30 s on a match where
+    nothing moves. Unbounded, they took every thread of a gunicorn process and someone else's
+    `/healthz` waited for them (27 s). Bounded, past the account's share they are refused at
+    once (429, Retry-After), and `/healthz` and another person's view answer well within the
+    polls' wait; the polls that were let in answer the next move, and give their slots back."""
+    hog = client.guest(base_url, "Poller")
+    match_id = client.match_against_bots(hog, levels=["easy"] * 3)
+    view = my_turn_view(hog, match_id)  # nothing moves until the hog does
+    other = client.guest(base_url, "Bystander")
+    others_match = client.match_against_bots(other, levels=["easy"] * 3)
+    feed = f"{API}/matches/{match_id}/events?after={view['version']}"
+
+    def poll(_: int) -> client.Response:
+        api = client.Api(base_url, hog.token, timeout=LONG_POLL_WAIT + 30)
+        try:
+            return api.get(f"{feed}&wait={LONG_POLL_WAIT}")
+        finally:
+            api.close()
+
+    with ThreadPoolExecutor(20) as pool:
+        polls = [pool.submit(poll, number) for number in range(20)]
+        # The refused answer at once, the rest wait: give the refusals a third of the wait.
+        share = settings.LONG_POLL_MAX_PER_ACCOUNT
+        deadline = time.monotonic() + LONG_POLL_WAIT / 3
+        while sum(poll.done() for poll in polls) < 20 - share and time.monotonic() < deadline:
+            time.sleep(0.1)
+        half = LONG_POLL_WAIT / 2
+        assert answers_within(f"{base_url}/healthz", half) == 200
+        bystander = client.Api(base_url, other.token, timeout=half)
+        assert bystander.get(f"{API}/matches/{others_match}/view").status == 200
+        refused = [poll.result() for poll in polls if poll.done()]
+        assert len(refused) >= 20 - share, refused
+        assert all(answer.status == 429 for answer in refused), refused
+        for answer in refused:
+            assert answer.body["code"] in ("too_many_long_polls", "server_busy"), answer.body
+            headers = {name.lower(): value for name, value in answer.headers.items()}
+            assert int(headers["retry-after"]) >= 1
+        # A read that does not wait is never refused.
+        assert client.Api(base_url, hog.token).get(f"{feed}&wait=0").status == 200
+        action = client.random_action(view, random.Random(1))
+        client.expect(client.act(hog, match_id, action, expected_version=view["version"]),
+                      200, "the move that ends the waits")
+        statuses = Counter(poll.result(timeout=LONG_POLL_WAIT).status for poll in polls)
+    assert statuses[200] == 20 - len(refused), statuses
+    # Every slot given back: the account may hold its whole share of waits again at once.
+    ahead = f"{API}/matches/{match_id}/events?after={MAX_VERSION}&wait=1"
+    with ThreadPoolExecutor(share) as pool:
+        again = list(pool.map(lambda _: client.Api(base_url, hog.token).get(ahead), range(share)))
+    assert [answer.status for answer in again] == [200] * share, again
+
+
 SCENARIOS = [
     deeply_nested_json_is_refused,
     huge_bodies_are_refused_unread,
@@ -208,4 +277,5 @@ SCENARIOS = [
     twenty_simultaneous_quick_matches_make_five_full_tables,
     a_bounded_flood_gets_no_server_error,
     a_flood_of_streams_is_capped_and_slows_nobody_else,
+    a_flood_of_long_polls_is_capped_and_slows_nobody_else,
 ]

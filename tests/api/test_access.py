@@ -34,17 +34,18 @@ API = "/api/v1"
 
 # role → the permissions it has: the policy as the product promises it.
 EXPECTED = {
-    Role.PLAYER: {"facts", "read", "seat", "watch", "act"},
-    Role.LEAVER: {"facts", "read", "seat", "watch"},
-    Role.CREATOR: {"facts", "read", "watch", "manage"},
-    Role.STAFF: {"facts", "read", "watch"},
-    Role.SPECTATOR: {"facts", "watch"},
+    Role.PLAYER: {"facts", "summary", "read", "seat", "watch", "act"},
+    # A person who left a private match is an outsider to it (of a public one, a spectator).
+    Role.LEAVER: {"facts"},
+    Role.CREATOR: {"facts", "summary", "read", "watch", "manage"},
+    Role.STAFF: {"facts", "summary", "read", "watch"},
+    Role.SPECTATOR: {"facts", "summary", "watch"},
     Role.STRANGER: {"facts"},
 }
 
 # (method, path under the match, the permission it needs)
 ENDPOINTS = [
-    ("get", "", Permission.FACTS),
+    ("get", "", Permission.SUMMARY),
     ("get", "/spectate", Permission.FACTS),
     ("get", "/invitation", Permission.FACTS),
     # Staff may name another seat once the match is over (below); without one, only a seat's
@@ -98,9 +99,12 @@ def table(visibility: str, *, over: bool) -> tuple[Match, dict[Role, Any]]:
 
 
 def as_seen_at(visibility: str, role: Role) -> Role:
-    """An outsider watches a public match, and is a stranger to a private one."""
+    """An outsider watches a public match, and is a stranger to a private one; a person who
+    left a public match watches it like anyone."""
     if role in (Role.SPECTATOR, Role.STRANGER):
         return Role.SPECTATOR if visibility == Visibility.PUBLIC else Role.STRANGER
+    if role == Role.LEAVER and visibility == Visibility.PUBLIC:
+        return Role.SPECTATOR
     return role
 
 
@@ -208,3 +212,75 @@ def test_no_role_reads_a_card_still_in_another_hand(rules: engine.TableRules, se
             match_id=match.id, action=rng.choice(legal), user=people[Role.PLAYER]
         )
         match.refresh_from_db()
+
+
+# Every path under a match that a seated person uses, and the ones anyone may try.
+EVERY_PATH = [
+    ("get", ""), ("get", "/view"), ("get", "/view?seat=1"), ("get", "/bid-estimate"),
+    ("get", "/deals"), ("get", "/deals/1"), ("get", "/events?wait=0"), ("get", "/stream"),
+    ("get", "/spectate"), ("get", "/invitation"), ("post", "/join"), ("post", "/cancel"),
+    ("post", "/return"), ("post", "/leave"),
+    *[("post", f"/{kind}") for kind in ("bid", "pass", "trump", "announce", "play", "redeal")],
+]
+
+
+def answer(someone: Any, method: str, path: str, match: Match) -> tuple[int, str | None, Any]:
+    response = getattr(client_of(someone), method)(
+        f"{API}/matches/{match.id}{path}", {} if method == "post" else None, format="json"
+    )
+    assert response.status_code < 500, response.content
+    if response.streaming:  # a stream admitted: its first frames are all it needs to show
+        response.close()
+        return response.status_code, None, None
+    body = response.json() if response.content else None
+    code = body.get("code") if isinstance(body, dict) and response.status_code >= 400 else None
+    return response.status_code, code, body
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("visibility", [Visibility.PUBLIC, Visibility.PRIVATE])
+def test_a_person_who_left_is_answered_as_an_outsider_everywhere(visibility: str) -> None:
+    """A probe found the leaver of a private match still reading its view (the hand dealt to
+    their stand-in), its events and its stream. Now every endpoint answers them what it answers
+    an outsider (403 `not_your_seat` at a private match; a spectator's answers at a public
+    one), and nothing they are answered names a card of the seat they handed on."""
+    match, people = table(visibility, over=False)
+    leaver, outsider = people[Role.LEAVER], people[Role.STRANGER]
+    deal = selectors.replay_deal(match, selectors.current_deal(match))
+    handed_on = {str(card) for card in deal.hand(1)}
+    for method, path in EVERY_PATH:
+        theirs, outsiders = answer(leaver, method, path, match), answer(outsider, method, path,
+                                                                        match)
+        if path == "/join" and visibility == Visibility.PUBLIC:
+            # A started match has no seat for anyone (409); the leaver is told they had one.
+            assert (theirs[:2], outsiders[:2]) == ((409, "already_seated"),
+                                                   (409, "seat_unavailable"))
+            continue
+        assert theirs[:2] == outsiders[:2], (method, path, theirs, outsiders)
+        assert not named_cards(theirs[2]) & handed_on, (method, path)
+    assert answer(leaver, "get", "/view", match)[:2] == (403, "not_your_seat")
+    listed = [row["id"] for row in client_of(leaver).get(f"{API}/matches").json()["results"]]
+    assert (str(match.id) in listed) == (visibility == Visibility.PUBLIC)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_private_matchs_summary_is_the_tables_own() -> None:
+    """`GET /matches/{id}` of a private match answered its seats, names and presence to anyone
+    signed in who knew its id; now only to those who may read it. Joining by invitation (the
+    code, not the id) still answers the match."""
+    match, people = table(Visibility.PRIVATE, over=False)
+    for role in (Role.PLAYER, Role.CREATOR, Role.STAFF):
+        assert answer(people[role], "get", "", match)[0] == 200, role
+    for role in (Role.STRANGER, Role.SPECTATOR, Role.LEAVER):
+        assert answer(people[role], "get", "", match)[:2] == (403, "not_your_seat"), role
+    waiting = services.create_match(
+        user=people[Role.CREATOR], game="auction", deal_count=1, clock_seconds=None,
+        seats=[services.SeatSpec(kind="me"), *[services.SeatSpec(kind="open")] * 3],
+    )
+    invited = people[Role.STRANGER]
+    assert answer(invited, "get", "", waiting)[:2] == (403, "not_your_seat")
+    joined = client_of(invited).post(
+        f"{API}/invitations/{waiting.invitation_code}/join", {}, format="json"
+    )
+    assert joined.status_code == 200 and joined.json()["match"]["id"] == str(waiting.id)
+    assert answer(invited, "get", "", waiting)[0] == 200

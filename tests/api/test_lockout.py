@@ -7,7 +7,7 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from games.api import lockout
+from games.api import windows
 
 from .conftest import API
 
@@ -42,8 +42,8 @@ def test_five_failures_lock_the_account_even_for_the_right_password(accounts, se
 def test_the_lock_lifts_when_its_window_has_passed(accounts, settings, monkeypatch):
     for _ in range(settings.LOGIN_FAILURES_PER_ACCOUNT):
         log_in(WRONG)
-    later = lockout.time.time() + settings.LOGIN_LOCKOUT_SECONDS + 2
-    monkeypatch.setattr(lockout.time, "time", lambda: later)
+    later = windows.time.time() + settings.LOGIN_LOCKOUT_SECONDS + 2
+    monkeypatch.setattr(windows.time, "time", lambda: later)
     assert log_in(RIGHT).status_code == 200
 
 
@@ -55,9 +55,32 @@ def test_one_address_trying_many_accounts_is_locked(accounts, settings):
     assert log_in(RIGHT, "192.0.2.50").status_code == 200
 
 
+def test_a_success_does_not_count_against_the_address(accounts, settings):
+    settings.LOGIN_FAILURES_PER_ADDRESS = 3
+    for _ in range(5):
+        assert log_in(RIGHT).status_code == 200
+    assert log_in(WRONG).status_code == 401
+
+
 def test_a_success_clears_the_accounts_count(accounts, settings):
     for _ in range(settings.LOGIN_FAILURES_PER_ACCOUNT - 1):
         log_in(WRONG)
     assert log_in(RIGHT).status_code == 200
     assert log_in(WRONG).status_code == 401
     assert log_in(RIGHT).status_code == 200
+
+
+def test_failures_that_keep_coming_are_locked_again_in_the_next_window(
+    accounts, settings, monkeypatch
+):
+    # Once a first window had passed, failures that kept coming were never locked again.
+    now = [windows.time.time()]
+    monkeypatch.setattr(windows.time, "time", lambda: now[0])
+    assert log_in(WRONG).status_code == 401
+    now[0] += settings.LOGIN_LOCKOUT_SECONDS - 10
+    for _ in range(settings.LOGIN_FAILURES_PER_ACCOUNT - 1):
+        assert log_in(WRONG).status_code == 401
+    assert log_in(WRONG).status_code == 429
+    now[0] += 11
+    statuses = [log_in(WRONG).status_code for _ in range(settings.LOGIN_FAILURES_PER_ACCOUNT + 2)]
+    assert statuses == [401] * settings.LOGIN_FAILURES_PER_ACCOUNT + [429, 429]

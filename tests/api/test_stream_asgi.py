@@ -159,3 +159,29 @@ def test_a_stream_ends_when_its_listener_leaves_a_private_table(asgi_server, set
     client.expect(friend.post(f"{client.API}/matches/{match['id']}/leave"), 200, "leave")
     list(messages)  # the stream ends
     assert sse.Follower(asgi_server, match["id"], friend.token).status == 403
+
+
+def test_a_stream_ends_at_once_when_its_listener_leaves_a_match_in_play(asgi_server,
+                                                                          settings) -> None:
+    # Far beyond the follower's timeout: only the leave's own announcement can end the stream.
+    settings.STREAM_HEARTBEAT_SECONDS = 60
+    owner, friend = client.guest(asgi_server, "Owner"), client.guest(asgi_server, "Friend")
+    match = client.expect(owner.post(f"{client.API}/matches", {
+        "seats": [{"kind": "me"}, {"kind": "open"}, {"kind": "bot", "bot_level": "easy"},
+                  {"kind": "bot", "bot_level": "easy"}]}), 201, "match")
+    code = client.expect(owner.get(f"{client.API}/matches/{match['id']}/invitation"), 200,
+                         "code")["code"]
+    client.expect(friend.post(f"{client.API}/invitations/{code}/join", {"seat": 1}), 200, "join")
+    follower = sse.Follower(asgi_server, match["id"], friend.token, timeout=5)
+    messages = iter(follower)
+    assert next(messages).event == "retry"
+    client.expect(friend.post(f"{client.API}/matches/{match['id']}/leave"), 200, "leave")
+    started = time.monotonic()
+    rest = list(messages)  # ends (no `end`: the match goes on with a stand-in)
+    assert time.monotonic() - started < 3
+    assert all(message.event in ("action", "comment") for message in rest)
+    assert sse.Follower(asgi_server, match["id"], friend.token).status == 403
+    # A person who stays is still followed.
+    stays = sse.Follower(asgi_server, match["id"], owner.token, timeout=5)
+    assert stays.status == 200
+    stays.close()

@@ -289,6 +289,68 @@ class TestClocks:
         assert Seat.objects.get(match_id=match_id, index=seat).timeouts_in_row == 0
 
 
+class TestExactClocks:
+    """A probe found a card played 21 to 40 ms after `turn_deadline` accepted (only the clock
+    sweep, every second, looked at deadlines), and `POST /return` after a time-out restarting
+    the running clock. The clock is the deadline itself now."""
+
+    def test_a_move_after_the_deadline_is_refused_and_the_stand_in_moves(self, player) -> None:
+        match_id, players = table_of_four(player)
+        seat, view = to_act(players, match_id)
+        Match.objects.filter(pk=match_id).update(
+            turn_deadline=timezone.now() - timedelta(milliseconds=30)
+        )
+        action = view["deal"]["legal_actions"][0]
+        body = {**{k: v for k, v in action.items() if k != "kind"}, "expected_version": 0}
+        late = players[seat].post(f"/matches/{match_id}/{action['kind']}", body,
+                                  HTTP_ACCEPT_LANGUAGE="tr")
+        problem(late, 409, "turn_timed_out")
+        assert "süreniz doldu" in late.json()["detail"]
+        # Refused, and the time-out made in the same unit of work: once, as the sweep would.
+        rows = list(Action.objects.filter(match_id=match_id).values_list("seat", "origin"))
+        assert rows == [(seat, "timeout")]
+        assert Seat.objects.get(match_id=match_id, index=seat).timeouts_in_row == 1
+        assert sweeper.run_clocks() == 0
+        after = players[seat].view(match_id)
+        assert after["version"] == 1 and after["deal"]["to_act"] != seat
+
+    def test_a_move_of_another_seat_first_makes_the_time_out_that_is_due(self, player) -> None:
+        match_id, players = table_of_four(player)
+        seat, view = to_act(players, match_id)
+        time_runs_out(match_id)
+        other = (seat + 1) % 4
+        problem(players[other].post(f"/matches/{match_id}/pass", {"expected_version": 0}), 409,
+                "stale_version")  # the match moved on by the stand-in's move for `seat`
+        assert list(Action.objects.filter(match_id=match_id).values_list("seat", "origin")) == [
+            (seat, "timeout")
+        ]
+
+    def test_a_move_before_the_deadline_is_taken(self, player) -> None:
+        match_id, players = table_of_four(player)
+        seat, view = to_act(players, match_id)
+        Match.objects.filter(pk=match_id).update(
+            turn_deadline=timezone.now() + timedelta(milliseconds=500)
+        )
+        response = submit(players[seat], match_id, view["deal"]["legal_actions"][0])
+        assert response.status_code == 200, response.content
+
+    def test_coming_back_or_another_leaving_never_restarts_a_running_clock(self, player) -> None:
+        match_id, players = table_of_four(player)
+        seat, _ = to_act(players, match_id)
+        running = timezone.now() + timedelta(seconds=3)
+        Match.objects.filter(pk=match_id).update(turn_deadline=running)
+        # Back after a time-out, on turn or not: the deadline of the turn stays where it was.
+        Seat.objects.filter(match_id=match_id).update(timeouts_in_row=1)
+        for back in (seat, (seat + 1) % 4):
+            response = players[back].post(f"/matches/{match_id}/return")
+            assert response.status_code == 200, response.content
+            assert Match.objects.get(pk=match_id).turn_deadline == running
+            assert Seat.objects.get(match_id=match_id, index=back).timeouts_in_row == 0
+        left = players[(seat + 2) % 4].post(f"/matches/{match_id}/leave")
+        assert left.status_code == 200, left.content
+        assert Match.objects.get(pk=match_id).turn_deadline == running
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_seat_on_autopilot_is_played_by_a_computer_player() -> None:
     players = [new_player(f"P{i}") for i in range(4)]

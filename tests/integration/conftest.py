@@ -33,8 +33,10 @@ SHORT_PRESENCE = {"PRESENCE_SECONDS": "3"}
 # A webhook receiver that is down for seconds is retried within seconds (tests/platforms).
 QUICK_WEBHOOK_RETRIES = {"WEBHOOK_RETRY_SECONDS": "1,1,2,2,3,3,5,5,5,5",
                          "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true"}
-# Every test signs up guests from 127.0.0.1; the production rate of 30 a minute is for people.
-TEST_RATES = {"THROTTLE_ANON_RATE": "10000/minute", "THROTTLE_USER_RATE": "10000/minute"}
+# Every test signs up guests from 127.0.0.1; the production rates (30 requests a minute, 20 new
+# guests an hour) are for people.
+TEST_RATES = {"THROTTLE_ANON_RATE": "10000/minute", "THROTTLE_USER_RATE": "10000/minute",
+              "GUEST_CREATION_RATE": "10000/minute"}
 
 
 def _unavailable(reason: str) -> None:
@@ -81,11 +83,13 @@ def stack(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> It
     try:
         processes.start_web()
         processes.start_worker()
+        processes.start_webhook_worker()
         processes.start_beat()
         yield processes
     finally:
         processes.stop_all()
-        _forget_queue(settings.REDIS_URL, processes.env["CELERY_QUEUE"])
+        for queue in (processes.env["CELERY_QUEUE"], processes.env["WEBHOOK_QUEUE"]):
+            _forget_queue(settings.REDIS_URL, queue)
 
 
 def _forget_queue(redis_url: str, queue: str) -> None:

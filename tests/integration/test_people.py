@@ -7,7 +7,7 @@ import pytest
 
 from games.models import Match
 from tests.integration.conftest import assert_log_matches_replay
-from tests.people import scenario
+from tests.people import leaving, scenario
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -17,3 +17,11 @@ def test_people_play_through_a_dropout(web: str) -> None:
     match = Match.objects.filter(status="finished").order_by("-created_at").first()
     assert match is not None
     assert_log_matches_replay(str(match.id), [])
+
+
+def test_a_leaver_reads_nothing_and_a_late_move_is_refused(web: str) -> None:
+    leaving.a_leaver_reads_nothing_and_a_late_move_is_refused(web)
+
+
+def test_a_leavers_stream_ends_at_once(web: str, stream: str) -> None:
+    leaving.a_leavers_stream_ends_at_once(web, stream)

@@ -11,15 +11,26 @@ import random
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from platforms import services
-from platforms.models import DeliveryStatus, Scope, WebhookDelivery, WebhookEvent
+from platforms.models import (
+    DeliveryStatus,
+    Platform,
+    Scope,
+    WebhookDelivery,
+    WebhookEvent,
+    WebhookSubscription,
+)
 from tests import sse
 from tests.integration.harness import client
 from tests.integration.harness.stack import ROOT, free_port, wait_until
+from tests.platforms.hostile import HostileReceiver
+from tests.platforms.receiver import Receiver
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -94,3 +105,96 @@ def test_a_receiver_killed_mid_match_gets_every_event_once(
     feed = client.expect(apps[0].get(f"{client.API}/matches/{match['id']}/events?limit=500"),
                          200, "feed")
     assert listening.ended() and listening.actions() == feed["events"]
+
+
+def platform_with_players(
+    web: str, name: str, urls: list[str]
+) -> tuple[Platform, dict[int, client.Api], str]:
+    """A platform subscribed to ``urls`` for every event, with a match of two of its players
+    and two computer players; its players' APIs by seat, and the match's id."""
+    platform = services.register_platform(name=name)
+    _, key = services.issue_key(platform=platform, name="server",
+                                scopes=[scope.value for scope in Scope])
+    server = client.Api(web)
+    headers = {"Authorization": f"Api-Key {key}"}
+    for url in urls:
+        client.expect(server.request("POST", f"{client.API}/platform/webhooks", {
+            "url": url, "event_types": ["turn.started", "deal.ended", "match.finished"],
+        }, headers=headers), 201, "subscribe")
+    apps = {}
+    for seat, external_id in ((0, "ext-1"), (2, "ext-2")):
+        player = client.expect(server.request(
+            "PUT", f"{client.API}/platform/players/{external_id}",
+            {"display_name": external_id}, headers=headers), 201, "player")
+        apps[seat] = client.Api(web, player["token"])
+    match = client.expect(server.request("POST", f"{client.API}/platform/matches", {
+        "game": "auction", "deals": 1, "seats": SEATS, "clock": None,
+    }, headers=headers), 201, "match")
+    return platform, apps, match["id"]
+
+
+def test_hostile_receivers_hold_up_no_one_else(web: str) -> None:
+    """A platform whose receivers misbehave every way they can (a status line and then a
+    header every half second, silence, no HTTP at all, a gigabyte of body, a redirect to
+    loopback) plays a match flat out. Meanwhile a person's computer players answer as usual,
+    another platform's receiver gets its events, and every hostile attempt ends as a failed
+    attempt with its reason: none stays pending unattempted."""
+    target = Receiver()  # the redirect's target: must never be reached
+    hostile = [HostileReceiver(mode) for mode in ("trickle", "silent", "bad-status")]
+    hostile += [HostileReceiver("huge-body"), HostileReceiver("redirect", target=target.url)]
+    good = Receiver()
+    playing = None
+    try:
+        bad, bad_apps, bad_match = platform_with_players(
+            web, "Hostile", [receiver.url for receiver in hostile])
+        playing = threading.Thread(target=client.play_to_the_end,
+                                   args=(bad_apps, bad_match, random.Random(3)), daemon=True)
+        playing.start()
+        wait_until(lambda: WebhookDelivery.objects.filter(
+            subscription__platform=bad).count() >= 40, 60, "the hostile platform's events")
+        # A person's computer players, while the hostile receivers hold what they may.
+        person = client.guest(web)
+        match_id = client.match_against_bots(person, levels=["easy"] * 3, deals=1)
+        for _ in range(5):
+            started = time.monotonic()
+            wait_until(lambda: client.my_turn(client.view(person, match_id)), 10,
+                       "the computer players' turns")
+            assert time.monotonic() - started < 10
+            seat_view = client.view(person, match_id)
+            if seat_view["status"] != "active":
+                break
+            client.expect(client.act(person, match_id, client.random_action(
+                seat_view, random.Random(5))), 200, "move")
+        # Another platform's receiver is served all along.
+        other, other_apps, other_match = platform_with_players(web, "Polite", [good.url])
+        for moves in client.moves_to_the_end(other_apps, other_match, random.Random(4)):
+            if moves == 4:
+                break
+        events = WebhookEvent.objects.filter(platform=other)
+        wait_until(lambda: len({r["id"] for r in good.got}) == events.count(), 20,
+                   "the polite platform's deliveries")
+        playing.join(120)
+        # The hostile platform's backlog drains at its own share's pace (two attempts at a
+        # time, up to 5 s each, each failure retried): wait for a finished attempt of each.
+        finished = WebhookDelivery.objects.filter(subscription__platform=bad, attempts__gte=1,
+                                                  in_flight_until__isnull=True)
+        wait_until(lambda: len(set(finished.values_list("subscription", flat=True))) == 5, 120,
+                   "an attempt to each hostile receiver")
+        attempts = list(finished.values_list("subscription__url", "last_error"))
+    finally:
+        # The backlog's retries would go on past the test, into the next one's tables.
+        WebhookSubscription.objects.filter(platform__name="Hostile").delete()
+        time.sleep(6)  # the attempts under way end by their deadline
+        for receiver in hostile:
+            receiver.stop()
+        good.stop()
+        target.stop()
+    assert target.got == []
+    reasons: dict[str, set[str]] = {}
+    for url, error in attempts:
+        reasons.setdefault(url, set()).add(error)
+    by_mode = {receiver.mode: reasons[receiver.url] for receiver in hostile}
+    assert by_mode["trickle"] == by_mode["silent"] == {"no answer within 5 s"}
+    assert all("RemoteProtocolError" in error for error in by_mode["bad-status"])
+    assert by_mode["huge-body"] == {""}  # a 200: delivered, the body never read
+    assert by_mode["redirect"] == {"HTTP 307"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.people import scenario
+from tests.people import leaving, scenario
 
 
 @pytest.fixture
@@ -20,3 +20,8 @@ def clocks_running(settings):
 
 def test_people_play_through_a_dropout(live_server, clocks_running) -> None:
     scenario.people_play_through_a_dropout(live_server.url)
+
+
+def test_a_leaver_reads_nothing_and_a_late_move_is_refused(live_server) -> None:
+    # No clock sweep runs: the late move itself makes the time-out it finds due.
+    leaving.a_leaver_reads_nothing_and_a_late_move_is_refused(live_server.url)

@@ -190,9 +190,9 @@ def test_managing_webhooks_needs_its_scope(db) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_in_production_no_webhook_goes_to_a_private_address(receiver, quick_retries,
                                                              settings) -> None:
-    settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES = False
     platform = new_platform("Sneaky")
-    subscribe(platform, receiver, ["turn.started"])  # a loopback URL
+    subscribe(platform, receiver, ["turn.started"])  # a loopback URL, while allowed
+    settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES = False
     platform.player("ext-1")
     platform.player("ext-2")
     platform.post("/matches", {"game": "auction", "deals": 1, "seats": TWO_PLAYERS})

@@ -3,6 +3,7 @@ value lists requests are checked against, and the seat and card fields."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
@@ -91,12 +92,17 @@ class StrictRegexField(serializers.RegexField):
     def __init__(self, regex: str, **kwargs: Any) -> None:
         # The pattern is the whole contract: no whitespace trimmed before it is applied.
         super().__init__(regex, trim_whitespace=False, **kwargs)
+        # The schema's `^…$` is ECMA-262's, where `$` is the very end; Python's `$` also
+        # matches before a final newline, so the value must match as a whole.
+        self.whole = re.compile(regex)
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
         # JSON may spell a lone surrogate (\ud800), which is no text a database can store.
         if any("\ud800" <= char <= "\udfff" for char in data):
+            self.fail("invalid")
+        if self.whole.fullmatch(data) is None:
             self.fail("invalid")
         return super().to_internal_value(data)
 

@@ -53,6 +53,7 @@ def redis_answers(url: str) -> bool:
 
 def production_env(database_url: str, redis_url: str, **overrides: str) -> dict[str, str]:
     """The environment of a production deployment on loopback, without a TLS proxy in front."""
+    queue = f"batak-{secrets.token_hex(4)}"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "batak_api.settings",
@@ -61,7 +62,8 @@ def production_env(database_url: str, redis_url: str, **overrides: str) -> dict[
         "REDIS_URL": redis_url,
         # A queue of its own, so that runs side by side on one Redis never take each other's
         # tasks.
-        "CELERY_QUEUE": f"batak-{secrets.token_hex(4)}",
+        "CELERY_QUEUE": queue,
+        "WEBHOOK_QUEUE": f"{queue}-webhooks",
         "DJANGO_DEBUG": "false",
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
         "DJANGO_SECURE_SSL_REDIRECT": "false",
@@ -180,11 +182,21 @@ class Stack:
         return url
 
     def start_worker(self, name: str = "worker", concurrency: int = 2, **env: str) -> None:
+        """A Celery worker of the computer players (and every task but webhooks')."""
+        self._start_celery_worker(
+            name, [sys.executable, "-m", "celery", "-A", "batak_api", "worker",
+                   "--pool", "prefork", "--concurrency", str(concurrency)], **env)
+
+    def start_webhook_worker(self, name: str = "webhooks", **env: str) -> None:
+        """The webhook workers, on their own queue, as compose.yaml runs them."""
+        self._start_celery_worker(name, [sys.executable, "-m", "batak_api.webhook_worker"],
+                                  **env)
+
+    def _start_celery_worker(self, name: str, command: list[str], **env: str) -> None:
         node = f"{name}-{secrets.token_hex(3)}@{socket.gethostname()}"
         self.start(
             name,
-            [sys.executable, "-m", "celery", "-A", "batak_api", "worker", "--pool", "prefork",
-             "--concurrency", str(concurrency), "--hostname", node, "--loglevel", "INFO",
+            [*command, "--hostname", node, "--loglevel", "INFO",
              # No chatter with other workers on the same Redis (other test runs).
              "--without-mingle", "--without-gossip"],
             **env,
