@@ -29,7 +29,14 @@ hostile-hooks  the hooks phase again, with receivers that misbehave every way th
        loopback. The clients' turnaround is reported against the hooks phase's: what the
        receivers' behaviour alone costs other people.
 
-Finally every match played is checked against an engine replay (no accepted move lost or
+tables  ``--tables N --think S``: N tables at a person's pace (each a person against three
+       computer players of ``--level``, thinking about S seconds a move), held for ``--seconds``:
+       the bots phase's figures and, per action and per table, what the service spent: CPU by
+       part (PostgreSQL's backends included), transactions and rows written, WAL bytes, Redis
+       commands: the measured inputs of a capacity model.
+
+Every bot phase reports those costs too. Finally every match played is checked against an
+engine replay (no accepted move lost or
 applied twice), the scratch database is dropped and every process stopped.
 """
 
@@ -64,10 +71,10 @@ from tests.integration.harness.stack import ROOT, Stack, production_env
 from tests.platforms.hostile import HostileReceiver
 from tests.platforms.receiver import Receiver
 
-PHASES = ("touch", "moves", "bots", "hard", "hostile", "hooks", "hostile-hooks")
+PHASES = ("touch", "moves", "bots", "hard", "hostile", "hooks", "hostile-hooks", "tables")
 # Phases that play against computer players, and the level they play against.
 BOT_PHASES = {"bots": None, "hard": "hard", "hostile": None, "hooks": None,
-              "hostile-hooks": None}
+              "hostile-hooks": None, "tables": None}
 # Phases with other clients beside the measured ones: hostile accounts, partner platforms.
 HOSTILE_PHASES = ("hostile", "hooks", "hostile-hooks")
 HOOK_PHASES = ("hooks", "hostile-hooks")
@@ -216,7 +223,7 @@ def play_against_bots(
     answered: tuple[float, int] | None = None  # when the person's last move was answered
     while view["status"] == "active" and budget.open():
         if not client.my_turn(view):
-            client.events(api, match_id, after=view["version"], wait=10)
+            _wait_for_events(api, match_id, view["version"], tally)
             view = client.view(api, match_id)
             tally.reads.update(("events", "view"))
             continue
@@ -234,6 +241,18 @@ def play_against_bots(
         tally.accepted.append((match_id, response.body["version"], 0, action))
         answered = (time.perf_counter(), response.body["version"])
         view = response.body
+
+
+def _wait_for_events(api: client.Api, match_id: str, version: int, tally: Tally) -> None:
+    """A long poll of the event feed, as an app makes it: refused because too many wait
+    already (429), it looks again a moment later, as Retry-After asks (but no later than a
+    second: the person is waiting)."""
+    response = api.get(f"{client.API}/matches/{match_id}/events?after={version}&wait=10")
+    if response.status == 429:
+        tally.reads[f"events refused: {response.body.get('code')}"] += 1
+        time.sleep(min(1.0, float(response.headers.get("Retry-After", 1))))
+    elif response.status != 200:
+        raise client.ApiError("events", response)
 
 
 def hostile_client(web: str, token: str, budget: Budget, rng: random.Random) -> Tally:
@@ -401,6 +420,56 @@ def server_turnarounds(since: datetime) -> tuple[list[float], list[float]]:
     return turnarounds, intervals
 
 
+def postgres_processes() -> list[int]:
+    """The PostgreSQL server's processes on this machine (its backends come and go): their CPU
+    is the database's part. Other databases' clients on the same server count too, so a run
+    on a quiet server is the one to quote."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() == "postgres":
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def service_counters(env: dict[str, str]) -> dict[str, float]:
+    """The scratch database's transactions (an autocommitted read is one) and rows written,
+    the server's WAL bytes and the bench's own Redis's commands, so far."""
+    import redis
+
+    with psycopg.connect(env["DATABASE_URL"]) as connection:
+        row = connection.execute(
+            "SELECT xact_commit, tup_inserted, tup_updated, tup_deleted FROM pg_stat_database "
+            "WHERE datname = current_database()"
+        ).fetchone()
+        wal = connection.execute("SELECT wal_bytes FROM pg_stat_wal").fetchone()
+    with redis.Redis.from_url(env["REDIS_URL"]) as server:
+        commands = server.info("stats")["total_commands_processed"]
+    assert row is not None and wal is not None
+    return {"transactions": row[0], "rows_inserted": row[1], "rows_updated": row[2],
+            "rows_deleted": row[3], "wal_bytes": float(wal[0]), "redis_commands": commands}
+
+
+def _costs(cpu: dict[str, float], before: dict[str, float], after: dict[str, float],
+           actions: int, tables: int, elapsed: float) -> dict[str, Any]:
+    """What one action (a person's or a computer player's move) and one table cost the service:
+    the capacity model's inputs."""
+    per_action = max(actions, 1)
+    spent = {name: after[name] - before[name] for name in after}
+    service_cpu = {name: seconds for name, seconds in cpu.items() if name != "clients"}
+    return {
+        "cpu_ms_per_action": {name: round(seconds * 1000 / per_action, 2)
+                              for name, seconds in service_cpu.items()},
+        "per_action": {name: round(value / per_action, 2) for name, value in spent.items()},
+        "cpu_cores_per_1000_tables": round(sum(service_cpu.values()) / elapsed / tables * 1000,
+                                           2),
+        "actions_per_table_minute": round(actions / tables / elapsed * 60, 2),
+    }
+
+
 def machine() -> dict[str, Any]:
     model = next(
         (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
@@ -428,7 +497,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=0.0,
                         help="mean seconds a person thinks before each move in the bots phase "
                         "(each wait drawn between half and one and a half times this)")
-    parser.add_argument("--phases", default=",".join(PHASES))
+    parser.add_argument("--phases", default=",".join(p for p in PHASES if p != "tables"))
+    parser.add_argument("--tables", type=int,
+                        help="the tables phase alone, with this many tables (clients) at a "
+                        "person's pace (--think, 3 s unless given)")
     parser.add_argument("--hostile", type=int, default=4,
                         help="accounts doing all their limits allow in the hostile phase")
     parser.add_argument("--web-workers", type=int, default=2)
@@ -442,6 +514,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep the processes' logs (JSON lines) in this folder")
     args = parser.parse_args(argv)
     phases = [phase for phase in args.phases.split(",") if phase]
+    if args.tables:
+        phases, args.clients = ["tables"], args.tables
+        args.think = args.think or 3.0
     unknown = set(phases) - set(PHASES)
     if unknown:
         parser.error(f"unknown phases: {', '.join(sorted(unknown))}")
@@ -458,7 +533,11 @@ def main(argv: list[str] | None = None) -> int:
                                  THROTTLE_USER_RATE="100000/minute",
                                  GUEST_CREATION_RATE="100000/minute",
                                  # The hooks phase's receivers listen on loopback.
-                                 WEBHOOK_ALLOW_PRIVATE_ADDRESSES="true"), logs)
+                                 WEBHOOK_ALLOW_PRIVATE_ADDRESSES="true",
+                                 # Every client follows its match with a long poll: all of
+                                 # them may wait at once, leaving each process 4 threads.
+                                 LONG_POLL_MAX_PER_PROCESS=str(max(1, args.web_threads - 4))),
+                  logs)
     try:
         stack.env["REDIS_URL"] = stack.start_redis()
         _setup_django(stack.env)
@@ -585,7 +664,9 @@ def _run_measured_phase(
 ) -> tuple[dict[str, Any], Tally]:
     """Run one phase; its figures, and what its clients saw."""
     groups = process_groups(stack)
+    groups["postgres"] = postgres_processes()
     before = {name: cpu_seconds(pids) for name, pids in groups.items()}
+    counters_before = service_counters(stack.env)
     machine_before = busy_cores()
     started_at = datetime.now(UTC)
     hostile = _hostile_count(args, phase)
@@ -593,7 +674,9 @@ def _run_measured_phase(
                                make)
     if phase in BOT_PHASES:
         time.sleep(2)  # the bots' turns still queued when the clients stopped
+    groups["postgres"] = postgres_processes()  # backends that came since are counted from 0
     after = {name: cpu_seconds(pids) for name, pids in groups.items()}
+    counters_after = service_counters(stack.env)
     machine_after = busy_cores()
     result = {
         "seconds": round(elapsed, 1),
@@ -611,7 +694,14 @@ def _run_measured_phase(
         ),
     }
     if phase in BOT_PHASES:
-        result.update(_bot_phase_figures(tally, started_at, elapsed))
+        figures = _bot_phase_figures(tally, started_at, elapsed)
+        cpu = {name: cpu_used(before[name], after[name]) for name in after}
+        # A database backend started during the phase (a new connection) counts from zero.
+        cpu["postgres"] += sum(after["postgres"][pid] for pid in
+                               after["postgres"].keys() - before["postgres"].keys())
+        figures["costs"] = _costs(cpu, counters_before, counters_after, figures["actions"],
+                                  args.clients, elapsed)
+        result.update(figures)
     if phase in HOSTILE_PHASES:
         seen: Counter[str] = Counter()
         for one in make.hostiles:
