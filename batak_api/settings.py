@@ -69,6 +69,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so its request log line and X-Request-ID cover every other middleware's answer.
     "batak_api.logs.RequestLogMiddleware",
+    # Gives back the place a request held among its account's requests in flight.
+    "games.api.in_flight.InFlightMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -249,6 +251,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
+        # One account's requests in flight at once, per process (games/api/in_flight.py).
+        "games.api.in_flight.InFlightThrottle",
     ],
     # Per client IP for sign-up and log-in, per account for everything else. Debug runs (the
     # development server, the test suite) leave them off unless set; a rate of None is no limit.
@@ -395,6 +399,13 @@ STREAM_MAX_PER_PROCESS = env.int("STREAM_MAX_PER_PROCESS", default=2000)
 LONG_POLL_MAX_PER_ACCOUNT = env.int("LONG_POLL_MAX_PER_ACCOUNT", default=4)
 LONG_POLL_MAX_PER_PROCESS = env.int(
     "LONG_POLL_MAX_PER_PROCESS", default=max(1, env.int("GUNICORN_THREADS", default=32) // 2)
+)
+# One account's API requests served at once by one process (games/api/in_flight.py): a quarter
+# of gunicorn's threads, so that one account's burst leaves the others most of them, and at
+# least four more than its long polls, so that one following its matches can still act.
+API_MAX_IN_FLIGHT_PER_ACCOUNT = env.int(
+    "API_MAX_IN_FLIGHT_PER_ACCOUNT",
+    default=max(LONG_POLL_MAX_PER_ACCOUNT + 4, env.int("GUNICORN_THREADS", default=32) // 4),
 )
 # The periodic jobs (batak_api/jobs.py): beat sends them scaled out.
 CELERY_BEAT_SCHEDULE = jobs.beat_schedule({

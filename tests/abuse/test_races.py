@@ -13,6 +13,13 @@ from rest_framework.throttling import SimpleRateThrottle
 from tests.abuse import races
 
 
+@pytest.fixture(autouse=True)
+def all_in_flight(settings) -> None:
+    """The races are about the caps: an account's twenty requests all in flight at once, not
+    refused by the bound on requests in flight (games/api/in_flight.py)."""
+    settings.API_MAX_IN_FLIGHT_PER_ACCOUNT = 100
+
+
 @pytest.fixture
 def behind_one_proxy(settings, monkeypatch) -> Iterator[str]:
     """The server trusts one proxy's X-Forwarded-For, signs up 5 guests an hour per address
