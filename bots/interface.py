@@ -7,23 +7,30 @@ from datetime import datetime
 
 from django.conf import settings
 
-from bots import tasks
+from bots import tasks, turn_queue
 from bots.evaluation import bid_estimate
 from bots.players import warm_up
 from games import lanes
-from games.models import Seat
+from games.models import Match, Seat
 
 
 def send_turns(match_id: str, version: int) -> None:
-    """To a worker; on the embedded default (tasks in-process) in the request that made the
+    """Scaled out, to the fair queue in front of the workers (bots/turn_queue.py) and a token
+    to the broker. On the embedded default (tasks in-process) in the request that made the
     move, which then waits for one round of computer turns at most, since a person's seat
     stops them. A table of computer players alone has no such seat: it plays on in the
-    background (the computer players' lane), so that no request waits for a whole match; its
-    task hands on every few seconds, so such tables take turns."""
-    if settings.CELERY_TASK_ALWAYS_EAGER and not _has_person(match_id):
+    background (the computer players' lane, one turn after the other in the order sent), so
+    that no request waits for a whole match; its task hands on every few seconds, so such
+    tables take turns."""
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        account = Match.objects.filter(pk=match_id).values_list("created_by_id", flat=True).first()
+        if account is not None:
+            turn_queue.push(account, match_id, version)
+            tasks.play_next_turn.delay()
+    elif not _has_person(match_id):
         lanes.run_soon("computer-players", "bots.tasks.play_bot_turns", match_id, version)
-        return
-    tasks.play_bot_turns.delay(match_id, version)
+    else:
+        tasks.play_bot_turns.delay(match_id, version)
 
 
 def _has_person(match_id: str) -> bool:

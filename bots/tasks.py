@@ -6,9 +6,11 @@ import random
 import time
 import uuid
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.db import InterfaceError, OperationalError
+from kombu.exceptions import OperationalError as BrokerUnavailable
 
+from bots import turn_queue
 from bots.players import choose_action
 from games import computer_moves, engine, sweeper
 from games.computer_players import computer_players
@@ -30,41 +32,79 @@ def choose(observation: engine.Observation, seat: Seat) -> engine.Action:
     return choose_action(observation, level, _rng, style_for(seat.character))
 
 
-@shared_task(
-    # Redelivered when its worker dies mid-move (acks_late + reject_on_worker_lost): safe, since
-    # every move is checked against the version the task was sent for.
-    acks_late=True,
-    # A database that drops out for a moment (restart, failover) is retried a few times; after
-    # that the sweeper sends the turn again.
-    autoretry_for=(OperationalError, InterfaceError),
-    max_retries=3,
-    retry_backoff=1,
-    retry_backoff_max=8,
-    # Well above TASK_BUDGET_SECONDS plus one slow move; a stuck task is stopped, its open
-    # transaction rolls back and the sweeper sends the turn again.
-    soft_time_limit=20,
+# Redelivered when its worker dies mid-move (acks_late + reject_on_worker_lost): safe, since
+# every move is checked against the version the task was sent for. A database that drops out
+# for a moment (restart, failover) is retried a few times; after that the sweeper sends the
+# turn again. The time limits are well above TASK_BUDGET_SECONDS plus one slow move: a stuck
+# task is stopped, its open transaction rolls back and the sweeper sends the turn again.
+_TURN_TASK = dict(
+    acks_late=True, max_retries=3, retry_backoff=1, retry_backoff_max=8, soft_time_limit=20,
     time_limit=30,
 )
+
+
+@shared_task(autoretry_for=(OperationalError, InterfaceError), **_TURN_TASK)
 def play_bot_turns(match_id: str, version: int) -> int:
-    """Play the computer players' moves from ``version`` on; returns how many were played.
+    """Play the computer players' moves from ``version`` on; returns how many were played
+    (on the embedded default, in the request or on the computer players' lane).
 
     A task for an older version, or one whose move someone else already made, does nothing:
     every move is made for the version the task holds, so a duplicate or late task can never
     move twice.
     """
-    deadline = time.monotonic() + TASK_BUDGET_SECONDS
-    played = 0
     with log_context(match_id=match_id):
-        while time.monotonic() <= deadline:
-            new_version = computer_moves.play_bot_turn(
-                match_id=uuid.UUID(match_id), version=version, choose=choose
-            )
-            if new_version is None:
-                return played
-            version = new_version
-            played += 1
-    computer_players().send_turns(match_id, version)
+        played, left_at = _play(match_id, version, time.monotonic() + TASK_BUDGET_SECONDS)
+    if left_at is not None:
+        computer_players().send_turns(match_id, left_at)
     return played
+
+
+@shared_task(bind=True, autoretry_for=(OperationalError, InterfaceError, BrokerUnavailable),
+             **_TURN_TASK)
+def play_next_turn(self: Task) -> int:
+    """Scaled out: play the next turn of the fair queue (bots/turn_queue.py); returns how many
+    moves were played. A turn with nothing left to play (a copy, or played already) costs a
+    read, and the token takes the next one. The turn's moves are played on until the token
+    has used its slice (turn_queue.SLICE_SECONDS) while another turn waits, or for
+    TASK_BUDGET_SECONDS; then the rest queues again behind what waits: a long run of one
+    account's moves never holds a worker while others wait."""
+    token = self.request.id
+    while (turn := turn_queue.take(token)) is not None:
+        started = time.monotonic()
+        with log_context(match_id=turn.match_id):
+            played, left_at = _play(turn.match_id, turn.version, started + TASK_BUDGET_SECONDS,
+                                    share_after=started + turn_queue.SLICE_SECONDS)
+        if left_at is not None:
+            turn_queue.push(turn.account, turn.match_id, left_at)
+        turn_queue.done(token, turn, time.monotonic() - started)
+        if left_at is not None:
+            play_next_turn.delay()
+        if played:
+            return played
+    return 0
+
+
+def _play(
+    match_id: str, version: int, deadline: float, *, share_after: float | None = None
+) -> tuple[int, int | None]:
+    """Play consecutive computer players' moves from ``version`` on, until none is to act, the
+    deadline passes, or (``share_after`` passed) another turn waits in the fair queue; returns
+    how many were played and the version to hand on at (None when no computer player is to
+    act)."""
+    played = 0
+    while True:
+        new_version = computer_moves.play_bot_turn(
+            match_id=uuid.UUID(match_id), version=version, choose=choose
+        )
+        if new_version is None:
+            return played, None
+        version = new_version
+        played += 1
+        now = time.monotonic()
+        if now > deadline or (
+            share_after is not None and now > share_after and turn_queue.waiting()
+        ):
+            return played, version
 
 
 @shared_task

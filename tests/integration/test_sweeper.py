@@ -1,6 +1,6 @@
 """The sweeper that sends lost bot turns again, in-process against the PostgreSQL test database.
 
-No task runs here: `play_bot_turns.delay` only records what it was sent, and the test's
+No task runs here: `send_turns` only records what it was sent, and the test's
 transaction never commits, so the turns `create_match` schedules on commit are never sent,
 which is what a lost message looks like to the sweeper.
 """
@@ -15,8 +15,8 @@ import pytest
 from django.contrib.auth.models import AbstractBaseUser, Permission
 from django.utils import timezone
 
+from bots import interface
 from bots.players import choose_action
-from bots.tasks import play_bot_turns
 from games import computer_moves, selectors, services, sweeper
 from games.models import Match
 
@@ -28,7 +28,7 @@ BOTS = [services.SeatSpec(kind="bot", bot_level="easy")] * 3
 @pytest.fixture
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
     calls: list[tuple[Any, ...]] = []
-    monkeypatch.setattr(play_bot_turns, "delay", lambda *args: calls.append(args))
+    monkeypatch.setattr(interface, "send_turns", lambda *args: calls.append(args))
     return calls
 
 
