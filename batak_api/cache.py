@@ -14,8 +14,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import redis
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import RedisError
+
+from games import redis_clients
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +34,17 @@ INCREMENT_EXISTING = (
 
 class FailOpenRedisCacheClient(RedisCacheClient):
     _down_until = 0.0
+
+    def __init__(self, servers: list[str], **options: Any) -> None:
+        super().__init__(servers, **options)
+        # The settings' OPTIONS (timeouts), for the process's shared client.
+        self._url = servers[0]
+        self._options = {k: v for k, v in options.items() if k not in ("serializer", "pool_class")}
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> redis.Redis:
+        # The process's one client of the cache's one server (Django's makes a client per call,
+        # and a pool per thread).
+        return redis_clients.client(self._url, **self._options)
 
     def _guard(self, method: str, fallback: Any, *args: Any) -> Any:
         return self._safely(getattr(super(), method), fallback, *args)

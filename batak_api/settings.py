@@ -72,14 +72,19 @@ MIDDLEWARE = [
     # Gives back the place a request held among its account's requests in flight.
     "games.api.in_flight.InFlightMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's sessions, authentication and messages, skipped by API requests that carry no
+    # session (batak_api/middleware.py).
+    "batak_api.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "batak_api.middleware.AuthenticationMiddleware",
+    "batak_api.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+# The API proper, whose callers send a token or a key: not its docs pages (/api/docs/,
+# /api/redoc/, /api/schema/), which staff open in a browser.
+API_PATH_PREFIXES = ["/api/v1/"]
 
 if not DEBUG:
     # Serves collectstatic's files (see STORAGES); in debug the development server does.

@@ -11,6 +11,7 @@ from django.urls import URLPattern, URLResolver, include, path
 from django.views.decorators.http import require_GET
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from games import redis_clients
 from games.api.problems import problem, problem_response
 
 logger = logging.getLogger(__name__)
@@ -50,10 +51,7 @@ def _broker_check() -> str:
     if not settings.REDIS_URL:
         return "in-process"
     try:
-        with redis.Redis.from_url(
-            settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1
-        ) as client:
-            client.ping()
+        redis_clients.client(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1).ping()
     except redis.RedisError:
         return "unreachable"
     return "ok"

@@ -34,15 +34,12 @@ import redis
 import redis.asyncio
 from django.conf import settings
 
+from games import redis_clients
+
 logger = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.2
 RECHECK_SECONDS = 2.0
-
-# One client (and connection pool) per Redis URL and process, made on first use: after the
-# fork of gunicorn and Celery workers, never inherited across it.
-_clients: dict[str, redis.Redis] = {}
-_clients_lock = threading.Lock()
 
 # This process's waiters, by match: each waits on an event of its own.
 _waiters: dict[str, set[threading.Event]] = {}
@@ -53,12 +50,9 @@ def _redis() -> redis.Redis | None:
     url = settings.REDIS_URL
     if not url:
         return None
-    with _clients_lock:
-        if url not in _clients:
-            _clients[url] = redis.Redis.from_url(
-                url, socket_connect_timeout=0.5, socket_timeout=RECHECK_SECONDS + 1
-            )
-        return _clients[url]
+    return redis_clients.client(
+        url, socket_connect_timeout=0.5, socket_timeout=RECHECK_SECONDS + 1
+    )
 
 
 def _channel(match_id: uuid.UUID | str) -> str:

@@ -35,6 +35,7 @@ from types import TracebackType
 import redis
 from django.conf import settings
 
+from games import redis_clients
 from games.errors import ServerBusy, ServiceError, TooManyLongPolls, TooManyStreams
 
 logger = logging.getLogger(__name__)
@@ -223,10 +224,6 @@ def _accounts() -> str:
     return f"{database.get('HOST') or ''}/{database['NAME']}"
 
 
-# One client per Redis URL and process, made on first use (never inherited across a fork), with
-# the cache's short timeouts: admitting a request must not wait on a Redis that does not answer.
-_clients: dict[str, redis.Redis] = {}
-_clients_lock = threading.Lock()
 _down_until = 0.0
 
 
@@ -236,12 +233,9 @@ def _call(command: str, *args: object) -> object:
     url = settings.REDIS_URL
     if time.monotonic() < _down_until:
         return None
-    with _clients_lock:
-        client = _clients.get(url)
-        if client is None:
-            client = _clients[url] = redis.Redis.from_url(
-                url, socket_connect_timeout=0.5, socket_timeout=0.5
-            )
+    # The cache's short timeouts: admitting a request must not wait on a Redis that does not
+    # answer.
+    client = redis_clients.client(url, socket_connect_timeout=0.5, socket_timeout=0.5)
     try:
         return getattr(client, command)(*args)
     except redis.RedisError as error:

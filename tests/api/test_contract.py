@@ -7,9 +7,11 @@ import json
 import random
 import time
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.contrib.sessions.backends.db import SessionStore
 from django.test import Client
 
 from games import services
@@ -121,6 +123,15 @@ def test_a_session_without_csrf_token_gets_a_problem_not_a_page(player, django_u
         browser.post(f"{API}/matches", {}, content_type="application/json"), 403, "csrf_failed"
     )
     assert "CSRF" in body["detail"]
+
+
+def test_an_api_request_without_a_session_skips_the_browsers_middleware(player) -> None:
+    someone = player("A")
+    made = mock.Mock(side_effect=AssertionError("a session made for a token's request"))
+    with mock.patch.object(SessionStore, "__init__", made):
+        assert someone.get("/matches").status_code == 200
+        assert someone.get("/matches/0/view").status_code == 404
+    made.assert_not_called()
 
 
 def test_problems_are_in_the_request_language(player) -> None:

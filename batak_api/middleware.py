@@ -1,0 +1,56 @@
+"""The browser's middleware, skipped by the API's own callers.
+
+Sessions, the session's user and messages serve the admin and the API's docs pages, and staff
+trying the API from them with their browser session. Apps and platforms call the API with a
+token or a key and no session cookie: for them the three did nothing a request could see (no
+session to load, no user but the one DRF authenticates, no messages) but cost every request its
+share of a move's milliseconds. So they are skipped for a request to the API
+(`API_PATH_PREFIXES`) that carries no session cookie, and run for every other request exactly
+as Django's own, in the same places of the stack. CSRF's and clickjacking's middleware stay
+Django's own on every request: the API's views are exempt from CSRF, which leaves it a look at
+a cookie, the header costs nothing, and `check --deploy` wants both by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.middleware import AuthenticationMiddleware as DjangoAuthentication
+from django.contrib.messages.middleware import MessageMiddleware as DjangoMessages
+from django.contrib.sessions.middleware import SessionMiddleware as DjangoSessions
+from django.http import HttpRequest
+
+
+def browserless(request: HttpRequest) -> bool:
+    """An API request without a session: an app's, a platform's, or nobody's."""
+    return (
+        request.path_info.startswith(tuple(settings.API_PATH_PREFIXES))
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+    )
+
+
+class _BrowserOnly:
+    """Django's middleware of the class it is mixed into, but for `browserless` requests,
+    which go straight on (in either mode, sync or async: the next handler's answer, or its
+    coroutine, is returned as it comes)."""
+
+    get_response: Callable[[HttpRequest], Any]
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if browserless(request):
+            return self.get_response(request)
+        return super().__call__(request)  # type: ignore[misc]
+
+
+class SessionMiddleware(_BrowserOnly, DjangoSessions):
+    pass
+
+
+class AuthenticationMiddleware(_BrowserOnly, DjangoAuthentication):
+    pass
+
+
+class MessageMiddleware(_BrowserOnly, DjangoMessages):
+    pass
