@@ -208,7 +208,9 @@ class TestCountedOnce:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_counted_once_under_concurrent_reads() -> None:
+def test_counted_once_under_concurrent_reads(settings) -> None:
+    # Twelve reads of one account at once, all in flight (not refused: games/api/in_flight.py).
+    settings.API_MAX_IN_FLIGHT_PER_ACCOUNT = 100
     someone = new_player("Ayşe")
     matches = [start(someone, FIRST)["id"] for _ in range(2)]
     for match_id in matches:
