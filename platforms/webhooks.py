@@ -253,14 +253,15 @@ def attempt(delivery_id: int) -> bool | None:
     code, error = post(delivery.subscription.url, headers, body.encode())
     latency = round((time.perf_counter() - started) * 1000)
     delivered = code is not None and 200 <= code < 300
+    delays = retry_delays()
     if delivered:
         delivery.status = DeliveryStatus.SUCCEEDED
         delivery.delivered_at = timezone.now()
-    elif delivery.attempts > len(retry_delays()):
+    elif delivery.attempts > len(delays):
         delivery.status = DeliveryStatus.FAILED
     else:
         delivery.next_attempt_at = sent_at + timedelta(
-            seconds=retry_delays()[delivery.attempts - 1]
+            seconds=delays[delivery.attempts - 1]
         )
     # An update, not a save: the subscription may have been deleted meanwhile, and with it
     # this delivery (then there is nothing to record, nor to try again).

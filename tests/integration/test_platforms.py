@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,30 +58,14 @@ def _listening(port: int) -> bool:
 def test_a_receiver_killed_mid_match_gets_every_event_once(
     web: str, stream: str, tmp_path: Path
 ) -> None:
-    platform = services.register_platform(name="Scaled")
-    _, key = services.issue_key(platform=platform, name="server",
-                                scopes=[scope.value for scope in Scope])
-    server = client.Api(web)
-    headers = {"Authorization": f"Api-Key {key}"}
     port, out = free_port(), tmp_path / "received.jsonl"
-    subscription = client.expect(server.request("POST", f"{client.API}/platform/webhooks", {
-        "url": f"http://127.0.0.1:{port}/hooks",
-        "event_types": ["turn.started", "deal.ended", "match.finished"],
-    }, headers=headers), 201, "subscribe")
+    platform, [subscription], apps, match_id = platform_with_players(
+        web, "Scaled", [f"http://127.0.0.1:{port}/hooks"])
     receiver = start_receiver(port, out, subscription["secret"])
-    apps = {}
-    for seat, external_id in ((0, "ext-1"), (2, "ext-2")):
-        player = client.expect(server.request(
-            "PUT", f"{client.API}/platform/players/{external_id}",
-            {"display_name": external_id}, headers=headers), 201, "player")
-        apps[seat] = client.Api(web, player["token"])
-    match = client.expect(server.request("POST", f"{client.API}/platform/matches", {
-        "game": "auction", "deals": 1, "seats": SEATS, "clock": None,
-    }, headers=headers), 201, "match")
     # One player's app follows the match live, from the stream process (Redis pub/sub).
-    listening = sse.Listening(stream, match["id"], apps[0].token, timeout=30)
+    listening = sse.Listening(stream, match_id, apps[0].token, timeout=30)
     try:
-        for moves in client.moves_to_the_end(apps, match["id"], random.Random(11)):
+        for moves in client.moves_to_the_end(apps, match_id, random.Random(11)):
             if moves == 6:
                 receiver.send_signal(signal.SIGKILL)
                 receiver.wait()
@@ -102,25 +87,25 @@ def test_a_receiver_killed_mid_match_gets_every_event_once(
         "turn.started", "deal.ended", "match.finished"}
     assert any(d.attempts > 1 for d in deliveries), "no delivery met the dead receiver"
     listening.join(30)
-    feed = client.expect(apps[0].get(f"{client.API}/matches/{match['id']}/events?limit=500"),
+    feed = client.expect(apps[0].get(f"{client.API}/matches/{match_id}/events?limit=500"),
                          200, "feed")
     assert listening.ended() and listening.actions() == feed["events"]
 
 
 def platform_with_players(
     web: str, name: str, urls: list[str]
-) -> tuple[Platform, dict[int, client.Api], str]:
-    """A platform subscribed to ``urls`` for every event, with a match of two of its players
-    and two computer players; its players' APIs by seat, and the match's id."""
+) -> tuple[Platform, list[dict[str, Any]], dict[int, client.Api], str]:
+    """A platform subscribed to ``urls`` for turns, deals and the end, with a match of two of
+    its players and two computer players: the platform, its subscriptions, its players' APIs
+    by seat, and the match's id."""
     platform = services.register_platform(name=name)
     _, key = services.issue_key(platform=platform, name="server",
                                 scopes=[scope.value for scope in Scope])
     server = client.Api(web)
     headers = {"Authorization": f"Api-Key {key}"}
-    for url in urls:
-        client.expect(server.request("POST", f"{client.API}/platform/webhooks", {
-            "url": url, "event_types": ["turn.started", "deal.ended", "match.finished"],
-        }, headers=headers), 201, "subscribe")
+    subscriptions = [client.expect(server.request("POST", f"{client.API}/platform/webhooks", {
+        "url": url, "event_types": ["turn.started", "deal.ended", "match.finished"],
+    }, headers=headers), 201, "subscribe") for url in urls]
     apps = {}
     for seat, external_id in ((0, "ext-1"), (2, "ext-2")):
         player = client.expect(server.request(
@@ -130,7 +115,7 @@ def platform_with_players(
     match = client.expect(server.request("POST", f"{client.API}/platform/matches", {
         "game": "auction", "deals": 1, "seats": SEATS, "clock": None,
     }, headers=headers), 201, "match")
-    return platform, apps, match["id"]
+    return platform, subscriptions, apps, match["id"]
 
 
 def test_hostile_receivers_hold_up_no_one_else(web: str) -> None:
@@ -145,7 +130,7 @@ def test_hostile_receivers_hold_up_no_one_else(web: str) -> None:
     good = Receiver()
     playing = None
     try:
-        bad, bad_apps, bad_match = platform_with_players(
+        bad, _, bad_apps, bad_match = platform_with_players(
             web, "Hostile", [receiver.url for receiver in hostile])
         playing = threading.Thread(target=client.play_to_the_end,
                                    args=(bad_apps, bad_match, random.Random(3)), daemon=True)
@@ -166,7 +151,7 @@ def test_hostile_receivers_hold_up_no_one_else(web: str) -> None:
             client.expect(client.act(person, match_id, client.random_action(
                 seat_view, random.Random(5))), 200, "move")
         # Another platform's receiver is served all along.
-        other, other_apps, other_match = platform_with_players(web, "Polite", [good.url])
+        other, _, other_apps, other_match = platform_with_players(web, "Polite", [good.url])
         for moves in client.moves_to_the_end(other_apps, other_match, random.Random(4)):
             if moves == 4:
                 break
