@@ -65,7 +65,7 @@ def play_next_turn(self: Task) -> int:
     """Scaled out: play the next turn of the fair queue (bots/turn_queue.py); returns how many
     moves were played. A turn with nothing left to play (a copy, or played already) costs a
     read, and the token takes the next one. The turn's moves are played on until the token
-    has used its slice (turn_queue.SLICE_SECONDS) while another turn waits, or for
+    has used its slice (turn_queue.slice_for) while another turn waits, or for
     TASK_BUDGET_SECONDS; then the rest queues again behind what waits: a long run of one
     account's moves never holds a worker while others wait."""
     token = self.request.id
@@ -73,7 +73,7 @@ def play_next_turn(self: Task) -> int:
         started = time.monotonic()
         with log_context(match_id=turn.match_id):
             played, left_at = _play(turn.match_id, turn.version, started + TASK_BUDGET_SECONDS,
-                                    share_after=started + turn_queue.SLICE_SECONDS)
+                                    share_after=started + turn_queue.slice_for(turn))
         if left_at is not None:
             turn_queue.push(turn.account, turn.match_id, left_at)
         turn_queue.done(token, turn, time.monotonic() - started)

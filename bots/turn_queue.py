@@ -34,6 +34,13 @@ from kombu.exceptions import OperationalError as BrokerUnavailable
 # searches fill it. At 0.1 s busy machines split people's Medium turns too, and each part
 # queued again behind everyone: their turnaround p95 tripled with no flood at all.
 SLICE_SECONDS = 0.25
+# An account whose previous turn cost its worker this much or more (a whole slice of Hard
+# searches, a table of computer players alone) gets no slice: while another turn waits, its
+# token hands on after each move. A turn waiting for a worker then waits for one move at most,
+# not for a slice: beside 4 accounts playing Hard players flat out, other people's turns
+# waited p95 0.41 s for a worker with the slice, 0.19 s without. People's Medium turns cost
+# 0.03-0.14 s on a busy 2-core machine and keep their slice.
+HEAVY_TURN_SECONDS = 0.1
 # The worker time charged to an account when one of its turns is taken, before its cost is
 # known: the cost of its previous turn, or this for an account new to the queue.
 FIRST_COST_SECONDS = 0.05
@@ -108,6 +115,12 @@ class Turn:
     version: int
     # Worker time charged to the account when it was taken (corrected by `done`).
     charged: float
+
+
+def slice_for(turn: Turn) -> float:
+    """How long ``turn``'s token plays on while other turns wait: a slice, or none for an
+    account whose previous turn was heavy (HEAVY_TURN_SECONDS)."""
+    return SLICE_SECONDS if turn.charged < HEAVY_TURN_SECONDS else 0.0
 
 
 def push(account: int, match_id: str, version: int) -> None:

@@ -185,3 +185,36 @@ def test_a_token_plays_on_until_another_account_waits(
         assert not bot_to_act_in(match_id)
         assert tokens == []
         assert not turn_queue.waiting()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("previous_cost", [CHEAP, DEAR])
+def test_a_heavy_accounts_token_hands_on_after_each_move(
+    player, settings, monkeypatch, previous_cost: float
+) -> None:
+    """With the slice as deployed, an account whose previous turn was heavy (a slice of Hard
+    searches) plays one move while another account waits; a light one plays its turn on."""
+    settings.COMPUTER_PLAYERS = "tests.bots.idle_players"
+    owner = player("Owner")
+    match_id, version = bot_to_move(owner)
+    account = Match.objects.get(pk=match_id).created_by_id
+    monkeypatch.setattr(tasks.play_next_turn, "delay", lambda *args: None)
+    other = account + 1000
+    # Each account's previous turn; the other account's dearer, so that this one goes first.
+    for whose, cost in ((account, previous_cost), (other, 2 * DEAR)):
+        turn_queue.push(whose, str(uuid.uuid4()), 0)
+        previous = turn_queue.take(f"previous {whose}")
+        assert previous is not None
+        turn_queue.done(f"previous {whose}", previous, cost)
+    turn_queue.push(account, match_id, version)
+    turn_queue.push(other, str(uuid.uuid4()), 0)  # waits while the token plays
+
+    result = tasks.play_next_turn.apply(task_id="token")
+    assert result.successful(), result.traceback
+
+    moves = Action.objects.filter(match_id=match_id).count()
+    if previous_cost >= turn_queue.HEAVY_TURN_SECONDS:
+        assert moves == 1
+    else:
+        assert moves >= 1
+        assert not bot_to_act_in(match_id)
