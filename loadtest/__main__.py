@@ -21,6 +21,9 @@ hostile  the bots phase again, while ``--hostile`` accounts do everything their 
        deals than it may have (both refused), and plays the heaviest match it may keep (52
        deals against three Hard computer players) without a pause. The clients' turnaround
        is reported against the bots phase's, measured in the same run.
+hostile-platform  the same with ``--hostile`` players of one partner platform in place of the
+       hostile accounts: the platform creates for each a 52-deal match against three Hard
+       computer players (as many as its limits allow) and each plays it without a pause.
 hooks  the bots phase again, while ``--hostile`` partner platforms play matches of four of
        their players flat out, each subscribed to six webhook receivers (in this process)
        that answer at once.
@@ -71,12 +74,13 @@ from tests.integration.harness.stack import ROOT, Stack, production_env
 from tests.platforms.hostile import HostileReceiver
 from tests.platforms.receiver import Receiver
 
-PHASES = ("touch", "moves", "bots", "hard", "hostile", "hooks", "hostile-hooks", "tables")
+PHASES = ("touch", "moves", "bots", "hard", "hostile", "hostile-platform", "hooks",
+          "hostile-hooks", "tables")
 # Phases that play against computer players, and the level they play against.
-BOT_PHASES = {"bots": None, "hard": "hard", "hostile": None, "hooks": None,
-              "hostile-hooks": None, "tables": None}
+BOT_PHASES = {"bots": None, "hard": "hard", "hostile": None, "hostile-platform": None,
+              "hooks": None, "hostile-hooks": None, "tables": None}
 # Phases with other clients beside the measured ones: hostile accounts, partner platforms.
-HOSTILE_PHASES = ("hostile", "hooks", "hostile-hooks")
+HOSTILE_PHASES = ("hostile", "hostile-platform", "hooks", "hostile-hooks")
 HOOK_PHASES = ("hooks", "hostile-hooks")
 
 
@@ -272,18 +276,37 @@ def hostile_client(web: str, token: str, budget: Budget, rng: random.Random) -> 
     return tally
 
 
+def hostile_platform_player(web: str, key: str, budget: Budget, rng: random.Random) -> Tally:
+    """One of a platform's players doing all the platform lets it, flat out (see the module's
+    ``hostile-platform``): the platform seats it against three Hard computer players for 52
+    deals and it plays without a pause."""
+    tally = Tally()
+    server = client.Api(web)
+    headers = {"Authorization": f"Api-Key {key}"}
+    external_id = f"hostile-{secrets.token_hex(4)}"
+    player = server.request("PUT", f"{client.API}/platform/players/{external_id}",
+                            {"display_name": external_id}, headers=headers)
+    hard = {"kind": "bot", "bot_level": "hard"}
+    match = server.request("POST", f"{client.API}/platform/matches",
+                           {"game": "auction", "deals": 52, "clock": None,
+                            "seats": [{"kind": "player", "external_id": external_id},
+                                      hard, hard, hard]}, headers=headers)
+    if tally.answer(player, 201) and tally.answer(match, 201):
+        app = client.Api(web, player.body["token"])
+        play_against_bots(app, match.body["id"], budget, rng, 0.0, tally)
+        app.close()
+    tally.reads["moves"] = len(tally.accepted)
+    server.close()
+    return tally
+
+
 def hostile_platform_client(web: str, receivers: list[str], budget: Budget,
                             rng: random.Random) -> Tally:
     """A partner platform subscribed to ``receivers`` for every event, playing matches of four
     of its players flat out (see the module's ``hooks``): no computer player's work, only
     moves and their webhooks."""
-    from platforms import services
-    from platforms.models import Scope
-
     tally = Tally()
-    platform = services.register_platform(name=f"Hostile {secrets.token_hex(3)}")
-    _, key = services.issue_key(platform=platform, name="server",
-                                scopes=[scope.value for scope in Scope])
+    key = _platform_key("Hostile")
     server = client.Api(web)
     headers = {"Authorization": f"Api-Key {key}"}
     every_type = ["turn.started", "deal.ended", "match.finished", "seat.timed_out"]
@@ -393,16 +416,33 @@ def process_groups(stack: Stack) -> dict[str, list[int]]:
     return groups
 
 
-def server_turnarounds(since: datetime) -> tuple[list[float], list[float]]:
-    """From the log: a person's move committed → the last of the bots' moves that followed it
-    committed (the turn back with the person), for every person's move answered by bots; and
-    a bot's move committed → the next bot's move committed, where one follows the other: that
-    decision with its read and write, an upper bound of the decision time under the load."""
+def pin(stack: Stack, placements: list[str]) -> None:
+    """Keep each named part on its CPUs (``worker=1``: the workers on CPU 1; ``web=0``), every
+    thread of every process of it: a machine's parts kept apart, as on separate hosts."""
+    groups = process_groups(stack)
+    for placement in placements:
+        name, _, cpus = placement.partition("=")
+        chosen = {int(cpu) for cpu in cpus.split(",")}
+        for pid in groups[name]:
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                os.sched_setaffinity(int(task.name), chosen)
+
+
+def server_turnarounds(
+    since: datetime, match_ids: set[str]
+) -> tuple[list[float], list[float], list[float]]:
+    """From the log of ``match_ids``: a person's move committed → the last of the bots' moves
+    that followed it committed (the turn back with the person), for every person's move
+    answered by bots; the same → the first of them committed (the turn's wait for a worker,
+    and one decision); and a bot's move committed → the next bot's move committed, where one
+    follows the other: that decision with its read and write, an upper bound of the decision
+    time under the load."""
     from games.models import Action, Seat
 
     bots = set(Seat.objects.exclude(bot_level="").values_list("match_id", "index"))
-    rows = Action.objects.filter(created_at__gte=since).order_by("match_id", "version")
-    turnarounds, intervals = [], []
+    rows = Action.objects.filter(created_at__gte=since, match_id__in=match_ids).order_by(
+        "match_id", "version")
+    turnarounds, first_moves, intervals = [], [], []
     moved: datetime | None = None
     last_bot: datetime | None = None
     current = None
@@ -412,12 +452,14 @@ def server_turnarounds(since: datetime) -> tuple[list[float], list[float]]:
         if (match_id, seat) in bots:
             if last_bot is not None:
                 intervals.append((created - last_bot).total_seconds())
+            elif moved is not None:
+                first_moves.append((created - moved).total_seconds())
             last_bot = created
             continue
         if moved is not None and last_bot is not None:
             turnarounds.append((last_bot - moved).total_seconds())
         moved, last_bot = created, None
-    return turnarounds, intervals
+    return turnarounds, first_moves, intervals
 
 
 def postgres_processes() -> list[int]:
@@ -506,6 +548,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--web-threads", type=int, default=32)
     parser.add_argument("--celery-concurrency", type=int, default=2)
+    parser.add_argument("--pin", action="append", default=[], metavar="PART=CPUS",
+                        help="keep a part's processes on these CPUs (e.g. worker=1 web=0), "
+                        "as if on a host of its own; repeat for each part")
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/postgres",
                         help="a PostgreSQL server (and database to connect to) where a scratch "
                         "database may be created and dropped")
@@ -548,6 +593,7 @@ def main(argv: list[str] | None = None) -> int:
         stack.start_worker(concurrency=args.celery_concurrency)
         stack.start_webhook_worker()
         stack.start_beat()
+        pin(stack, args.pin)
         report = _run(args, phases, stack, web)
         report["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
         report["database"] = _server_versions(stack.env)
@@ -580,7 +626,7 @@ def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) ->
         "machine": machine(),
         "settings": {key: getattr(args, key) for key in
                      ("clients", "seconds", "level", "think", "hostile", "web_workers",
-                      "web_threads", "celery_concurrency")},
+                      "web_threads", "celery_concurrency", "pin")},
         "phases": {},
     }
     rng = random.Random(2026)
@@ -594,6 +640,8 @@ def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) ->
         make = _ClientMaker(args, phase, web, tokens, hostile_tokens, seeds)
         receivers = _receivers(phase)
         make.receivers = [receiver.url for receiver in receivers]
+        if phase == "hostile-platform":
+            make.platform_key = _platform_key("Hostile players")
         try:
             result, tally = _run_measured_phase(args, phase, stack, make)
         finally:
@@ -620,6 +668,17 @@ def _receivers(phase: str) -> list[HostileReceiver | Receiver]:
     return []
 
 
+def _platform_key(name: str) -> str:
+    """A new partner platform with the default limits: a key of all its scopes."""
+    from platforms import services
+    from platforms.models import Scope
+
+    platform = services.register_platform(name=f"{name} {secrets.token_hex(3)}")
+    _, key = services.issue_key(platform=platform, name="server",
+                                scopes=[scope.value for scope in Scope])
+    return key
+
+
 def _hostile_count(args: argparse.Namespace, phase: str) -> int:
     return args.hostile if phase in HOSTILE_PHASES else 0
 
@@ -639,6 +698,8 @@ class _ClientMaker:
     hostiles: list[Tally] = dataclasses.field(default_factory=list)
     # The hooks phase's misbehaving webhook receivers (URLs), one of each kind.
     receivers: list[str] = dataclasses.field(default_factory=list)
+    # The hostile-platform phase's platform: its key, shared by its hostile players.
+    platform_key: str = ""
 
     def __call__(self, i: int, budget: Budget) -> Tally:
         args, web = self.args, self.web
@@ -647,6 +708,10 @@ class _ClientMaker:
             hostile = hostile_platform_client(web, self.receivers, budget, rng)
             self.hostiles.append(hostile)
             return Tally(errors=hostile.errors)
+        if i >= args.clients and self.phase == "hostile-platform":
+            hostile = hostile_platform_player(web, self.platform_key, budget, rng)
+            self.hostiles.append(hostile)
+            return Tally(accepted=hostile.accepted, errors=hostile.errors)
         if i >= args.clients:
             hostile = hostile_client(web, self.hostile_tokens[i - args.clients], budget, rng)
             self.hostiles.append(hostile)
@@ -694,7 +759,9 @@ def _run_measured_phase(
         ),
     }
     if phase in BOT_PHASES:
-        figures = _bot_phase_figures(tally, started_at, elapsed)
+        hostile_matches = {match_id for one in make.hostiles for match_id, *_ in one.accepted}
+        clients_matches = {match_id for match_id, *_ in tally.accepted} - hostile_matches
+        figures = _bot_phase_figures(tally, clients_matches, started_at, elapsed)
         cpu = {name: cpu_used(before[name], after[name]) for name in after}
         # A database backend started during the phase (a new connection) counts from zero.
         cpu["postgres"] += sum(after["postgres"][pid] for pid in
@@ -732,14 +799,15 @@ def _percentiles_ms(values: list[float]) -> dict[str, float]:
     return {f"p{q}": round(percentile(values, q / 100) * 1000, 1) for q in (50, 95, 99)}
 
 
-def _bot_phase_figures(tally: Tally, started_at: datetime, elapsed: float) -> dict[str, Any]:
+def _bot_phase_figures(tally: Tally, clients_matches: set[str], started_at: datetime,
+                       elapsed: float) -> dict[str, Any]:
     """A phase against computer players: the actions stored (the bots' included) and the
     turnaround, as the person sees it and as the log shows it."""
     from games.models import Action
 
     actions = Action.objects.filter(created_at__gte=started_at).count()
-    # As the log shows it: the worker's part alone.
-    served, intervals = server_turnarounds(started_at)
+    # As the log shows it, for the measured clients' matches: the worker's part alone.
+    served, first_moves, intervals = server_turnarounds(started_at, clients_matches)
     return {
         "actions": actions,
         "actions_per_second": round(actions / elapsed, 1),
@@ -748,6 +816,7 @@ def _bot_phase_figures(tally: Tally, started_at: datetime, elapsed: float) -> di
         # their seat's view).
         "bot_turnaround_ms": _percentiles_ms(tally.turnarounds),
         "bot_turnaround_in_log_ms": _percentiles_ms(served),
+        "first_bot_move_in_log_ms": _percentiles_ms(first_moves),
         "bot_move_after_bot_move_ms": _percentiles_ms(intervals),
     }
 
@@ -758,6 +827,7 @@ def _phase_ratios(phases: dict[str, Any]) -> dict[str, float]:
     ratios: dict[str, float] = {}
     for calm_phase, loaded_phase, name in (
         ("bots", "hostile", "hostile_to_calm_turnaround_p95"),
+        ("bots", "hostile-platform", "hostile_platform_to_calm_turnaround_p95"),
         ("hooks", "hostile-hooks", "hostile_hooks_to_hooks_turnaround_p95"),
     ):
         if calm_phase in phases and loaded_phase in phases:
