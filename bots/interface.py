@@ -23,7 +23,7 @@ def send_turns(match_id: str, version: int) -> None:
     that no request waits for a whole match; its task hands on every few seconds, so such
     tables take turns."""
     if not settings.CELERY_TASK_ALWAYS_EAGER:
-        account = Match.objects.filter(pk=match_id).values_list("created_by_id", flat=True).first()
+        account = _fair_share_account(match_id)
         if account is not None:
             turn_queue.push(account, match_id, version)
             tasks.play_next_turn.delay()
@@ -31,6 +31,20 @@ def send_turns(match_id: str, version: int) -> None:
         lanes.run_soon("computer-players", "bots.tasks.play_bot_turns", match_id, version)
     else:
         tasks.play_bot_turns.delay(match_id, version)
+
+
+def _fair_share_account(match_id: str) -> int | None:
+    """The account whose share of the workers the match's turns use: its creator's, or, when
+    its creator is a platform's player, the platform's own account. A platform creates players
+    at will, so each of them having a share of its own would let one platform take as many
+    shares as it likes; its matches and its players' matches share one."""
+    row = Match.objects.filter(pk=match_id).values_list(
+        "created_by_id", "created_by__platform_player__platform__user_id"
+    ).first()
+    if row is None:
+        return None
+    creator, platform_account = row
+    return platform_account or creator
 
 
 def _has_person(match_id: str) -> bool:

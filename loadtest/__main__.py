@@ -22,8 +22,7 @@ hostile  the bots phase again, while ``--hostile`` accounts do everything their 
        deals against three Hard computer players) without a pause. The clients' turnaround
        is reported against the bots phase's, measured in the same run.
 hostile-platform  the same with ``--hostile`` players of one partner platform in place of the
-       hostile accounts: the platform creates for each a 52-deal match against three Hard
-       computer players (as many as its limits allow) and each plays it without a pause.
+       hostile accounts, each doing with its player token all a hostile account does.
 hooks  the bots phase again, while ``--hostile`` partner platforms play matches of four of
        their players flat out, each subscribed to six webhook receivers (in this process)
        that answer at once.
@@ -277,27 +276,16 @@ def hostile_client(web: str, token: str, budget: Budget, rng: random.Random) -> 
 
 
 def hostile_platform_player(web: str, key: str, budget: Budget, rng: random.Random) -> Tally:
-    """One of a platform's players doing all the platform lets it, flat out (see the module's
-    ``hostile-platform``): the platform seats it against three Hard computer players for 52
-    deals and it plays without a pause."""
-    tally = Tally()
+    """One of a platform's players doing all its limits allow, flat out (see the module's
+    ``hostile-platform``): with the token the platform got for it, as the hostile accounts do."""
     server = client.Api(web)
-    headers = {"Authorization": f"Api-Key {key}"}
     external_id = f"hostile-{secrets.token_hex(4)}"
     player = server.request("PUT", f"{client.API}/platform/players/{external_id}",
-                            {"display_name": external_id}, headers=headers)
-    hard = {"kind": "bot", "bot_level": "hard"}
-    match = server.request("POST", f"{client.API}/platform/matches",
-                           {"game": "auction", "deals": 52, "clock": None,
-                            "seats": [{"kind": "player", "external_id": external_id},
-                                      hard, hard, hard]}, headers=headers)
-    if tally.answer(player, 201) and tally.answer(match, 201):
-        app = client.Api(web, player.body["token"])
-        play_against_bots(app, match.body["id"], budget, rng, 0.0, tally)
-        app.close()
-    tally.reads["moves"] = len(tally.accepted)
+                            {"display_name": external_id},
+                            headers={"Authorization": f"Api-Key {key}"})
     server.close()
-    return tally
+    token = client.expect(player, 201, "platform player")["token"]
+    return hostile_client(web, token, budget, rng)
 
 
 def hostile_platform_client(web: str, receivers: list[str], budget: Budget,

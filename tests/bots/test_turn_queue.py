@@ -17,7 +17,9 @@ import redis
 
 from bots import tasks, turn_queue
 from games.models import Action, Match
+from tests.api.conftest import Player
 from tests.bots.test_bot_turns import bot_to_act_in, bot_to_move
+from tests.platforms.conftest import new_platform
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/7")
 # What a turn of the accounts below costs their worker, in seconds.
@@ -145,6 +147,27 @@ def test_sending_a_turn_queues_it_for_the_matchs_account(player, settings, monke
     assert turn is not None
     assert (turn.account, turn.match_id, turn.version) == (
         Match.objects.get(pk=match_id).created_by_id, match_id, version)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_platform_players_own_match_queues_for_the_platform(settings, monkeypatch) -> None:
+    """A platform makes players at will: their matches share the platform's one account."""
+    settings.COMPUTER_PLAYERS = "tests.bots.idle_players"
+    platform = new_platform("Many Players")
+    app = platform.player("p1")
+    owner = Player(app, user_id=0, name="p1")
+    match_id, version = bot_to_move(owner)
+    monkeypatch.setattr(tasks.play_next_turn, "delay", lambda *args: None)
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+
+    from bots import interface
+
+    interface.send_turns(match_id, version)
+
+    turn = turn_queue.take("token")
+    assert turn is not None
+    assert turn.account == platform.platform.user_id
+    assert turn.account != Match.objects.get(pk=match_id).created_by_id
 
 
 @pytest.mark.django_db(transaction=True)
