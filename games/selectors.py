@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import connection
 from django.db.models import Count, Q, QuerySet
 
 from games import engine, notify
@@ -158,19 +157,10 @@ def ended_deals(match: Match) -> QuerySet[Deal]:
 
 def wait_for_move(match: Match, after: int, timeout: float) -> None:
     """Return when ``match`` may have moved past version ``after``, or after ``timeout``
-    seconds at most (see games/notify.py); the caller reads the match again either way.
-
-    Outside a transaction the wait holds no database connection: it is closed after each look,
-    and the caller's next read opens one. A server's waiting requests are then bounded by its
-    threads, not by the database's connections (100 long polls held 100 of them, and a web
-    host with a few hundred people waiting ran PostgreSQL out of connections)."""
+    seconds at most (see games/notify.py); the caller reads the match again either way."""
 
     def moved() -> bool:
-        try:
-            return Match.objects.filter(pk=match.pk, version__gt=after).exists()
-        finally:
-            if not connection.in_atomic_block:
-                connection.close()
+        return Match.objects.filter(pk=match.pk, version__gt=after).exists()
 
     notify.wait(match.pk, moved, timeout)
 

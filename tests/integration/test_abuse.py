@@ -4,7 +4,6 @@ PostgreSQL with computer players in a Celery worker."""
 from __future__ import annotations
 
 import secrets
-import threading
 import time
 from collections import Counter
 
@@ -15,7 +14,6 @@ from games.api import slots
 from games.errors import TooManyLongPolls
 from tests import sse
 from tests.abuse import scenarios
-from tests.integration.conftest import count_rows
 from tests.integration.harness import client
 from tests.integration.harness.stack import wait_until
 
@@ -77,40 +75,3 @@ def test_a_stream_on_the_stream_server_holds_its_slot_in_redis_until_it_ends(
         follower.close()  # no goodbye: the server notices, and gives the slot back
         wait_until(lambda: server.zcard(slots_of) == 0, 5, "the slot given back")
 
-
-def test_waiting_long_polls_hold_no_database_connection(web: str) -> None:
-    """A long poll used to hold a PostgreSQL connection for all of its wait: 200 tables at a
-    person's pace (python -m loadtest.scaling) ran the database out of connections ("too many
-    clients already"). A wait now holds none between its looks at the match."""
-    people = []
-    for _ in range(6):
-        api = client.guest(web)
-        match_id = client.match_against_bots(api)
-        wait_until(lambda api=api, match_id=match_id: client.my_turn(client.view(api, match_id)),
-                   30, "the person's turn")
-        people.append((api.token or "", match_id, client.view(api, match_id)["version"]))
-    before = _connections()
-
-    def wait_on(token: str, match_id: str, version: int) -> None:
-        poll = client.Api(web, token)
-        # Nothing moves: it is the person's turn, and the person is only waiting.
-        answers.append(poll.get(f"{client.API}/matches/{match_id}/events?after={version}"
-                                "&wait=6").status)
-        poll.close()
-
-    answers: list[int] = []
-    polls = [threading.Thread(target=wait_on, args=person) for person in people * 2]
-    for poll in polls:
-        poll.start()
-    time.sleep(2)
-    assert all(poll.is_alive() for poll in polls), "the polls stopped waiting"
-    during = _connections()
-    for poll in polls:
-        poll.join(15)
-    assert answers == [200] * len(polls)
-    # 12 requests waiting; what else connects meanwhile (a worker, beat's sweep) is slack.
-    assert during <= before + 3, (before, during)
-
-
-def _connections() -> int:
-    return count_rows("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()")
