@@ -74,4 +74,3 @@ def test_a_stream_on_the_stream_server_holds_its_slot_in_redis_until_it_ends(
         assert server.zcard(slots_of) == 1
         follower.close()  # no goodbye: the server notices, and gives the slot back
         wait_until(lambda: server.zcard(slots_of) == 0, 5, "the slot given back")
-
