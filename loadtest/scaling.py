@@ -6,11 +6,11 @@ measured inputs of the capacity model (docs/capacity.md).
 Runs `python -m loadtest` once per configuration (each its own scratch stack), in rounds, the
 configurations of a round back to back so that they compare, and prints a Markdown table:
 
-- web processes 1, 2, 4 (32 threads each): the trivial write and the move endpoint flat out
+- web processes 1, 2, 4 (64 threads in all): the trivial write and the move endpoint flat out
   (`--phases touch,moves`, 50 clients);
 - Celery processes 1, 2, 4: 50 people against Medium computer players flat out
   (`--phases bots`): actions a second and the people's turnaround;
-- 50, 100 and 200 tables at a person's pace (`--tables N --think 3`, Celery 2, each web
+- 25, 50 and 100 tables at a person's pace (`--tables N --think 3`, Celery 2, each web
   process with threads for half the tables' long polls and 8 more): the move's
   p99 a person sees, the turnaround, and each action's and each table's cost.
 
@@ -29,14 +29,17 @@ from typing import Any
 
 # name, then the loadtest arguments of the configuration
 CONFIGURATIONS: list[tuple[str, list[str]]] = [
-    *((f"web {n}", ["--phases", "touch,moves", "--clients", "50", "--web-workers", str(n)])
+    # 64 threads in all: each keeps a database connection (DATABASE_CONN_MAX_AGE), and 4 × 32
+    # ran PostgreSQL's default 100 out.
+    *((f"web {n}", ["--phases", "touch,moves", "--clients", "50", "--web-workers", str(n),
+                    "--web-threads", str(64 // n)])
       for n in (1, 2, 4)),
     *((f"celery {n}", ["--phases", "bots", "--clients", "50", "--celery-concurrency", str(n)])
       for n in (1, 2, 4)),
     # Each table's person follows its match with a long poll, which holds a thread: each of
     # the two web processes gets threads for half of them, and 8 more.
     *((f"tables {n}", ["--tables", str(n), "--think", "3", "--web-threads", str(n // 2 + 8)])
-      for n in (50, 100, 200)),
+      for n in (25, 50, 100)),
 ]
 
 
