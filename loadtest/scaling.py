@@ -29,8 +29,8 @@ from typing import Any
 
 # name, then the loadtest arguments of the configuration
 CONFIGURATIONS: list[tuple[str, list[str]]] = [
-    # 64 threads in all: each keeps a database connection (DATABASE_CONN_MAX_AGE), and 4 × 32
-    # ran PostgreSQL's default 100 out.
+    # 64 threads in all: each keeps a database connection (DATABASE_CONN_MAX_AGE), and 4
+    # processes of 32 ran PostgreSQL's default 100 out.
     *((f"web {n}", ["--phases", "touch,moves", "--clients", "50", "--web-workers", str(n),
                     "--web-threads", str(64 // n)])
       for n in (1, 2, 4)),
