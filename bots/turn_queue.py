@@ -22,11 +22,12 @@ or on their lane (bots/interface.py), in the order sent.
 from __future__ import annotations
 
 import dataclasses
-import threading
 
 import redis
 from django.conf import settings
 from kombu.exceptions import OperationalError as BrokerUnavailable
+
+from games import redis_clients
 
 # A token plays on (the next computer player of its match, and the next) for this long before
 # it lets a waiting turn go first: the most another turn waits behind a running one, past one
@@ -173,19 +174,9 @@ def _key(kind: str, name: object = None) -> str:
     return f"{_prefix()}:{kind}" if name is None else f"{_prefix()}:{kind}:{name}"
 
 
-# One client per Redis URL and process, made on first use (never inherited across a fork).
-_clients: dict[str, redis.Redis] = {}
-_clients_lock = threading.Lock()
-
-
 def _call(command: str, *args: object) -> object:
-    url = settings.REDIS_URL
-    with _clients_lock:
-        client = _clients.get(url)
-        if client is None:
-            client = _clients[url] = redis.Redis.from_url(
-                url, socket_connect_timeout=0.5, socket_timeout=2
-            )
+    client = redis_clients.client(settings.REDIS_URL, socket_connect_timeout=0.5,
+                                  socket_timeout=2)
     try:
         return getattr(client, command)(*args)
     except redis.RedisError as error:
