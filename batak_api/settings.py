@@ -248,8 +248,13 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "games.api.authentication.TokenAuthentication",
         "games.api.authentication.SessionAuthentication",
+        # A partner platform's key, let through only to the reads of its own matches.
+        "platforms.authentication.PlatformKeyAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "platforms.authentication.PlatformKeysOnlyWhereAllowed",
+    ],
     "EXCEPTION_HANDLER": "games.api.problems.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["games.api.parsers.JSONParser"],

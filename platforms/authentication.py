@@ -1,6 +1,11 @@
 """Server-to-server calls of a partner platform: `Authorization: Api-Key <key>`, a key of
 djangorestframework-api-key's (prefix looked up, secret checked against its hash). The request
-then runs as the platform's own account, with the key (and its scopes) as ``request.auth``."""
+then runs as the platform's own account, with the key (and its scopes) as ``request.auth``.
+
+The platform API (platforms/api) takes keys only. The rest of the API takes them too, but
+`PlatformKeysOnlyWhereAllowed`, a default permission, lets a key through only to the reads a
+view opens to platforms (``platform_key_scope``, the reads of the platform's own matches:
+games/api/base.py), with that scope."""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ from rest_framework import authentication, exceptions, permissions
 from rest_framework.request import Request
 from rest_framework_api_key.permissions import KeyParser
 
-from platforms.errors import MissingScope
+from platforms.errors import MissingScope, PlatformKeyNotAccepted
 from platforms.models import PlatformKey
 
 
@@ -52,9 +57,36 @@ def scoped(scope: str) -> type[permissions.BasePermission]:
     return HasScope
 
 
+class PlatformKeysOnlyWhereAllowed(permissions.BasePermission):
+    """A platform key is refused (403 `platform_key_not_accepted`) but on the reads a view
+    opens to platforms, and there without their scope (403 `missing_scope`)."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        key = request.auth
+        if not isinstance(key, PlatformKey):
+            return True
+        scope = getattr(view, "platform_key_scope", None)
+        if scope is None or request.method not in permissions.SAFE_METHODS:
+            raise PlatformKeyNotAccepted()
+        if scope not in key.scopes:
+            raise MissingScope(scope=scope)
+        return True
+
+
 class PlatformKeyScheme(OpenApiAuthenticationExtension):
     target_class = "platforms.authentication.PlatformKeyAuthentication"
     name = "platformKey"
+
+    def get_security_requirement(
+        self, auto_schema: Any
+    ) -> dict[str, list[Any]] | list[dict[str, list[Any]]]:
+        # Listed where a key is accepted: the platform API, and the reads opened to platforms.
+        view = auto_schema.view
+        if list(view.authentication_classes) == [PlatformKeyAuthentication] or (
+            getattr(view, "platform_key_scope", None) and auto_schema.method == "GET"
+        ):
+            return {self.name: []}
+        return []
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, Any]:
         return {

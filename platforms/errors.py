@@ -13,6 +13,14 @@ class MissingScope(ServiceError):
     default_detail = _("This platform key does not have the scope this request needs.")
 
 
+class PlatformKeyNotAccepted(ServiceError):
+    status = 403
+    code = "platform_key_not_accepted"
+    default_detail = _(
+        "A platform key reads its own matches here; everything else it does is under /platform/."
+    )
+
+
 class InvalidExternalId(ServiceError):
     status = 400
     code = "invalid_input"

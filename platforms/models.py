@@ -55,6 +55,10 @@ class PlatformKeyManager(APIKeyManager):
 
 
 class PlatformKey(AbstractAPIKey):
+    # How the games' views tell a platform's key from a person's token (`request.auth`)
+    # without importing this app: games/api/base.py.
+    is_platform_key: ClassVar[bool] = True
+
     platform = models.ForeignKey(Platform, on_delete=models.CASCADE, related_name="keys")
     scopes = models.JSONField(default=list, help_text="What the key may do (see Scope).")
 

@@ -88,6 +88,10 @@ class MatchEndpoint(APIView):
 
     permission: ClassVar[access.Permission] = access.Permission.READ
     counts_spectators: ClassVar[bool] = False
+    # The scope a partner platform's key needs to read this endpoint of the platform's own
+    # matches (platforms/authentication.py); None: no key is accepted. A key asking about any
+    # other match is told it does not exist.
+    platform_key_scope: ClassVar[str | None] = None
 
     match: Match
     access: access.Access
@@ -102,11 +106,21 @@ class MatchEndpoint(APIView):
             self.match = Match.objects.prefetch_related("seats").get(pk=kwargs["match_id"])
         except Match.DoesNotExist:
             raise MatchNotFound() from None
+        platform = platform_key(request)
+        if platform and self.match.created_by_id != signed_in(request).pk:
+            raise MatchNotFound()
         self.access = access.require(self.match, signed_in(request), self.permission)
         if self.seat is not None:
             services.seen(self.seat)
-        elif self.counts_spectators and self.match.visibility == Visibility.PUBLIC:
+        elif (self.counts_spectators and not platform
+              and self.match.visibility == Visibility.PUBLIC):
             seating.watching(self.match, signed_in(request))
+
+
+def platform_key(request: Request) -> bool:
+    """Whether the caller is a partner platform, by its key (platforms' `PlatformKey`), rather
+    than a person: it reads its own matches as their creator, and is nobody's spectator."""
+    return bool(getattr(request.auth, "is_platform_key", False))
 
 
 def signed_in(request: Request) -> User:

@@ -50,6 +50,8 @@ logger = logging.getLogger(__name__)
 
 
 class DealListView(MatchEndpoint):
+    platform_key_scope = "matches:read"
+
     @extend_schema(
         operation_id="listDeals", tags=["history"], summary="Ended deals",
         description="Every ended deal with its revealed deck, salt, hands, log and tricks.",
@@ -63,6 +65,8 @@ class DealListView(MatchEndpoint):
 
 
 class DealDetailView(MatchEndpoint):
+    platform_key_scope = "matches:read"
+
     @extend_schema(
         operation_id="getDeal", tags=["history"], summary="One ended deal",
         description="An ended deal by its shuffle `sequence` (see the deal list).",
@@ -121,6 +125,7 @@ class EventQuerySerializer(serializers.Serializer):
 
 class EventsView(MatchEndpoint):
     permission = access.Permission.WATCH
+    platform_key_scope = "matches:read"
     counts_spectators = True
 
     @extend_schema(
@@ -229,6 +234,7 @@ STREAM_EXAMPLE = (
 
 class StreamView(MatchEndpoint):
     permission = access.Permission.WATCH
+    platform_key_scope = "matches:read"
     counts_spectators = True
     content_negotiation_class = AnyAccept
     # Django's View declares it an instance variable, so no ClassVar.

@@ -131,6 +131,7 @@ class MatchListCreateView(generics.GenericAPIView):
 
 class MatchDetailView(MatchEndpoint):
     permission = access.Permission.SUMMARY
+    platform_key_scope = "matches:read"
 
     @extend_schema(
         operation_id="getMatch", tags=["matches"], summary="Get a match",

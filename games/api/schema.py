@@ -47,6 +47,10 @@ COMMON_PROBLEMS = {
     "429": "Too many requests: wait the `Retry-After` seconds.",
 }
 BODY_PROBLEMS = {"415": "The body is not `application/json`."}
+# What an operation for people answers a partner platform's key (platforms/authentication.py).
+PLATFORM_KEY_REFUSED = (
+    "A partner platform's key: this operation does not take one (`platform_key_not_accepted`)."
+)
 ENUM_DESCRIPTIONS = {
     "Direction": (
         "The order of play and of the deal. `clockwise` (to the left): 0 → 3 → 2 → 1 → 0; "
@@ -142,6 +146,9 @@ def _exact_operation(operation: dict[str, Any]) -> None:
         if status[0] in "45" and "application/json" in response.get("content", {}):
             content = response["content"]
             content["application/problem+json"] = content.pop("application/json")
+    schemes = {name for requirement in operation.get("security", []) for name in requirement}
+    if "tokenAuth" in schemes and "platformKey" not in schemes:
+        responses.setdefault("403", _problem_response(PLATFORM_KEY_REFUSED))
     extra = {**COMMON_PROBLEMS, **(BODY_PROBLEMS if "requestBody" in operation else {})}
     for status, description in extra.items():
         responses.setdefault(status, _problem_response(description))
@@ -157,7 +164,8 @@ def exact_contract(
     """Make the schema say exactly what the server does:
 
     - every 4xx and 5xx answer is `application/problem+json`, as the server sends it;
-    - the answers every operation may give (413, 429, and 415 where a body is read) are listed;
+    - the answers every operation may give (413, 429, and 415 where a body is read) are listed,
+      and 403 where a platform's key is refused;
     - request objects are closed: the server refuses a field they do not declare;
     - a new match's seats are as exact as the server's checks (`_seat_specs`);
     - the enums of directions and phases say what each value means;

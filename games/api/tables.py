@@ -193,6 +193,7 @@ class ReturnView(MatchEndpoint):
 
 class SpectateView(MatchEndpoint):
     permission = access.Permission.FACTS
+    platform_key_scope = "matches:read"
     counts_spectators = True
 
     @extend_schema(
@@ -202,13 +203,17 @@ class SpectateView(MatchEndpoint):
             "sizes and a face-up dummy, but no hand until its deal has ended (then the deal "
             "list shows them). Follow it with the event feed, which public matches open to "
             "every signed-in user. Carries an ETag like the seat view. 403 `match_not_public` "
-            "for a private match."
+            "for a private match, but to its creator (a partner platform, with its key, "
+            "following its own matches) and staff."
         ),
         responses={200: SpectatorViewSerializer, 304: None, **errors(401, 403, 404)},
         examples=[example("Watching", examples.SPECTATOR_VIEW)],
     )
     def get(self, request: Request, match_id: str) -> Response:
-        if self.match.visibility != Visibility.PUBLIC:
+        # A private match's creator (a platform following its own matches) watches it too.
+        if self.match.visibility != Visibility.PUBLIC and self.access.role not in (
+            access.Role.CREATOR, access.Role.STAFF
+        ):
             raise MatchNotPublic()
         return etag_response(
             request, SpectatorViewSerializer(presenters.spectator_view(self.match)).data

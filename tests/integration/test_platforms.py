@@ -183,3 +183,33 @@ def test_hostile_receivers_hold_up_no_one_else(web: str) -> None:
     assert all("RemoteProtocolError" in error for error in by_mode["bad-status"])
     assert by_mode["huge-body"] == {""}  # a 200: delivered, the body never read
     assert by_mode["redirect"] == {"HTTP 307"}
+
+
+def test_a_platform_follows_its_match_with_its_key(web: str, stream: str) -> None:
+    """Scaled out: the platform's key reads its match's feed on gunicorn and its stream on the
+    stream process, the same actions as its players' feed; another platform's key gets 404."""
+    import urllib.request
+
+    reads = [Scope.MATCHES_READ.value]
+    _, strangers_key = services.issue_key(
+        platform=services.register_platform(name="Another"), name="reader", scopes=reads)
+    _, _, apps, match_id = platform_with_players(web, "Plays", [])
+    _, owners_key = services.issue_key(platform=Platform.objects.get(name="Plays"),
+                                       name="reader", scopes=reads)
+    client.play_to_the_end(apps, match_id, random.Random(11))
+    feed = client.events(apps[0], match_id, after=0, wait=0)["events"]
+
+    reader = client.Api(web)
+    by_key = reader.request("GET", f"{client.API}/matches/{match_id}/events?after=0&wait=0",
+                            headers={"Authorization": f"Api-Key {owners_key}"})
+    assert client.expect(by_key, 200, "the feed by key")["events"] == feed
+    other = reader.request("GET", f"{client.API}/matches/{match_id}/events?after=0&wait=0",
+                           headers={"Authorization": f"Api-Key {strangers_key}"})
+    assert other.status == 404
+    request = urllib.request.Request(
+        f"{stream}{client.API}/matches/{match_id}/stream",
+        headers={"Authorization": f"Api-Key {owners_key}", "Accept": "text/event-stream"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        got = sse.parse(answer.read())
+    assert [m.json() for m in got if m.event == "action"] == feed
+    assert got[-1].event == "end"
