@@ -20,7 +20,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_one_accounts_requests_in_flight_are_bounded(player, settings) -> None:
     settings.API_MAX_IN_FLIGHT_PER_ACCOUNT = 2
     match_id, players = table_of_four(player)
-    busy = players[1]
+    # Busy is not the seat to act: its turn is played below while its places are all taken.
+    to_act = players[0].view(match_id)["deal"]["to_act"]
+    busy = players[(to_act + 1) % 4]
     polls = [Poll(busy, match_id, wait=20) for _ in range(2)]
     wait_until(lambda: waiting_on(match_id) == 2, "the two polls never waited")
     assert in_flight.in_flight(busy.user_id) == 2
