@@ -108,6 +108,14 @@ class InvalidLastEventId(ServiceError):
     default_detail = _("Last-Event-ID must be the id of an event: a version, 0 or more.")
 
 
+class CursorAhead(ServiceError):
+    status = 400
+    code = "cursor_ahead"
+    default_detail = _(
+        "The match has no version this far: start from 0, or from a page's next_after."
+    )
+
+
 class SeatUnavailable(ServiceError):
     status = 409
     code = "seat_unavailable"

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 from knox.models import AuthToken
 
 from games import services as games_services
@@ -71,10 +72,11 @@ def revoke_key(*, key: PlatformKey) -> None:
 
 
 def put_player(
-    *, platform: Platform, external_id: str, display_name: str, language: str
+    *, platform: Platform, external_id: str, display_name: str, language: str | None
 ) -> PlayerToken:
     """Create or update the platform's player ``external_id`` and issue a player token for
-    its app (PLATFORM_PLAYER_TOKEN_MINUTES, not renewed by use: the platform asks again)."""
+    its app (PLATFORM_PLAYER_TOKEN_MINUTES, not renewed by use: the platform asks again).
+    ``language`` None leaves an existing player's as it was (a new player has none)."""
     user_model = get_user_model()
     for _ in range(2):  # a concurrent first PUT of the same player makes it once
         try:
@@ -92,12 +94,13 @@ def put_player(
                     account.save(update_fields=["password"])
                     player = PlatformPlayer.objects.create(
                         platform=platform, external_id=external_id, user=account,
-                        language=language,
+                        language=language or "",
                     )
                 else:
                     player.user.first_name = display_name
                     player.user.save(update_fields=["first_name"])
-                    player.language = language
+                    if language is not None:
+                        player.language = language
                     player.save(update_fields=["language", "updated_at"])
                 ttl = timedelta(minutes=settings.PLATFORM_PLAYER_TOKEN_MINUTES)
                 token_row, token = AuthToken.objects.create(player.user, expiry=ttl)
@@ -105,6 +108,24 @@ def put_player(
         except IntegrityError:
             continue
     raise AssertionError("a player created twice at once")
+
+
+def _check_each_player_seated_once(seats: Sequence[dict[str, Any]]) -> None:
+    """400 `invalid_input` naming each seat that repeats a player of an earlier one."""
+    first: dict[str, int] = {}
+    errors = []
+    for index, seat in enumerate(seats):
+        if seat["kind"] != "player":
+            continue
+        earlier = first.setdefault(seat["external_id"], index)
+        if earlier != index:
+            errors.append({
+                "field": f"seats[{index}].external_id", "code": "duplicate",
+                "message": gettext("This player already has seat %(seat)d of this match.")
+                % {"seat": earlier},
+            })
+    if errors:
+        raise InvalidMatch(field="seats", errors=errors)
 
 
 def players_by_id(platform: Platform, external_ids: Sequence[str]) -> dict[str, PlatformPlayer]:
@@ -132,11 +153,10 @@ def create_match(
 ) -> Match:
     """A match created by the platform's account, its players seated by external id, computer
     players or open seats beside them; counted against the platform's own limits."""
+    _check_each_player_seated_once(seats)
     players = players_by_id(
         platform, [seat["external_id"] for seat in seats if seat["kind"] == "player"]
     )
-    if len(players) != sum(seat["kind"] == "player" for seat in seats):
-        raise InvalidMatch(field="seats")
     specs = [
         games_services.SeatSpec(kind="person", user=players[seat["external_id"]].user)
         if seat["kind"] == "player"

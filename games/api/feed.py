@@ -36,12 +36,13 @@ from games.api.base import (
 from games.api.serializers.feed import DealRecordSerializer, EventPageSerializer
 from games.api.serializers.fields import MAX_VERSION
 from games.errors import (
+    CursorAhead,
     DealNotFound,
     InvalidLastEventId,
     TooManyLongPolls,
     TooManyStreams,
 )
-from games.models import MatchStatus
+from games.models import Match, MatchStatus
 
 logger = logging.getLogger(__name__)
 
@@ -111,7 +112,8 @@ MAX_EVENT_PAGE_SIZE = 500
 class EventQuerySerializer(serializers.Serializer):
     after = serializers.IntegerField(
         min_value=0, max_value=MAX_VERSION, default=0,
-        help_text="List actions after this version: 0 at first, then the page's `next_after`.",
+        help_text="List actions after this version: 0 at first, then the page's `next_after`. "
+        "Beyond the match's version: 400 `cursor_ahead`.",
     )
     wait = serializers.IntegerField(
         min_value=0, max_value=MAX_WAIT_SECONDS, default=DEFAULT_WAIT_SECONDS,
@@ -121,6 +123,14 @@ class EventQuerySerializer(serializers.Serializer):
         min_value=1, max_value=MAX_EVENT_PAGE_SIZE, default=EVENT_PAGE_SIZE,
         help_text="Most actions on one page.",
     )
+
+
+def check_cursor(match: Match, after: int) -> None:
+    """400 `cursor_ahead` for a cursor past the match's version. Versions only grow, and every
+    cursor a client is given is one the match has reached: one beyond is a mistake, said so
+    rather than answered with an empty page (or a wait for a version that may never come)."""
+    if after > match.version:
+        raise CursorAhead(current_version=match.version)
 
 
 class EventsView(MatchEndpoint):
@@ -164,6 +174,7 @@ class EventsView(MatchEndpoint):
     def get(self, request: Request, match_id: str) -> Response:
         params = valid_query(EventQuerySerializer, request)
         after, wait = params["after"], params["wait"]
+        check_cursor(self.match, after)
         if wait > 0 and self._nothing_after(after):
             # The wait holds this thread: only within the account's and the process's bounds.
             with slots.long_poll(signed_in(request).pk, wait):
@@ -184,7 +195,8 @@ class StreamQuerySerializer(serializers.Serializer):
     after = serializers.IntegerField(
         min_value=0, max_value=MAX_VERSION, default=0,
         help_text="Stream actions after this version (0: from the start). A `Last-Event-ID` "
-        "header, which a reconnecting client sends, takes its place.",
+        "header, which a reconnecting client sends, takes its place. Beyond the match's "
+        "version: 400 `cursor_ahead`.",
     )
 
 
@@ -278,6 +290,7 @@ class StreamView(MatchEndpoint):
             if not LAST_EVENT_ID.fullmatch(resume) or int(resume) > MAX_VERSION:
                 raise InvalidLastEventId()
             after = int(resume)
+        check_cursor(self.match, after)
         if self.match.status not in streams.LIVE and after >= self.match.version:
             # Over, and nothing left to send: 204 tells EventSource to stop reconnecting.
             return HttpResponse(status=status.HTTP_204_NO_CONTENT)

@@ -36,11 +36,11 @@ WEBHOOK_URL_PATTERN = (
 class PlayerInputSerializer(StrictInputSerializer):
     display_name = StrictRegexField(NAME_PATTERN, max_length=64, min_length=1)
     # No default: a default outside its own enum is an invalid schema, and generated clients
-    # drop the whole operation (openapi-python-client did). Left out, it is stored as "".
+    # drop the whole operation (openapi-python-client did).
     language = StrictChoiceField(
         choices=[code for code, _ in settings.LANGUAGES], required=False,
-        help_text="The player's language, for what is sent about them (webhooks); none when "
-        "left out.",
+        help_text="The player's language, for what is sent about them (webhooks). Left out, "
+        "an existing player's stays as it was; a new player has none.",
     )
 
 

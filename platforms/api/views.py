@@ -81,7 +81,8 @@ class PlayerView(PlatformEndpoint):
             "Creates the platform's player `external_id` (201) or updates its display name and "
             "language (200), and answers a new player token for the platform's app, valid "
             "for 60 minutes and not extended by use: PUT again for a fresh one (earlier tokens "
-            "keep working until they lapse). Scope `players:write`."
+            "keep working until they lapse). `display_name` is always sent; `language`, left "
+            "out, stays as it was (a new player has none). Scope `players:write`."
         ),
         parameters=[EXTERNAL_ID_PARAMETER],
         request=ps.PlayerInputSerializer,
@@ -98,7 +99,7 @@ class PlayerView(PlatformEndpoint):
         data = valid_input(ps.PlayerInputSerializer, request.data)
         issued = services.put_player(
             platform=self.platform, external_id=external_id,
-            display_name=data["display_name"], language=data.get("language", ""),
+            display_name=data["display_name"], language=data.get("language"),
         )
         body = {"external_id": external_id, "display_name": issued.player.user.first_name,
                 "language": issued.player.language, "token": issued.token,

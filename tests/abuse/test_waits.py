@@ -18,8 +18,8 @@ from rest_framework.test import APIClient
 
 from games import notify, selectors
 from games.api import streams
-from games.api.serializers.fields import MAX_VERSION
 from tests import sse
+from tests.abuse.scenarios import my_turn_view
 from tests.api.conftest import API, Player, play_random_turn, table_of_four
 from tests.integration.harness import client
 
@@ -86,7 +86,8 @@ def test_an_accounts_long_polls_past_its_bound_are_refused_then_given_back(playe
         poll.join(10)
         assert poll.status == 200
     # Both slots came back with their answers: the account may hold its two waits again.
-    again = [Poll(watcher, match_id, wait=1, after=MAX_VERSION) for _ in range(2)]
+    latest = watcher.view(match_id)["version"]  # nothing moves until someone plays
+    again = [Poll(watcher, match_id, wait=1, after=latest) for _ in range(2)]
     for poll in again:
         poll.join(10)
     assert [poll.status for poll in again] == [200, 200]
@@ -106,7 +107,8 @@ def test_a_process_holds_a_bounded_number_of_waiting_threads(player, settings) -
     for poll in polls:
         poll.join(10)
         assert poll.status == 200
-    assert events(players[3], match_id, wait=1, after=MAX_VERSION).status_code == 200
+    latest = players[3].view(match_id)["version"]
+    assert events(players[3], match_id, wait=1, after=latest).status_code == 200
 
 
 def test_a_long_poll_that_fails_gives_its_slot_back(player, settings, monkeypatch) -> None:
@@ -152,12 +154,14 @@ def test_a_stream_that_fails_gives_its_thread_back(player, settings, monkeypatch
     assert poll.status == 200
 
 
-def raw_long_poll(base_url: str, token: str, match_id: str, wait: int) -> socket.socket:
+def raw_long_poll(
+    base_url: str, token: str, match_id: str, after: int, wait: int
+) -> socket.socket:
     """A long poll sent on a socket of its own, whose answer is never read."""
     parts = urllib.parse.urlsplit(base_url)
     sock = socket.create_connection((parts.hostname, parts.port), timeout=5)
     sock.sendall(
-        f"GET {API}/matches/{match_id}/events?after={MAX_VERSION}&wait={wait} HTTP/1.1\r\n"
+        f"GET {API}/matches/{match_id}/events?after={after}&wait={wait} HTTP/1.1\r\n"
         f"Host: {parts.hostname}\r\nAuthorization: Token {token}\r\n\r\n".encode()
     )
     return sock
@@ -167,15 +171,16 @@ def test_a_long_poll_whose_client_left_gives_its_slot_back(asgi_server, settings
     settings.LONG_POLL_MAX_PER_ACCOUNT = 1
     me = client.guest(asgi_server, "Me")
     match_id = client.match_against_bots(me, levels=("easy",) * 3)
-    sock = raw_long_poll(asgi_server, str(me.token), match_id, wait=2)
+    latest = my_turn_view(me, match_id)["version"]  # nothing moves until I do
+    sock = raw_long_poll(asgi_server, str(me.token), match_id, latest, wait=2)
     wait_until(lambda: waiting_on(match_id) == 1, "the poll never waited")
     sock.close()  # no goodbye
-    refused = me.get(f"{client.API}/matches/{match_id}/events?after={MAX_VERSION}&wait=2")
+    refused = me.get(f"{client.API}/matches/{match_id}/events?after={latest}&wait=2")
     assert refused.status == 429 and refused.body["code"] == "too_many_long_polls"
     assert int({name.lower(): value for name, value in refused.headers.items()}["retry-after"])
     # The abandoned wait ends on its `wait`, and gives its slot back then.
     wait_until(
-        lambda: me.get(f"{client.API}/matches/{match_id}/events?after={MAX_VERSION}&wait=1"
+        lambda: me.get(f"{client.API}/matches/{match_id}/events?after={latest}&wait=1"
                        ).status == 200,
         "the slot of the abandoned poll was never given back",
     )

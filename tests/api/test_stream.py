@@ -174,3 +174,20 @@ def test_only_announcements_of_the_documented_shape_are_taken_as_news() -> None:
                 json.dumps({"version": 3}).encode(),
                 json.dumps({"version": 3, "status": "active", "event": [1]}).encode()):
         assert notify._news(bad) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cursor_past_the_matchs_version_is_a_problem(player) -> None:
+    """An `after` (or Last-Event-ID) beyond the match's version is a client's mistake: 400
+    `cursor_ahead` with the version there is, not an empty page."""
+    match_id, me = finished_match(player)
+    version = len(feed(me, match_id))
+    for response in (
+        me.get(f"/matches/{match_id}/events?after={version + 1}&wait=0"),
+        stream(me, match_id, f"?after={version + 1}")[0],
+        stream(me, match_id, HTTP_LAST_EVENT_ID=str(version + 50))[0],
+    ):
+        assert response.status_code == 400
+        assert response.json()["code"] == "cursor_ahead"
+        assert response.json()["current_version"] == version
+    assert me.get(f"/matches/{match_id}/events?after={version}&wait=0").json()["events"] == []

@@ -77,6 +77,15 @@ class TestPlayers:
         assert updated.status_code == 200 and updated.json()["token"] != created.json()["token"]
         assert app.get(f"{API}/me").json()["display_name"] == "Ayşe K."  # same account
 
+    def test_a_put_leaves_the_language_it_does_not_send(self, platform) -> None:
+        assert platform.put("/players/p", {"display_name": "Ayşe"}).json()["language"] == ""
+        assert platform.put("/players/p", {"display_name": "Ayşe", "language": "tr"}
+                            ).json()["language"] == "tr"
+        again = platform.put("/players/p", {"display_name": "Ayşe K."})
+        assert again.status_code == 200 and again.json()["language"] == "tr"
+        assert platform.put("/players/p", {"display_name": "Ayşe K.", "language": "fr"}
+                            ).json()["language"] == "fr"
+
     def test_a_player_token_is_short_lived_and_not_extended_by_use(self, platform) -> None:
         body = platform.put("/players/u", {"display_name": "U"}).json()
         expiry = timezone.datetime.fromisoformat(body["token_expiry"])
@@ -116,8 +125,12 @@ class TestMatches:
                 "unknown_player")
         platform.player("ext-1")
         twice = [{"kind": "player", "external_id": "ext-1"}] * 2 + TWO_PLAYERS[1:2] * 2
-        problem(platform.post("/matches", {"game": "auction", "seats": twice}), 400,
-                "invalid_input")
+        refused = platform.post("/matches", {"game": "auction", "seats": [*twice[:3], twice[0]]})
+        problem(refused, 400, "invalid_input")
+        # Each seat that repeats a player is named, with the seat the player already has.
+        assert [(error["field"], error["code"]) for error in refused.json()["errors"]] == [
+            ("seats[1].external_id", "duplicate"), ("seats[3].external_id", "duplicate")]
+        assert "0" in refused.json()["errors"][0]["message"]
         bots = [{"kind": "bot", "bot_level": "easy"}] * 4
         problem(platform.post("/matches", {"game": "auction", "seats": bots}), 403,
                 "person_seat_required")
