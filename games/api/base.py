@@ -8,6 +8,7 @@ import hashlib
 import json
 import re
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from django.contrib.auth.models import User
 from drf_spectacular.types import OpenApiTypes
@@ -145,9 +146,38 @@ MAX_PAGE = 100_000
 
 
 class MatchPagination(PageNumberPagination):
+    """Pages of 20 (up to 100 with `page_size`). `next` and `previous` are the path and query of
+    the neighbouring pages, relative to the server: they hold behind any proxy, whatever host
+    and scheme the client used."""
+
     page_size = 20
     page_size_query_param = "page_size"
     max_page_size = 100
+    # The list's path, for the schema's examples of its links.
+    example_path = "/api/v1/matches"
+
+    def get_next_link(self) -> str | None:
+        return _path_and_query(super().get_next_link())
+
+    def get_previous_link(self) -> str | None:
+        return _path_and_query(super().get_previous_link())
+
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        paged = super().get_paginated_response_schema(schema)
+        for name, page, none in (("next", 4, "the last"), ("previous", 2, "the first")):
+            paged["properties"][name].update(
+                format="uri-reference", example=f"{self.example_path}?page={page}",
+                description=f"The {name} page's path and query, relative to the server "
+                f"(null on {none} page).",
+            )
+        return paged
+
+
+def _path_and_query(url: str | None) -> str | None:
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    return f"{parts.path}?{parts.query}" if parts.query else parts.path
 
 
 def valid_query(

@@ -62,9 +62,13 @@ RULE_FILTERS = ("min_bid", "direction", "scoring", "partnership_dummy", "spades_
                 "weak_hand_redeal")
 
 
+class LobbyPagination(MatchPagination):
+    example_path = "/api/v1/lobby"
+
+
 @extend_schema(tags=["tables"])
 class LobbyView(generics.GenericAPIView):
-    pagination_class = MatchPagination
+    pagination_class = LobbyPagination
     serializer_class = LobbyTableSerializer
 
     @extend_schema(

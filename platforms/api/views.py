@@ -108,8 +108,12 @@ class PlayerView(PlatformEndpoint):
                         status=status.HTTP_201_CREATED if issued.created else status.HTTP_200_OK)
 
 
+class PlatformMatchPagination(MatchPagination):
+    example_path = "/api/v1/platform/matches"
+
+
 class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
-    pagination_class = MatchPagination
+    pagination_class = PlatformMatchPagination
     serializer_class = ps.PlatformMatchSerializer
 
     def get_permissions(self) -> list[Any]:
@@ -258,6 +262,7 @@ class WebhookView(WebhookEndpoint):
 
 class DeliveryPagination(MatchPagination):
     page_size = 50
+    example_path = "/api/v1/platform/webhooks/7/deliveries"
 
 
 class DeliveryQuerySerializer(serializers.Serializer):

@@ -167,3 +167,20 @@ class TestSeatView:
                          ids=lambda item: item if isinstance(item, str) else "")
 def test_documented_examples_match_the_schema(operation, schema, value) -> None:
     assert_matches_schema(value, schema)
+
+
+@pytest.mark.django_db
+def test_page_links_are_the_path_and_query_of_the_neighbouring_pages(player) -> None:
+    """Relative to the server, so that they hold behind any proxy; following them walks the
+    list, and the lobby's and a platform's lists link the same way."""
+    me = player("Pages")
+    for _ in range(3):
+        create_match(me, visibility="public", seats=[{"kind": "me"}, *[{"kind": "open"}] * 3])
+    first = me.get("/matches?page_size=1").json()
+    assert first["previous"] is None
+    assert first["next"].startswith(f"{API}/matches?") and "page=2" in first["next"]
+    second = me.client.get(first["next"]).json()
+    assert second["previous"].startswith(f"{API}/matches?")
+    assert second["results"][0]["id"] != first["results"][0]["id"]
+    lobby = me.get("/lobby?page_size=1").json()
+    assert lobby["next"].startswith(f"{API}/lobby?")
