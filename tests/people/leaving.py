@@ -69,6 +69,13 @@ def a_leavers_stream_ends_at_once(base_url: str, stream_url: str) -> None:
     assert time.monotonic() - left < 3
     assert all(message.event in ("action", "comment") for message in rest)
     assert sse.Follower(stream_url, match_id, str(friend.token)).status == 403
+    # Nothing moves once the test ends: the stand-in and the computer players stop at the
+    # owner's turn. (A worker still playing them when the test database is emptied held a
+    # match row the emptying needed, and PostgreSQL ended one of the two: a deadlock.)
+    deadline = time.monotonic() + 60
+    while not client.my_turn(client.view(owner, match_id)):
+        assert time.monotonic() < deadline, "the owner's turn never came"
+        time.sleep(0.05)
 
 
 def _late_move(owner: client.Api, match_id: str) -> None:
