@@ -41,8 +41,8 @@ async function main(): Promise<void> {
 
   const created = await client.POST("/api/v1/matches", {
     body: {
+      // `visibility` left to its default: optional in the generated types too.
       game: "spades",
-      visibility: "private",
       deals: DEALS,
       seats: [
         { kind: "me" },
