@@ -80,6 +80,11 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 # --- base classes ------------------------------------------------------------------------------
 
 
+# The scope of a partner platform's key that reads its own matches (platforms' Scope
+# `matches:read`, named here since games never imports platforms).
+PLATFORM_MATCH_READS = "matches:read"
+
+
 class MatchEndpoint(APIView):
     """Loads the match named in the URL and decides the caller's access to it before the
     handler runs (games/access.py), so no handler can forget the check: ``permission`` is what

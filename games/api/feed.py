@@ -26,6 +26,7 @@ from rest_framework.response import Response
 from games import access, presenters, selectors, services
 from games.api import examples, slots, streams
 from games.api.base import (
+    PLATFORM_MATCH_READS,
     PROBLEM,
     MatchEndpoint,
     errors,
@@ -51,7 +52,7 @@ logger = logging.getLogger(__name__)
 
 
 class DealListView(MatchEndpoint):
-    platform_key_scope = "matches:read"
+    platform_key_scope = PLATFORM_MATCH_READS
 
     @extend_schema(
         operation_id="listDeals", tags=["history"], summary="Ended deals",
@@ -66,7 +67,7 @@ class DealListView(MatchEndpoint):
 
 
 class DealDetailView(MatchEndpoint):
-    platform_key_scope = "matches:read"
+    platform_key_scope = PLATFORM_MATCH_READS
 
     @extend_schema(
         operation_id="getDeal", tags=["history"], summary="One ended deal",
@@ -135,7 +136,7 @@ def check_cursor(match: Match, after: int) -> None:
 
 class EventsView(MatchEndpoint):
     permission = access.Permission.WATCH
-    platform_key_scope = "matches:read"
+    platform_key_scope = PLATFORM_MATCH_READS
     counts_spectators = True
 
     @extend_schema(
@@ -246,7 +247,7 @@ STREAM_EXAMPLE = (
 
 class StreamView(MatchEndpoint):
     permission = access.Permission.WATCH
-    platform_key_scope = "matches:read"
+    platform_key_scope = PLATFORM_MATCH_READS
     counts_spectators = True
     content_negotiation_class = AnyAccept
     # Django's View declares it an instance variable, so no ClassVar.

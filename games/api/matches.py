@@ -19,6 +19,7 @@ from games import access, engine, presenters, selectors, services
 from games.api import examples
 from games.api.base import (
     MAX_PAGE,
+    PLATFORM_MATCH_READS,
     MatchEndpoint,
     MatchPagination,
     errors,
@@ -131,7 +132,7 @@ class MatchListCreateView(generics.GenericAPIView):
 
 class MatchDetailView(MatchEndpoint):
     permission = access.Permission.SUMMARY
-    platform_key_scope = "matches:read"
+    platform_key_scope = PLATFORM_MATCH_READS
 
     @extend_schema(
         operation_id="getMatch", tags=["matches"], summary="Get a match",

@@ -18,6 +18,7 @@ from games import access, presenters, seating, services
 from games.api import examples
 from games.api.base import (
     NOT_CREATOR_EXAMPLE,
+    PLATFORM_MATCH_READS,
     MatchEndpoint,
     errors,
     etag_response,
@@ -193,7 +194,7 @@ class ReturnView(MatchEndpoint):
 
 class SpectateView(MatchEndpoint):
     permission = access.Permission.FACTS
-    platform_key_scope = "matches:read"
+    platform_key_scope = PLATFORM_MATCH_READS
     counts_spectators = True
 
     @extend_schema(

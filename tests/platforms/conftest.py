@@ -40,6 +40,13 @@ class PlatformClient:
         return app
 
 
+def problem(response: Any, status: int, code: str) -> None:
+    """The answer is a problem document of ``status`` and ``code``."""
+    assert response.status_code == status, (response.status_code, response.content)
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == code
+
+
 def new_platform(name: str, scopes: list[str] | None = None) -> PlatformClient:
     platform = services.register_platform(name=name)
     _, key = services.issue_key(platform=platform, name="server", scopes=scopes or EVERY_SCOPE)

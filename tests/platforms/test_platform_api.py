@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from platforms import services
 from platforms.models import PlatformKey
 
-from .conftest import API, new_platform, play_to_the_end
+from .conftest import API, new_platform, play_to_the_end, problem
 
 TWO_PLAYERS = [
     {"kind": "player", "external_id": "ext-1"},
@@ -22,11 +22,6 @@ TWO_PLAYERS = [
     {"kind": "player", "external_id": "ext-2"},
     {"kind": "bot", "bot_level": "easy"},
 ]
-
-
-def problem(response, status: int, code: str) -> None:
-    assert response.status_code == status, response.content
-    assert response.json()["code"] == code
 
 
 class TestKeys:

@@ -6,7 +6,6 @@ nothing else of the API for people (403 `platform_key_not_accepted`)."""
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
@@ -14,19 +13,12 @@ from rest_framework.test import APIClient
 from platforms.models import Scope
 from tests import sse
 from tests.api.conftest import API, create_match, new_player
-from tests.platforms.conftest import PlatformClient, new_platform, play_to_the_end
+from tests.platforms.conftest import PlatformClient, new_platform, play_to_the_end, problem
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PLAYERS = [{"kind": "player", "external_id": f"p{seat}"} for seat in range(4)]
 READS = ["", "/events?after=0&wait=0", "/spectate", "/deals", "/deals/1"]
-
-
-def keyed(platform: PlatformClient) -> APIClient:
-    """A client with the platform's key on the API for people."""
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Api-Key {platform.key}")
-    return client
 
 
 def platform_match(platform: PlatformClient, deals: int = 1) -> tuple[str, dict[int, APIClient]]:
@@ -39,7 +31,7 @@ def platform_match(platform: PlatformClient, deals: int = 1) -> tuple[str, dict[
 
 def test_a_platform_reads_its_own_match_as_it_is_played(platform) -> None:
     match_id, apps = platform_match(platform, deals=2)
-    key = keyed(platform)
+    key = platform.client
     rng = random.Random(5)
     for _ in range(6):  # a few moves of the first deal
         view = apps[0].get(f"{API}/matches/{match_id}/view").json()
@@ -60,7 +52,7 @@ def test_a_platform_reads_its_own_match_as_it_is_played(platform) -> None:
     assert table.json()["deal"]["phase"] in ("auction", "trump", "play")
     assert "hand" not in table.json()["deal"]
     # Nor a seat's view of it (that is the seat's own).
-    assert problem(key.get(f"{API}/matches/{match_id}/view"), 403) == "platform_key_not_accepted"
+    problem(key.get(f"{API}/matches/{match_id}/view"), 403, "platform_key_not_accepted")
     # The ended deals' records, once there are some.
     assert key.get(f"{API}/matches/{match_id}/deals").json() == []
     play_to_the_end(platform, apps, match_id, rng)
@@ -71,7 +63,7 @@ def test_a_platform_reads_its_own_match_as_it_is_played(platform) -> None:
 def test_a_platform_streams_its_own_match(platform) -> None:
     match_id, apps = platform_match(platform)
     play_to_the_end(platform, apps, match_id, random.Random(8))
-    response = keyed(platform).get(f"{API}/matches/{match_id}/stream",
+    response = platform.client.get(f"{API}/matches/{match_id}/stream",
                                    HTTP_ACCEPT="text/event-stream")
     assert response.status_code == 200
     got = sse.parse(b"".join(response.streaming_content))
@@ -86,10 +78,10 @@ def test_never_another_platforms_match_nor_a_persons(platform, other_platform) -
     person = new_player("Ayşe")
     public = create_match(person, deals=1, visibility="public",
                           seats=[{"kind": "me"}, *[{"kind": "open"}] * 3])["id"]
-    key = keyed(platform)
+    key = platform.client
     for match_id in (theirs, public):
         for read in (*READS, "/stream"):
-            assert problem(key.get(f"{API}/matches/{match_id}{read}"), 404) == "not_found", read
+            problem(key.get(f"{API}/matches/{match_id}{read}"), 404, "not_found")
 
 
 def test_a_key_without_matches_read_is_refused(platform) -> None:
@@ -97,8 +89,7 @@ def test_a_key_without_matches_read_is_refused(platform) -> None:
     writer = new_platform("Writes only", scopes=[Scope.PLAYERS_WRITE.value,
                                                  Scope.MATCHES_WRITE.value])
     for read in READS:
-        assert problem(keyed(writer).get(f"{API}/matches/{match_id}{read}"), 403) == (
-            "missing_scope")
+        problem(writer.client.get(f"{API}/matches/{match_id}{read}"), 403, "missing_scope")
 
 
 @pytest.mark.parametrize(("method", "path", "body"), [
@@ -110,8 +101,8 @@ def test_a_key_without_matches_read_is_refused(platform) -> None:
     ("get", "/tour/tables", None),
 ])
 def test_a_key_does_nothing_else_of_the_api_for_people(platform, method, path, body) -> None:
-    response = getattr(keyed(platform), method)(f"{API}{path}", body, format="json")
-    assert problem(response, 403) == "platform_key_not_accepted"
+    response = getattr(platform.client, method)(f"{API}{path}", body, format="json")
+    problem(response, 403, "platform_key_not_accepted")
 
 
 def test_a_key_makes_no_move_in_its_own_match(platform) -> None:
@@ -122,11 +113,6 @@ def test_a_key_makes_no_move_in_its_own_match(platform) -> None:
     body = {k: v for k, v in action.items() if k != "kind"}
     for path in (f"/matches/{match_id}/{action['kind']}", f"/matches/{match_id}/leave",
                  f"/matches/{match_id}/cancel"):
-        assert problem(keyed(platform).post(f"{API}{path}", body, format="json"), 403) == (
-            "platform_key_not_accepted"), path
+        problem(platform.client.post(f"{API}{path}", body, format="json"), 403,
+                "platform_key_not_accepted")
 
-
-def problem(response: Any, status: int) -> str:
-    assert response.status_code == status, (response.status_code, response.content)
-    assert response["Content-Type"] == "application/problem+json"
-    return str(response.json()["code"])
