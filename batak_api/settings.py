@@ -295,6 +295,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "OAS_VERSION": "3.1.0",
     "POSTPROCESSING_HOOKS": [
+        "games.api.schema.stream_events",
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.schema.require_documentation",
         "games.api.schema.exact_contract",

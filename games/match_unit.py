@@ -12,12 +12,15 @@ each walks the same steps, in the same order.
 2. Take the current deal's state when the change needs it: the one this process's last change
    of the match left (games/snapshots.py), brought up to date, or read and replayed. It is
    always exactly the replay of the log at the locked version.
-3. Change: engine actions, seats, status. The `match_progressed` receivers (the platforms'
-   webhooks) write their events in the same transaction.
+3. Change: engine actions, seats, status. The receivers of `match_progressed` and
+   `match_changed` (the platforms' webhooks) write their events in the same transaction.
 4. Leaving the block writes the new actions and the match row once (on PostgreSQL in one
-   statement). Once committed, the state is kept for the next change, every new version is
-   announced to the feed's waiters and streams, and the computer players are sent their turn
-   when it is theirs. A change that raises rolls back and leaves no state behind (the next
+   statement), and tells what changed at the seats (a person leaving, a seat going on
+   autopilot or coming back: found by comparing the seats with how the lock found them, so no
+   step can forget to). Once committed, the state is kept for the next change, every new
+   version is announced to the feed's waiters and streams (with the turn clock and a deal's
+   result), a change at the seats too, and the computer players are sent their turn when it
+   is theirs. A change that raises rolls back and leaves no state behind (the next
    change replays).
 """
 
@@ -29,6 +32,7 @@ import logging
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 from django.db import connection, models, transaction
@@ -41,6 +45,7 @@ from games.computer_players import computer_players
 from games.engine.shuffle import deck_commitment, new_salt
 from games.errors import ActionRefused, MatchNotFound
 from games.models import Action, ActionOrigin, Deal, DealStatus, Match, MatchStatus, Seat
+from games.signals import MatchChange
 
 logger = logging.getLogger(__name__)
 
@@ -100,9 +105,10 @@ class MatchUnit:
         self._fields: set[str] = set()
         # Applied and not yet written.
         self._actions: list[Action] = []
-        # Each new version, its status, and the action that made it (None: no action).
-        self._announcements: list[tuple[int, str, Action | None]] = []
-        self._departed = False
+        # Each new version as it is announced (the action that made it, if any).
+        self._announcements: list[_Announcement] = []
+        self._seats_found = _seat_states(match)
+        self._started = False
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -180,7 +186,11 @@ class MatchUnit:
             self._end_deal(deal_row, state)
         self._set_deadline()
         self._fields.update(selectors.MATCH_STATE)
-        self._announcements.append((match.version, match.status, row))
+        self._announcements.append(_Announcement(
+            match.version, match.status, row, match.turn_deadline,
+            None if ended is None or ended.scores is None
+            else presenters.deal_result(ended, list(match.totals)),
+        ))
         signals.match_progressed.send(
             sender=Match, match=match, seat=seat, origin=origin, ended_deal=ended,
             current=self._state,
@@ -200,6 +210,9 @@ class MatchUnit:
         prefetch_related_objects([match], "seats")
         self._set_deadline()
         self._fields.update(["status", "invitation_code", "fill_bots_at", "turn_deadline"])
+        self._started = True
+        signals.match_changed.send(sender=Match, match=match, change=MatchChange.STARTED,
+                                   seat=None, user_id=None)
         signals.match_progressed.send(
             sender=Match, match=match, seat=None, origin=None, ended_deal=None,
             current=self._state,
@@ -218,11 +231,6 @@ class MatchUnit:
             self.match.turn_deadline = running
         self._fields.add("turn_deadline")
 
-    def person_left(self) -> None:
-        """A person gave up their seat: once committed, their live streams look at once whether
-        they may still follow the match (a private one's leaver may not: games/access.py)."""
-        self._departed = True
-
     def end(self, status: str) -> None:
         """The match stops here (abandoned, cancelled); its log stays for review."""
         match = self.match
@@ -233,7 +241,9 @@ class MatchUnit:
         match.fill_bots_at = None
         match.version += 1
         self._fields.update(_ENDING)
-        self._announcements.append((match.version, match.status, None))
+        self._announcements.append(_Announcement(match.version, match.status, None, None, None))
+        signals.match_changed.send(sender=Match, match=match, change=MatchChange(status),
+                                   seat=None, user_id=None)
 
     def touch(self, *fields: str) -> None:
         """``fields`` of the row changed with no new version (a seat taken, an invitation):
@@ -250,15 +260,38 @@ class MatchUnit:
         if live is not None:
             snapshots.keep_on_commit(match, self.deals, live)
         dummy_plays = bool(match.rules.get("partnership_dummy"))
-        for version, status, row in self._announcements:
-            event = None if row is None else presenters.feed_event(row, dummy_plays)
-            _announce_on_commit(match.id, version, status, event)
-        if self._departed:
-            left = match.id
-            transaction.on_commit(lambda: notify.announce_departure(left))
+        for announcement in self._announcements:
+            _announce_on_commit(match.id, announcement, dummy_plays)
+        seats_changed = self._tell_seat_changes()
+        if seats_changed or self._started:
+            changed = match.id
+            transaction.on_commit(lambda: notify.announce_seats(changed))
         if live is not None and self.sends_bots and selectors.bot_seat(match, live) is not None:
             match_id, version = str(match.id), match.version
             transaction.on_commit(lambda: _send_bot_turns(match_id, version))
+
+    def _tell_seat_changes(self) -> bool:
+        """Send `match_changed` for each seat whose player changed since the lock; whether any
+        did."""
+        found, now = self._seats_found, _seat_states(self.match)
+        for index in sorted(now):
+            before, after = found.get(index), now[index]
+            if before is None or before == after:
+                continue
+            if (after.left and not before.left) or (
+                before.user_id is not None and after.user_id != before.user_id
+            ):
+                change = MatchChange.SEAT_LEFT
+            elif after.user_id is not None and before.user_id is None:
+                change = MatchChange.SEAT_TAKEN
+            elif after.autopilot != before.autopilot:
+                change = MatchChange.AUTOPILOT_ON if after.autopilot else MatchChange.AUTOPILOT_OFF
+            else:
+                continue
+            signals.match_changed.send(sender=Match, match=self.match, change=change, seat=index,
+                                       user_id=before.user_id)
+        self._seats_found = now
+        return found != now
 
     def _set_deadline(self) -> None:
         self.match.turn_deadline = clock.deadline(self.match, self._state, timezone.now())
@@ -392,13 +425,38 @@ def _progress(deal: engine.Deal) -> dict[str, Any]:
     }
 
 
-def _announce_on_commit(
-    match_id: uuid.UUID, version: int, status: str, event: dict[str, Any] | None
-) -> None:
-    """Once committed, announce the match's new version, made by the action ``event`` (as the
-    feed lists it) or by none: it wakes the feed's long polls and live streams
-    (games/notify.py)."""
-    transaction.on_commit(lambda: notify.announce(match_id, version, status=status, event=event))
+@dataclasses.dataclass(frozen=True)
+class _Announcement:
+    version: int
+    status: str
+    action: Action | None  # the action that made the version, if one did
+    deadline: datetime | None  # the turn clock's, once at this version
+    deal_end: dict[str, Any] | None  # the result of the deal it ended, if it ended one
+
+
+def _announce_on_commit(match_id: uuid.UUID, news: _Announcement, dummy_plays: bool) -> None:
+    """Once committed, announce the match's new version, made by an action (as the feed lists
+    it) or by none: it wakes the feed's long polls and live streams (games/notify.py)."""
+    event = None if news.action is None else presenters.feed_event(news.action, dummy_plays)
+    deadline = None if news.deadline is None else news.deadline.isoformat()
+    transaction.on_commit(lambda: notify.announce(
+        match_id, news.version, status=news.status, event=event, deadline=deadline,
+        deal_end=news.deal_end,
+    ))
+
+
+@dataclasses.dataclass(frozen=True)
+class _SeatState:
+    user_id: int | None
+    autopilot: bool
+    left: bool
+
+
+def _seat_states(match: Match) -> dict[int, _SeatState]:
+    return {
+        seat.index: _SeatState(seat.user_id, seat.autopilot, seat.left_at is not None)
+        for seat in match.seats.all()
+    }
 
 
 def _send_bot_turns(match_id: str, version: int) -> None:

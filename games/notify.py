@@ -12,9 +12,11 @@ The live stream's listeners (games/api/streams.py) wait the same way on an event
 a thread each: ``listen`` registers an asyncio event that the process's own announcements set
 (from whichever thread commits), and with Redis one pattern subscription per event loop sets
 it for announcements from every process. An announcement carries the action as the feed lists
-it, so a listener that has heard every version up to it needs no look at the database. A person
-leaving a match is announced to its listeners too (no version: `announce_departure`), so that a
-stream of theirs ends at once rather than at its next look at who may follow it.
+it, so a listener that has heard every version up to it needs no look at the database, with the
+turn clock's deadline after it and, when it ended a deal, the deal's result. A change of who
+plays a seat (a person leaving, a seat going on autopilot or coming back) is announced too (no
+version: `announce_seats`): the streams send the seats' new state, and a stream of a person who
+left ends at once rather than at its next look at who may follow it.
 """
 
 from __future__ import annotations
@@ -60,14 +62,17 @@ def _channel(match_id: uuid.UUID | str) -> str:
 
 
 def announce(
-    match_id: uuid.UUID | str, version: int, *, status: str, event: dict[str, Any] | None = None
+    match_id: uuid.UUID | str, version: int, *, status: str, event: dict[str, Any] | None = None,
+    deadline: str | None = None, deal_end: dict[str, Any] | None = None,
 ) -> None:
     """Tell the waiters of ``match_id`` that it reached ``version`` with ``status`` (once
-    committed), by the action ``event`` as the feed lists it, or by no action (None)."""
+    committed), by the action ``event`` as the feed lists it, or by no action (None); with
+    the turn clock's ``deadline`` after it and the result of the deal it ended, if any."""
     with _waiters_lock:
         for waiting in _waiters.get(str(match_id), ()):
             waiting.set()
-    news: News = {"version": version, "status": status, "event": event}
+    news: News = {"version": version, "status": status, "event": event, "deadline": deadline,
+                  "deal_end": deal_end}
     client = _redis()
     if client is None:
         with _hubs_lock:
@@ -82,25 +87,29 @@ def announce(
         logger.info("move not announced: %s", error, extra={"match_id": str(match_id)})
 
 
-# What `announce_departure` publishes on a match's channel: no version, so no news of a move.
-DEPARTURE = b'{"departure":true}'
+# What `announce_seats` publishes on a match's channel: no version, so no news of a move.
+SEATS_CHANGED = b'{"seats":true}'
 
 
-def announce_departure(match_id: uuid.UUID | str) -> None:
-    """Tell the live streams of ``match_id`` (once committed) that a person left it: each looks
-    again at once whether its listener may still follow the match."""
+def announce_seats(match_id: uuid.UUID | str) -> None:
+    """Tell the live streams of ``match_id`` (once called, after the commit) that who plays a
+    seat changed: each sends the seats' new state, and looks again at once whether its
+    listener may still follow the match (a person who left a private one may not)."""
+    with _waiters_lock:
+        for waiting in _waiters.get(str(match_id), ()):
+            waiting.set()
     client = _redis()
     if client is None:
         with _hubs_lock:
             hubs = list(_hubs.values())
         for hub in hubs:
-            hub.depart_threadsafe(str(match_id))
+            hub.seats_changed_threadsafe(str(match_id))
         return
     try:
-        client.publish(_channel(match_id), DEPARTURE)
+        client.publish(_channel(match_id), SEATS_CHANGED)
     except redis.RedisError as error:
         # The streams find it out at their next periodic look (STREAM_HEARTBEAT_SECONDS).
-        logger.info("departure not announced: %s", error, extra={"match_id": str(match_id)})
+        logger.info("seats not announced: %s", error, extra={"match_id": str(match_id)})
 
 
 def wait(match_id: uuid.UUID | str, moved: Callable[[], bool], timeout: float) -> None:
@@ -155,6 +164,10 @@ class News(TypedDict):
     version: int
     status: str
     event: dict[str, Any] | None
+    # The turn clock's deadline once at this version (ISO 8601), None for none.
+    deadline: str | None
+    # The result of the deal this version ended (as the stream's `deal_ended` sends it).
+    deal_end: dict[str, Any] | None
 
 
 class _Hub:
@@ -167,8 +180,8 @@ class _Hub:
         self.woken_at: dict[str, float] = {}
         # The latest announcements of each match listened to, by version.
         self.news: dict[str, dict[int, News]] = {}
-        # How many people have left each match listened to since its first listener came.
-        self.departures: dict[str, int] = {}
+        # How many seat changes of each match were heard since its first listener came.
+        self.seat_changes: dict[str, int] = {}
         self.subscriber: asyncio.Task[None] | None = None
 
     def wake(self, match_id: str, news: News | None = None) -> None:
@@ -184,16 +197,16 @@ class _Hub:
         for event in events:
             event.set()
 
-    def depart(self, match_id: str) -> None:
+    def seats_changed(self, match_id: str) -> None:
         if match_id in self.listeners:
-            self.departures[match_id] = self.departures.get(match_id, 0) + 1
+            self.seat_changes[match_id] = self.seat_changes.get(match_id, 0) + 1
             self.wake(match_id)
 
-    def depart_threadsafe(self, match_id: str) -> None:
+    def seats_changed_threadsafe(self, match_id: str) -> None:
         loop = self.loop()
         if match_id in self.listeners and loop is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):  # the loop stopped in between
-                loop.call_soon_threadsafe(self.depart, match_id)
+                loop.call_soon_threadsafe(self.seats_changed, match_id)
 
     def wake_all(self) -> None:
         for match_id in list(self.listeners):
@@ -232,8 +245,8 @@ class _Hub:
                             retry = REDIS_RETRY_SECONDS
                         elif message["type"] == "pmessage":
                             match_id = message["channel"].decode()[prefix:]
-                            if message["data"] == DEPARTURE:
-                                self.depart(match_id)
+                            if message["data"] == SEATS_CHANGED:
+                                self.seats_changed(match_id)
                             else:
                                 self.wake(match_id, _news(message["data"]))
             except (redis.RedisError, OSError) as error:
@@ -255,7 +268,12 @@ def _news(data: bytes) -> News | None:
         and isinstance(news.get("version"), int)
         and isinstance(news.get("status"), str)
         and (news.get("event") is None or isinstance(news.get("event"), dict))
+        and (news.get("deadline") is None or isinstance(news.get("deadline"), str))
+        and (news.get("deal_end") is None or isinstance(news.get("deal_end"), dict))
     )
+    if valid:
+        news.setdefault("deadline", None)
+        news.setdefault("deal_end", None)
     return cast(News, news) if valid else None
 
 
@@ -283,13 +301,13 @@ class Moves:
         self.hub = hub
         self.match_id = match_id
         self.event = asyncio.Event()
-        self._departures = hub.departures.get(match_id, 0)
+        self._seat_changes = hub.seat_changes.get(match_id, 0)
 
-    def someone_left(self) -> bool:
-        """Whether a person left the match since the listener came or last asked."""
-        departures = self.hub.departures.get(self.match_id, 0)
-        left, self._departures = departures != self._departures, departures
-        return left
+    def seats_changed(self) -> bool:
+        """Whether who plays a seat changed since the listener came or last asked."""
+        changes = self.hub.seat_changes.get(self.match_id, 0)
+        changed, self._seat_changes = changes != self._seat_changes, changes
+        return changed
 
     def news_after(self, after: int) -> tuple[list[News], bool]:
         """The announcements of the versions right after ``after``, in order, and whether a
@@ -333,4 +351,4 @@ async def listen(match_id: uuid.UUID | str) -> AsyncIterator[Moves]:
                 del hub.listeners[moves.match_id]
                 hub.woken_at.pop(moves.match_id, None)
                 hub.news.pop(moves.match_id, None)
-                hub.departures.pop(moves.match_id, None)
+                hub.seat_changes.pop(moves.match_id, None)

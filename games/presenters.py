@@ -14,7 +14,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import prefetch_related_objects
+from django.db.models import Max, prefetch_related_objects
 from django.utils import timezone
 
 from games import engine
@@ -284,7 +284,9 @@ def deal_record(match: Match, deal: Deal) -> dict[str, Any]:
     }
 
 
-def event_page(match: Match, after: int, limit: int) -> dict[str, Any]:
+def event_page(
+    match: Match, after: int, limit: int, *, with_deal_ends: bool = False
+) -> dict[str, Any]:
     """The first ``limit`` actions after version ``after``, oldest first (all of them public),
     and the cursor to the next page.
 
@@ -309,7 +311,38 @@ def event_page(match: Match, after: int, limit: int) -> dict[str, Any]:
         "has_more": has_more,
         "version": version,
         "status": status,
+        # The results of the deals these actions ended, by version (the live stream's).
+        "deal_ends": _deal_ends(match, rows) if with_deal_ends else {},
     }
+
+
+def _deal_ends(match: Match, rows: list[Action]) -> dict[int, dict[str, Any]]:
+    """The results of the scored deals that actions among ``rows`` ended, by the version of
+    the action that ended each: the deal's result and the match's totals after it. Costs
+    queries only when a row belongs to a scored deal."""
+    scored = {row.deal_id: row.deal for row in rows if row.deal.status == DealStatus.FINISHED}
+    if not scored:
+        return {}
+    # A deal scored in a read holds its last action, committed with it: this read sees it.
+    last = dict(
+        Action.objects.filter(deal_id__in=list(scored)).values("deal_id")
+        .annotate(last=Max("version")).values_list("deal_id", "last")
+    )
+    totals = [0, 0, 0, 0]
+    running: dict[int, list[int]] = {}
+    up_to = max(deal.sequence for deal in scored.values())
+    for sequence, scores in Deal.objects.filter(
+        match=match, status=DealStatus.FINISHED, sequence__lte=up_to
+    ).order_by("sequence").values_list("sequence", "scores"):
+        totals = [a + b for a, b in zip(totals, scores or [0] * 4, strict=True)]
+        running[sequence] = totals
+    return {last[deal.pk]: deal_result(deal, running[deal.sequence]) for deal in scored.values()}
+
+
+def deal_result(deal: Deal, totals: list[int]) -> dict[str, Any]:
+    """A scored deal's result with the match's ``totals`` after it (the stream's `deal_ended`)."""
+    return {"deal_number": deal.number, "deal_sequence": deal.sequence, "scores": deal.scores,
+            "outcomes": deal.outcomes, "totals": totals}
 
 
 def feed_event(row: Action, dummy_plays: bool) -> dict[str, Any]:

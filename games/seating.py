@@ -193,7 +193,6 @@ def leave_match(*, match_id: uuid.UUID, user: User) -> Match:
     with changing(match_id) as unit:
         match = unit.match
         seat = access.acting_seat(match, user)
-        unit.person_left()
         if match.status == MatchStatus.WAITING:
             _free_seat(unit, seat)
             return match

@@ -4,6 +4,8 @@ receiver's writes commit or roll back with it."""
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from django.dispatch import Signal
 
 # A match changed: an action was applied, or it started. Arguments:
@@ -13,3 +15,22 @@ from django.dispatch import Signal
 #   ended_deal the deal row the action ended, if it ended one;
 #   current    the current deal's engine state afterwards (None once the match is over).
 match_progressed = Signal()
+
+
+class MatchChange(StrEnum):
+    STARTED = "started"
+    CANCELLED = "cancelled"  # ended before its start
+    ABANDONED = "abandoned"  # ended in play, unfinished
+    SEAT_TAKEN = "seat_taken"
+    SEAT_LEFT = "seat_left"
+    AUTOPILOT_ON = "autopilot_on"
+    AUTOPILOT_OFF = "autopilot_off"  # the person acts again
+
+
+# A match changed other than by an action: it started or ended unfinished, or who plays a seat
+# changed. Arguments:
+#   match    the match row (seats prefetched), after the change;
+#   change   a `MatchChange`;
+#   seat     the seat concerned (seat changes), else None;
+#   user_id  the account that held the seat before a seat change, else None.
+match_changed = Signal()

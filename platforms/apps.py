@@ -7,7 +7,8 @@ class PlatformsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from games.signals import match_progressed
+        from games.signals import match_changed, match_progressed
         from platforms import webhooks
 
         match_progressed.connect(webhooks.on_match_progressed, dispatch_uid="platform-webhooks")
+        match_changed.connect(webhooks.on_match_changed, dispatch_uid="platform-webhooks")

@@ -94,10 +94,16 @@ class PlatformPlayer(models.Model):
 
 
 class EventType(models.TextChoices):
+    MATCH_STARTED = "match.started", "A match started: its first deal is dealt"
     TURN_STARTED = "turn.started", "A platform's player is to act"
     DEAL_ENDED = "deal.ended", "A deal was scored"
     MATCH_FINISHED = "match.finished", "A match ended, with its ranking"
+    MATCH_CANCELLED = "match.cancelled", "A match was called off before its start"
+    MATCH_ABANDONED = "match.abandoned", "A match in play was stopped unfinished"
     SEAT_TIMED_OUT = "seat.timed_out", "A player's turn clock ran out"
+    SEAT_LEFT = "seat.left", "A player left their seat"
+    AUTOPILOT_ON = "seat.autopilot_on", "A player's seat went on autopilot"
+    AUTOPILOT_OFF = "seat.autopilot_off", "A player is back: their seat is off autopilot"
 
 
 class WebhookSubscription(models.Model):

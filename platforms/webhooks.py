@@ -1,7 +1,7 @@
 """Webhooks to partner platforms, signed as the Standard Webhooks specification says.
 
-Events are written in the transaction of the move that causes them (a receiver of
-`games.signals.match_progressed`), one `WebhookDelivery` per subscription that wants the type,
+Events are written in the transaction of the change that causes them (receivers of the
+`games.signals`), one `WebhookDelivery` per subscription that wants the type,
 so an event exists exactly when its move was committed. Once committed each delivery is sent
 by the webhook workers (scaled out: Celery workers on a queue of their own, WEBHOOK_QUEUE, never
 the computer players'; on the embedded default the webhooks' lane, a few threads), never by the
@@ -40,6 +40,7 @@ from standardwebhooks.webhooks import Webhook
 
 from games import engine, lanes
 from games.models import Match, MatchStatus
+from games.signals import MatchChange
 from platforms.addresses import public_addresses, resolve
 from platforms.models import (
     DeliveryStatus,
@@ -102,13 +103,7 @@ def on_match_progressed(
     if platform_id is None:
         return
     seats = {row.index: row for row in match.seats.all()}
-    # Keyed for lookups by a seat's user id, None for a computer or an open seat (no entry).
-    players: dict[int | None, str] = dict(
-        PlatformPlayer.objects.filter(
-            platform_id=platform_id,
-            user_id__in=[row.user_id for row in seats.values() if row.user_id],
-        ).values_list("user_id", "external_id")
-    )
+    players = _external_ids(platform_id, [row.user_id for row in seats.values()])
 
     def external_id(index: int) -> str | None:
         return players.get(seats[index].user_id)
@@ -144,6 +139,52 @@ def on_match_progressed(
             }))
     if events:
         emit(platform_id, events)
+
+
+def _external_ids(platform_id: int, user_ids: Iterable[int | None]) -> dict[int | None, str]:
+    """The platform's external id of each of these accounts that is its player's (keyed for
+    look-ups by a seat's user id: None, a computer or an open seat, has no entry)."""
+    return dict(
+        PlatformPlayer.objects.filter(
+            platform_id=platform_id, user_id__in=[user_id for user_id in user_ids if user_id]
+        ).values_list("user_id", "external_id")
+    )
+
+
+_CHANGE_EVENTS = {
+    MatchChange.STARTED: EventType.MATCH_STARTED,
+    MatchChange.CANCELLED: EventType.MATCH_CANCELLED,
+    MatchChange.ABANDONED: EventType.MATCH_ABANDONED,
+    MatchChange.SEAT_LEFT: EventType.SEAT_LEFT,
+    MatchChange.AUTOPILOT_ON: EventType.AUTOPILOT_ON,
+    MatchChange.AUTOPILOT_OFF: EventType.AUTOPILOT_OFF,
+}
+
+
+def on_match_changed(
+    sender: Any, *, match: Match, change: MatchChange, seat: int | None, user_id: int | None,
+    **kwargs: Any,
+) -> None:
+    """The event of a platform's match that a change other than an action makes (in its
+    transaction): its start, its end unfinished, a player leaving or on autopilot."""
+    event_type = _CHANGE_EVENTS.get(change)
+    if event_type is None:
+        return
+    platform_id = _platform_id(match)
+    if platform_id is None:
+        return
+    seats = {row.index: row for row in match.seats.all()}
+    players = _external_ids(platform_id, [user_id, *(row.user_id for row in seats.values())])
+    data: dict[str, Any] = {"match_id": str(match.id), "version": match.version}
+    if seat is None:
+        data["status"] = match.status
+        data["players"] = [players.get(seats[index].user_id) for index in range(4)]
+        if change == MatchChange.ABANDONED:
+            data["totals"] = match.totals
+    else:
+        data["seat"] = seat
+        data["external_id"] = players.get(user_id)
+    emit(platform_id, [(event_type, data)])
 
 
 def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:

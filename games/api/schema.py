@@ -18,6 +18,38 @@ def _has_example(operation: dict[str, Any]) -> bool:
     )
 
 
+def stream_events(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
+    """The live stream's events as components, named by event in `streamEvents`' 200 answer
+    (`x-events`): its body is text, so nothing else would bring their shapes into the schema.
+    Runs before the enums' hook, so their enums are named as everywhere else."""
+    from drf_spectacular.openapi import AutoSchema
+    from rest_framework.views import APIView
+
+    from games.api.serializers.feed import STREAM_EVENTS
+
+    schema = AutoSchema()
+    schema.registry = generator.registry
+    # Resolving a serializer reads the view and method it is for: any view's GET will do.
+    view = APIView()
+    view.request = request
+    schema.view, schema.method, schema.path = view, "GET", "/"
+    refs = {
+        name: schema.resolve_serializer(serializer, "response").ref
+        for name, serializer in STREAM_EVENTS.items()
+    }
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    for name, component in generator.registry.build({}).get("schemas", {}).items():
+        schemas.setdefault(name, component)
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if operation.get("operationId") == "streamEvents":
+                stream = operation["responses"]["200"]["content"]["text/event-stream"]
+                stream["x-events"] = refs
+    return result
+
+
 def require_documentation(
     result: dict[str, Any], generator: Any, request: Any, public: bool
 ) -> dict[str, Any]:

@@ -2,7 +2,12 @@
 
 A stream is the feed's cursor kept by the server: it sends every action after the caller's
 cursor (`after`, or the `Last-Event-ID` a reconnecting client sends), each as an SSE event with
-the version as its id, then waits for the next announcement (games/notify.py). An announcement
+the version as its id (an action that ended a deal is followed by the deal's result, and the
+id goes with the last event of the version, so a client that resumes gets both or neither),
+then waits for the next announcement (games/notify.py). Besides, events without an id tell the
+state: the turn clock when it changes, and the seats (who left, who is on autopilot) when they
+change; each stream sends them as it finds them changed since what it last sent, so a client
+that resumes gets the current state, never a stale one. An announcement
 carries the committed action, so a listener that has heard every version up to it sends it
 without a look at the database; one that missed a version reads the feed instead. Announcements
 are only hints, as for the long poll: after STREAM_HEARTBEAT_SECONDS with nothing heard a
@@ -44,7 +49,7 @@ from knox.models import AuthToken
 from games import access, notify, presenters, seating, selectors, services
 from games.api import slots
 from games.api.serializers.feed import EventSerializer
-from games.models import Match, MatchStatus, Visibility
+from games.models import Match, MatchStatus, Seat, Visibility
 
 T = TypeVar("T")
 
@@ -63,12 +68,19 @@ _readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="stream-reader")
 
 @dataclass(frozen=True)
 class Page:
-    """The frames of the actions after a cursor, read at one version."""
+    """The frames of the actions after a cursor, read at one version, and the match's state
+    there."""
 
-    frames: bytes
+    frames: bytes  # the actions' and deals' results'
     next_after: int
     more: bool  # more actions are already waiting
-    ended: bool  # the match has ended and this page holds its last action and `end`
+    ended: bool  # the match has ended and this page holds its last action
+    end: bytes = b""  # the `end` frame, when ended
+    # The turn clock's deadline at `next_after`, if this page knows it.
+    deadline: str | None = None
+    knows_deadline: bool = False
+    # The seats' state, if this page read it.
+    seats: list[dict[str, Any]] | None = None
 
 
 def _on_a_live_connection(read: Callable[[], T]) -> T:
@@ -86,18 +98,35 @@ def read_page(match_id: uuid.UUID, after: int) -> Page:
 
 
 def _read_page(match_id: uuid.UUID, after: int) -> Page:
-    found = list(Match.objects.filter(pk=match_id).only("id", "version", "status", "rules")[:1])
+    found = list(Match.objects.filter(pk=match_id).only(
+        "id", "version", "status", "rules", "turn_deadline"
+    )[:1])
     if not found:  # deleted by staff: nothing more will come
         return Page(b"", after, more=False, ended=True)
-    page = presenters.event_page(found[0], after, PAGE)
+    match = found[0]
+    page = presenters.event_page(match, after, PAGE, with_deal_ends=True)
     frames = [
-        _frame(event["version"], "action", event)
+        _action_frames(event, page["deal_ends"].get(event["version"]))
         for event in EventSerializer(page["events"], many=True).data
     ]
     ended = not page["has_more"] and page["status"] not in LIVE
-    if ended:
-        frames.append(_end_frame(page["version"], page["status"]))
-    return Page(b"".join(frames), page["next_after"], page["has_more"], ended)
+    caught_up = not page["has_more"] and page["status"] == MatchStatus.ACTIVE
+    deadline = match.turn_deadline.isoformat() if caught_up and match.turn_deadline else None
+    return Page(
+        b"".join(frames), page["next_after"], page["has_more"], ended,
+        end=_end_frame(page["version"], page["status"]) if ended else b"",
+        deadline=deadline, knows_deadline=caught_up, seats=_seats(match_id),
+    )
+
+
+def _seats(match_id: uuid.UUID) -> list[dict[str, Any]]:
+    return [
+        {"seat": index, "open": user_id is None and not bot_level,
+         "autopilot": autopilot, "left": left_at is not None}
+        for index, user_id, bot_level, autopilot, left_at in Seat.objects.filter(
+            match_id=match_id
+        ).order_by("index").values_list("index", "user_id", "bot_level", "autopilot", "left_at")
+    ]
 
 
 class Follower:
@@ -112,11 +141,25 @@ class Follower:
         self.user_id = user.pk
         self.token_digest = token.digest if token is not None else None
         self.ended = False
+        # The state last sent (`clock`, `seats`): sent again only when it changed.
+        self.deadline: str | None = None
+        self.seats: list[dict[str, Any]] | None = None
 
     def take(self, page: Page) -> bytes:
+        """The page's frames, with the state events that changed since the last sent."""
         self.after = page.next_after
         self.ended = page.ended
-        return page.frames
+        frames = [page.frames]
+        if page.ended:  # the state of a match that ended tells nothing more
+            return b"".join((page.frames, page.end))
+        if page.knows_deadline and page.deadline != self.deadline:
+            self.deadline = page.deadline
+            frames.append(_frame(None, "clock", {"version": page.next_after,
+                                                 "deadline": page.deadline}))
+        if page.seats is not None and page.seats != self.seats:
+            self.seats = page.seats
+            frames.append(_frame(None, "seats", {"seats": page.seats}))
+        return b"".join(frames)
 
     def check(self, fresh: bool = False) -> bool:
         """Whether the listener would still be let in (its account active, its token valid,
@@ -201,13 +244,16 @@ _shared: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _SharedReads] = (
 
 
 def _page_heard(match_id: uuid.UUID, heard: list[notify.News]) -> Page:
-    """The page of announced versions, as a look at the database would have read it."""
+    """The page of announced versions, as a look at the database would have read it (but
+    for the seats, which an announcement of a version does not change)."""
     frames = [_event_frame(match_id, news) for news in heard if news["event"] is not None]
     last = heard[-1]
     ended = last["status"] not in LIVE
-    if ended:
-        frames.append(_end_frame(last["version"], last["status"]))
-    return Page(b"".join(frames), last["version"], more=False, ended=ended)
+    return Page(
+        b"".join(frames), last["version"], more=False, ended=ended,
+        end=_end_frame(last["version"], last["status"]) if ended else b"",
+        deadline=last["deadline"], knows_deadline=last["status"] == MatchStatus.ACTIVE,
+    )
 
 
 # Each announced action's frame, made once for all of its listeners in this process.
@@ -219,21 +265,33 @@ def _event_frame(match_id: uuid.UUID, news: notify.News) -> bytes:
     key = (match_id, news["version"])
     frame = _frames.get(key)
     if frame is None:
-        frame = _frames[key] = _frame(
-            news["version"], "action", EventSerializer(news["event"]).data
+        frame = _frames[key] = _action_frames(
+            EventSerializer(news["event"]).data, news["deal_end"]
         )
         if len(_frames) > FRAMES_KEPT:
             _frames.popitem(last=False)
     return frame
 
 
+def _action_frames(event: dict[str, Any], deal_end: dict[str, Any] | None) -> bytes:
+    """An action's event, and the result of the deal it ended, if it ended one: the version
+    is the id of the last of them (EventSource resumes after the last id it received)."""
+    version = event["version"]
+    if deal_end is None:
+        return _frame(version, "action", event)
+    return _frame(None, "action", event) + _frame(
+        version, "deal_ended", {"version": version, **deal_end}
+    )
+
+
 def _end_frame(version: int, status: str) -> bytes:
     return _frame(version, "end", {"version": version, "status": status})
 
 
-def _frame(version: int, kind: str, data: dict[str, Any]) -> bytes:
+def _frame(version: int | None, kind: str, data: dict[str, Any]) -> bytes:
     body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return f"id: {version}\nevent: {kind}\ndata: {body}\n\n".encode()
+    id_line = "" if version is None else f"id: {version}\n"
+    return f"{id_line}event: {kind}\ndata: {body}\n\n".encode()
 
 
 HEARTBEAT = b": heartbeat\n\n"
@@ -270,12 +328,14 @@ def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, No
 
 
 async def _look(
-    follower: Follower, moves: Any, shared: _SharedReads, quiet_since: float | None
+    follower: Follower, moves: Any, shared: _SharedReads, quiet_since: float | None,
+    *, seats_changed: bool,
 ) -> Page:
-    """The actions after the follower's cursor: from the announcements heard, or read."""
+    """The actions after the follower's cursor: from the announcements heard, or read (always
+    when the seats changed: only a read tells how)."""
     since = moves.clear()  # before the look: an announcement after it sets it again
     heard, gap = moves.news_after(follower.after)
-    if heard and not gap:
+    if heard and not gap and not seats_changed:
         # Every version up to the latest announced was announced with its action.
         return _page_heard(follower.match_id, heard)
     # A version missed, or nothing heard for a while (one may have been lost): read, sharing
@@ -310,8 +370,10 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
         look, quiet_since = True, None  # whether to look for actions, and why
         while True:
             more = False
-            if look:
-                page = await _look(follower, moves, shared, quiet_since)
+            seats_changed = moves.seats_changed()
+            if look or seats_changed:
+                page = await _look(follower, moves, shared, quiet_since,
+                                   seats_changed=seats_changed)
                 if frames := follower.take(page):
                     yield frames
                     sent_at = time.monotonic()
@@ -319,9 +381,9 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
             now = time.monotonic()
             if follower.ended or now >= deadline:
                 return
-            someone_left = moves.someone_left()
-            if someone_left or now >= next_check:
-                if not await loop.run_in_executor(_readers, follower.check, someone_left):
+            # A person who left may no longer follow the match: looked at at once.
+            if seats_changed or now >= next_check:
+                if not await loop.run_in_executor(_readers, follower.check, seats_changed):
                     return
                 next_check = now + every
             if more:

@@ -22,7 +22,7 @@ from games.api.serializers.fields import (
     seat_list,
 )
 from games.api.serializers.matches import ClockSerializer, MatchSerializer, RuleOverridesSerializer
-from games.models import BotLevel, GameChoice, Visibility
+from games.models import BotLevel, GameChoice, MatchStatus, Visibility
 from platforms.addresses import AddressNotAllowed, public_addresses
 from platforms.models import DeliveryStatus, EventType
 
@@ -106,7 +106,8 @@ class SubscriptionInputSerializer(StrictInputSerializer):
         "to, a private, loopback, link-local or other special-purpose address is refused.",
     )
     event_types = serializers.ListField(
-        child=StrictChoiceField(choices=EventType.choices), min_length=1, max_length=4,
+        child=StrictChoiceField(choices=EventType.choices), min_length=1,
+        max_length=len(EventType.choices),
     )
 
     def validate_url(self, url: str) -> str:
@@ -194,6 +195,29 @@ class SeatTimedOutSerializer(serializers.Serializer):
     autopilot = serializers.BooleanField(help_text="The seat is now on autopilot.")
 
 
+class MatchStartedSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField()
+    version = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+    players = serializers.ListField(child=serializers.CharField(allow_null=True))
+
+
+class MatchCancelledSerializer(MatchStartedSerializer):
+    pass
+
+
+class MatchAbandonedSerializer(MatchStartedSerializer):
+    totals = seat_list(help_text="The points so far; an abandoned match has no ranking.")
+
+
+class SeatChangedSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField()
+    version = serializers.IntegerField(help_text="The match's version when it happened.")
+    seat = seat_field()
+    external_id = serializers.CharField(allow_null=True,
+                                        help_text="The platform's player at the seat.")
+
+
 def envelope(event_type: str, data: type[serializers.Serializer]) -> type[serializers.Serializer]:
     """A webhook body: `{type, timestamp, data}`."""
     name = "".join(part.capitalize() for part in event_type.replace(".", "_").split("_"))
@@ -210,4 +234,10 @@ WEBHOOK_BODIES = {
     EventType.DEAL_ENDED: envelope(EventType.DEAL_ENDED, DealEndedSerializer),
     EventType.MATCH_FINISHED: envelope(EventType.MATCH_FINISHED, MatchFinishedSerializer),
     EventType.SEAT_TIMED_OUT: envelope(EventType.SEAT_TIMED_OUT, SeatTimedOutSerializer),
+    EventType.MATCH_STARTED: envelope(EventType.MATCH_STARTED, MatchStartedSerializer),
+    EventType.MATCH_CANCELLED: envelope(EventType.MATCH_CANCELLED, MatchCancelledSerializer),
+    EventType.MATCH_ABANDONED: envelope(EventType.MATCH_ABANDONED, MatchAbandonedSerializer),
+    EventType.SEAT_LEFT: envelope(EventType.SEAT_LEFT, SeatChangedSerializer),
+    EventType.AUTOPILOT_ON: envelope(EventType.AUTOPILOT_ON, SeatChangedSerializer),
+    EventType.AUTOPILOT_OFF: envelope(EventType.AUTOPILOT_OFF, SeatChangedSerializer),
 }

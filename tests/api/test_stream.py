@@ -54,7 +54,19 @@ def test_a_finished_match_streams_its_whole_feed_then_ends(player) -> None:
     assert got[0].event == "retry"
     actions = [message for message in got if message.event == "action"]
     assert [message.json() for message in actions] == feed(me, match_id)
-    assert [message.id for message in actions] == [str(m.json()["version"]) for m in actions]
+    # Each version's id comes with its last event: a deal's last card, then the deal's result.
+    versioned = [message for message in got if message.event in ("action", "deal_ended")]
+    for message, following in zip(versioned, [*versioned[1:], None], strict=True):
+        version = message.json()["version"]
+        if following is None or following.json()["version"] != version:
+            assert message.id == str(version)
+    results = [message.json() for message in got if message.event == "deal_ended"]
+    deals = me.get(f"/matches/{match_id}/deals").json()
+    scored = [deal for deal in deals if deal["status"] == "finished"]
+    assert [(r["deal_number"], r["scores"]) for r in results] == [
+        (deal["number"], deal["scores"]) for deal in sorted(scored, key=lambda d: d["sequence"])
+    ]
+    assert results[-1]["totals"] == me.get(f"/matches/{match_id}").json()["totals"]
     end = got[-1]
     assert end.event == "end"
     assert end.json() == {"version": len(actions), "status": "finished"}
@@ -161,18 +173,25 @@ def test_nothing_left_to_stream_is_204_so_event_source_stops(player) -> None:
     response, got = stream(me, match_id, HTTP_LAST_EVENT_ID=str(version))
     assert response.status_code == 204 and got == []
     response, got = stream(me, match_id, HTTP_LAST_EVENT_ID=str(version - 1))
-    assert [message.event for message in got] == ["retry", "action", "end"]
+    # The last card ended the last deal: its result comes with it.
+    assert [message.event for message in got] == ["retry", "action", "deal_ended", "end"]
 
 
 def test_only_announcements_of_the_documented_shape_are_taken_as_news() -> None:
     from games import notify
 
-    good = {"version": 3, "status": "active", "event": {"version": 3}}
+    good = {"version": 3, "status": "active", "event": {"version": 3}, "deadline": None,
+            "deal_end": None}
     assert notify._news(json.dumps(good).encode()) == good
+    # As announced before the clock and deals' results were: taken, without them.
+    older = {"version": 3, "status": "active", "event": {"version": 3}}
+    assert notify._news(json.dumps(older).encode()) == good
     assert notify._news(json.dumps({**good, "event": None}).encode())["event"] is None
     for bad in (b"7", b"not json", json.dumps({"version": "3", "status": "active"}).encode(),
                 json.dumps({"version": 3}).encode(),
-                json.dumps({"version": 3, "status": "active", "event": [1]}).encode()):
+                json.dumps({"version": 3, "status": "active", "event": [1]}).encode(),
+                json.dumps({**good, "deadline": 5}).encode(),
+                json.dumps({**good, "deal_end": "x"}).encode()):
         assert notify._news(bad) is None
 
 

@@ -33,6 +33,14 @@ def test_a_follower_sees_every_move_once_as_it_is_made(asgi_server, settings) ->
     feed = client.expect(me.get(f"{client.API}/matches/{match_id}/events?limit=500"), 200, "feed")
     assert listening.actions() == feed["events"]
     assert listening.got[-1].event == "end"
+    # Each deal's result, heard with the card that ended it, as the deal records tell it.
+    results = [message.json() for message in listening.got if message.event == "deal_ended"]
+    deals = client.expect(me.get(f"{client.API}/matches/{match_id}/deals"), 200, "deals")
+    assert [(r["deal_number"], r["scores"], r["outcomes"]) for r in results] == [
+        (deal["number"], deal["scores"], deal["outcomes"])
+        for deal in sorted(deals, key=lambda deal: deal["sequence"])
+        if deal["status"] == "finished"
+    ]
 
 
 def test_a_reconnecting_follower_resumes_where_it_left(asgi_server) -> None:
@@ -131,6 +139,10 @@ def test_a_follower_counts_as_present_while_it_listens(asgi_server, settings,
     follower.close()
 
 
+# Events that tell the match's state: they come whenever it changed.
+STATE = ("deal_ended", "clock", "seats")
+
+
 def test_a_stream_ends_when_its_token_is_revoked(asgi_server, settings) -> None:
     # The stream outlives its request: it looks again, as the feed does on every request.
     settings.STREAM_HEARTBEAT_SECONDS = 0.3
@@ -141,7 +153,7 @@ def test_a_stream_ends_when_its_token_is_revoked(asgi_server, settings) -> None:
     assert next(messages).event == "retry"
     client.expect(me.post(f"{client.API}/auth/logout"), 204, "log out")
     rest = list(messages)  # ends (no `end`: the match goes on)
-    assert all(message.event in ("action", "comment") for message in rest)
+    assert all(message.event in ("action", "comment", *STATE) for message in rest)
     assert sse.Follower(asgi_server, match_id, me.token).status == 401
 
 
@@ -179,9 +191,38 @@ def test_a_stream_ends_at_once_when_its_listener_leaves_a_match_in_play(asgi_ser
     started = time.monotonic()
     rest = list(messages)  # ends (no `end`: the match goes on with a stand-in)
     assert time.monotonic() - started < 3
-    assert all(message.event in ("action", "comment") for message in rest)
+    assert all(message.event in ("action", "comment", *STATE) for message in rest)
     assert sse.Follower(asgi_server, match["id"], friend.token).status == 403
     # A person who stays is still followed.
     stays = sse.Follower(asgi_server, match["id"], owner.token, timeout=5)
     assert stays.status == 200
     stays.close()
+
+
+def test_a_follower_hears_the_clock_and_who_left(asgi_server, settings) -> None:
+    # Far beyond the follower's timeout: only announcements can bring these events.
+    settings.STREAM_HEARTBEAT_SECONDS = 60
+    owner, friend = client.guest(asgi_server, "Owner"), client.guest(asgi_server, "Friend")
+    match = client.expect(owner.post(f"{client.API}/matches", {
+        "seats": [{"kind": "me"}, {"kind": "open"}, {"kind": "bot", "bot_level": "easy"},
+                  {"kind": "bot", "bot_level": "easy"}]}), 201, "match")
+    code = client.expect(owner.get(f"{client.API}/matches/{match['id']}/invitation"), 200,
+                         "code")["code"]
+    follower = sse.Follower(asgi_server, match["id"], owner.token, timeout=5)
+    messages = iter(follower)
+    assert next(messages).event == "retry"
+    first = next(message for message in messages if message.event == "seats")
+    assert [seat["open"] for seat in first.json()["seats"]] == [False, True, False, False]
+    client.expect(friend.post(f"{client.API}/invitations/{code}/join", {"seat": 1}), 200, "join")
+    # The table filled and started: the seats as they are, and a turn clock for a person.
+    filled = next(message for message in messages if message.event == "seats")
+    assert not any(seat["open"] for seat in filled.json()["seats"])
+    clock = next(message for message in messages
+                 if message.event == "clock" and message.json()["deadline"])
+    assert clock.id is None or int(clock.id) <= clock.json()["version"]
+    client.expect(friend.post(f"{client.API}/matches/{match['id']}/leave"), 200, "leave")
+    started = time.monotonic()
+    left = next(message for message in messages if message.event == "seats")
+    assert time.monotonic() - started < 3
+    assert [seat["left"] for seat in left.json()["seats"]] == [False, True, False, False]
+    follower.close()

@@ -257,3 +257,39 @@ def test_a_webhook_url_is_a_uri(platform) -> None:
     fine = platform.post("/webhooks", {"url": "https://a.example:8443/h?x=1&y=%20",
                                        "event_types": ["deal.ended"]})
     assert fine.status_code == 201 and fine.json()["url"] == "https://a.example:8443/h?x=1&y=%20"
+
+
+def test_a_match_tells_its_start_its_seats_and_its_end(platform, settings) -> None:
+    """Every change of a platform's match that is not a move is an event: the start, a seat
+    going on autopilot and coming back, a player leaving, the match abandoned."""
+    platform.post("/webhooks", {"url": "https://receiver.example/h", "event_types": [
+        "match.started", "match.abandoned", "seat.left", "seat.autopilot_on",
+        "seat.autopilot_off"]})
+    ids = [f"ext-{seat}" for seat in range(4)]
+    apps = {index: platform.player(external_id) for index, external_id in enumerate(ids)}
+    match = platform.post("/matches", {"game": "auction", "deals": 1, "seats": [
+        {"kind": "player", "external_id": external_id} for external_id in ids]}).json()
+    settings.AUTOPILOT_AFTER_TIMEOUTS = 1
+    settings.COMPUTER_PLAYERS = "tests.bots.idle_players"
+    Match.objects.filter(pk=match["id"]).update(turn_deadline=timezone.now())
+    assert sweeper.run_clocks() == 1
+    timed_out = WebhookEvent.objects.get(type="seat.autopilot_on").payload["data"]["seat"]
+    back = apps[timed_out].post(f"{API}/matches/{match['id']}/return")
+    assert back.status_code == 200, back.content
+    leaver = (timed_out + 1) % 4
+    assert apps[leaver].post(f"{API}/matches/{match['id']}/leave").status_code == 200
+    from games import services
+
+    services.abandon_match(match_id=match["id"])
+    events = [(event.type, event.payload["data"]) for event in
+              WebhookEvent.objects.filter(platform=platform.platform).order_by("created_at")]
+    assert [kind for kind, _ in events] == [
+        "match.started", "seat.autopilot_on", "seat.autopilot_off", "seat.left",
+        "match.abandoned"]
+    started, on, off, left, abandoned = (data for _, data in events)
+    assert started["players"] == ids and started["status"] == "active"
+    assert (on["seat"], on["external_id"]) == (timed_out, ids[timed_out])
+    assert (off["seat"], off["external_id"]) == (timed_out, ids[timed_out])
+    assert (left["seat"], left["external_id"]) == (leaver, ids[leaver])
+    assert abandoned["status"] == "abandoned" and len(abandoned["totals"]) == 4
+    assert all(data["match_id"] == match["id"] for _, data in events)

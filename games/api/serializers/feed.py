@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from games.api.serializers.fields import (
     ACTION_KINDS,
+    OUTCOMES,
     PHASES,
     SUIT_CHOICES,
     card_field,
@@ -119,3 +120,51 @@ class EventPageSerializer(serializers.Serializer):
     )
     version = serializers.IntegerField(help_text="The match version this page was read at.")
     status = serializers.ChoiceField(choices=MatchStatus.choices)
+
+
+# --- the live stream's other events (games/api/streams.py) -------------------------------------
+
+
+class DealEndedEventSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="The version of the card that ended the deal.")
+    deal_number = serializers.IntegerField()
+    deal_sequence = serializers.IntegerField()
+    scores = seat_list(help_text="The deal's points per seat.")
+    outcomes = serializers.ListField(child=serializers.ChoiceField(choices=OUTCOMES),
+                                     min_length=4, max_length=4)
+    totals = seat_list(help_text="The match's points per seat after this deal.")
+
+
+class ClockEventSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="The match version the clock is for.")
+    deadline = serializers.DateTimeField(
+        allow_null=True, help_text="When the turn clock of the person to act runs out; null: "
+        "no clock is running (a computer player is to act, or the table has none)."
+    )
+
+
+class SeatStateSerializer(serializers.Serializer):
+    seat = seat_field()
+    open = serializers.BooleanField(help_text="Nobody has taken it yet.")
+    autopilot = serializers.BooleanField(help_text="A computer player plays for its person.")
+    left = serializers.BooleanField(help_text="Its person left: a computer player plays it to "
+                                    "the end.")
+
+
+class SeatsEventSerializer(serializers.Serializer):
+    seats = SeatStateSerializer(many=True)
+
+
+class StreamEndSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="The match's last version.")
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+
+
+# Each event the stream sends, by name, and the shape of its data (the schema's `x-events`).
+STREAM_EVENTS: dict[str, type[serializers.Serializer]] = {
+    "action": EventSerializer,
+    "deal_ended": DealEndedEventSerializer,
+    "clock": ClockEventSerializer,
+    "seats": SeatsEventSerializer,
+    "end": StreamEndSerializer,
+}
