@@ -63,12 +63,19 @@ def a_leavers_stream_ends_at_once(base_url: str, stream_url: str) -> None:
     assert follower.status == 200
     messages = iter(follower)
     assert next(messages).event == "retry"
+    # The owner stays, and hears who left as soon as the leaver's stream ends.
+    staying = iter(sse.Follower(stream_url, match_id, str(owner.token), timeout=8))
+    assert next(staying).event == "retry"
+    assert not next(m for m in staying if m.event == "seats").json()["seats"][1]["left"]
     client.expect(friend.post(f"{API}/matches/{match_id}/leave"), 200, "leave")
     left = time.monotonic()
     rest = list(messages)  # ends: no `end` event, the match goes on with a stand-in
     assert time.monotonic() - left < 3
-    assert all(message.event in ("action", "comment") for message in rest)
+    assert all(message.event in ("action", "comment", "deal_ended", "clock", "seats")
+               for message in rest)
     assert sse.Follower(stream_url, match_id, str(friend.token)).status == 403
+    heard = next(m for m in staying if m.event == "seats")
+    assert heard.json()["seats"][1]["left"] and time.monotonic() - left < 3
     # Nothing moves once the test ends: the stand-in and the computer players stop at the
     # owner's turn. (A worker still playing them when the test database is emptied held a
     # match row the emptying needed, and PostgreSQL ended one of the two: a deadlock.)
