@@ -1,6 +1,6 @@
 """Writes for partner platforms: registering them and their keys (staff, in the admin), their
-players by external id, and matches between them. Matches themselves are made and played by
-`games.services`, like every other."""
+players by external id from creation to erasure (and the reads of them), and matches between
+them. Matches themselves are made and played by `games.services`, like every other."""
 
 from __future__ import annotations
 
@@ -169,7 +169,8 @@ def patch_player(
         )
         if player is None:
             raise PlayerNotFound()
-        _update(player, display_name, language)
+        if display_name is not None or language is not None:  # an empty PATCH changes nothing
+            _update(player, display_name, language)
     return get_player(platform, external_id)
 
 
@@ -221,14 +222,14 @@ def erase_player(*, platform: Platform, external_id: str) -> None:
 
     The account itself stays, renamed FORMER_PLAYER with its personal rows deleted: the
     matches it played keep their moves and results (the other players' history), and their
-    seats refer to it. Each step can be done again: a call that fails half way is retried."""
+    seats refer to it. Each step can be done again: a call that fails half way may be retried."""
     player = PlatformPlayer.objects.filter(platform=platform, external_id=external_id).first()
     if player is None:
         raise PlayerNotFound()
     user = player.user
     AuthToken.objects.filter(user=user).delete()
     seats = Seat.objects.filter(user=user, match__status__in=IN_PLAY, left_at__isnull=True)
-    for match_id in seats.values_list("match_id", flat=True):
+    for match_id in list(seats.values_list("match_id", flat=True)):
         # MatchNotActive, NotYourSeat: it ended, or they left, since the query.
         with contextlib.suppress(MatchNotActive, NotYourSeat):
             seating.leave_match(match_id=match_id, user=user)
