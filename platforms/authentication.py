@@ -41,19 +41,21 @@ class PlatformKeyAuthentication(authentication.BaseAuthentication):
         return "Api-Key"
 
 
-def scoped(scope: str) -> type[permissions.BasePermission]:
-    """A permission: the request carries a platform key with ``scope``."""
+def scoped(scope: str, *or_scopes: str) -> type[permissions.BasePermission]:
+    """A permission: the request carries a platform key with ``scope`` or one of
+    ``or_scopes`` (a refusal names ``scope``)."""
 
     class HasScope(permissions.BasePermission):
         def has_permission(self, request: Request, view: Any) -> bool:
             key = request.auth
             if not isinstance(key, PlatformKey):
                 return False
-            if scope not in key.scopes:
+            if not {scope, *or_scopes} & set(key.scopes):
                 raise MissingScope(scope=scope)
             return True
 
-    HasScope.__name__ = f"HasScope_{scope.replace(':', '_')}"
+    HasScope.__name__ = "HasScope_" + "_".join(
+        name.replace(":", "_") for name in (scope, *or_scopes))
     return HasScope
 
 
@@ -92,5 +94,6 @@ class PlatformKeyScheme(OpenApiAuthenticationExtension):
         return {
             "type": "apiKey", "in": "header", "name": "Authorization",
             "description": "`Api-Key <key>`: a partner platform's key, issued by staff with "
-            "scopes (`players:write`, `matches:write`, `matches:read`, `webhooks:manage`).",
+            "scopes (`players:read`, `players:write`, `matches:write`, `matches:read`, "
+            "`webhooks:manage`).",
         }

@@ -33,6 +33,18 @@ class UnknownPlayer(ServiceError):
     default_detail = _("No player of your platform has this external id; create it first.")
 
 
+class PlayerNotFound(ServiceError):
+    status = 404
+    code = "not_found"
+    default_detail = _("Your platform has no such player.")
+
+
+class InvalidCursor(ServiceError):
+    status = 400
+    code = "invalid_cursor"
+    default_detail = _("This cursor is not one this list gave; start again without it.")
+
+
 class PlatformMatchNotFound(ServiceError):
     status = 404
     code = "not_found"

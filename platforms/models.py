@@ -17,7 +17,10 @@ from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
 
 class Scope(models.TextChoices):
-    PLAYERS_WRITE = "players:write", "Create and update players, issue their tokens"
+    PLAYERS_READ = "players:read", "Read players"
+    PLAYERS_WRITE = "players:write", (
+        "Create, update and erase players, issue and revoke their tokens; read players too"
+    )
     MATCHES_WRITE = "matches:write", "Create matches for the platform's players"
     MATCHES_READ = "matches:read", "List the platform's matches and read their results"
     WEBHOOKS_MANAGE = "webhooks:manage", "Manage webhook subscriptions, read deliveries"

@@ -1,11 +1,13 @@
 """Writes for partner platforms: registering them and their keys (staff, in the admin), their
-players by external id, and matches between them. Matches themselves are made and played by
-`games.services`, like every other."""
+players by external id from creation to erasure (and the reads of them), and matches between
+them. Matches themselves are made and played by `games.services`, like every other."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import secrets
+import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, cast
@@ -13,19 +15,26 @@ from typing import Any, cast
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 from knox.models import AuthToken
 
+from games import seating
 from games import services as games_services
-from games.errors import InvalidMatch
-from games.models import Match
-from platforms.errors import UnknownPlayer
+from games.errors import InvalidMatch, MatchNotActive, NotYourSeat
+from games.models import IdempotencyRecord, Match, MatchStatus, Seat, Spectator
+from platforms.errors import PlayerNotFound, UnknownPlayer
 from platforms.models import Platform, PlatformKey, PlatformPlayer
 
 # A key replaced by `rotate_key` keeps working this long, so that the platform can deploy the
 # new one first.
 ROTATION_GRACE = timedelta(hours=24)
+
+
+# What an erased player's seats are called from then on, in every match they played.
+FORMER_PLAYER = "Former player"
+IN_PLAY = (MatchStatus.WAITING, MatchStatus.ACTIVE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,11 +81,13 @@ def revoke_key(*, key: PlatformKey) -> None:
 
 
 def put_player(
-    *, platform: Platform, external_id: str, display_name: str, language: str | None
+    *, platform: Platform, external_id: str, display_name: str, language: str | None,
+    revoke_others: bool = False,
 ) -> PlayerToken:
     """Create or update the platform's player ``external_id`` and issue a player token for
     its app (PLATFORM_PLAYER_TOKEN_MINUTES, not renewed by use: the platform asks again).
-    ``language`` None leaves an existing player's as it was (a new player has none)."""
+    ``language`` None leaves an existing player's as it was (a new player has none).
+    ``revoke_others``: the new token is the player's only one."""
     user_model = get_user_model()
     for _ in range(2):  # a concurrent first PUT of the same player makes it once
         try:
@@ -97,17 +108,146 @@ def put_player(
                         language=language or "",
                     )
                 else:
-                    player.user.first_name = display_name
-                    player.user.save(update_fields=["first_name"])
-                    if language is not None:
-                        player.language = language
-                    player.save(update_fields=["language", "updated_at"])
-                ttl = timedelta(minutes=settings.PLATFORM_PLAYER_TOKEN_MINUTES)
-                token_row, token = AuthToken.objects.create(player.user, expiry=ttl)
-            return PlayerToken(player, created, token, token_row.expiry)
+                    _update(player, display_name, language)
+                token, expiry = _issue_player_token(player, revoke_others)
+            return PlayerToken(player, created, token, expiry)
         except IntegrityError:
             continue
     raise AssertionError("a player created twice at once")
+
+
+def get_player(platform: Platform, external_id: str) -> PlatformPlayer:
+    """The platform's player, 404 `not_found` for any other id (another platform's too)."""
+    player = players_with_facts(platform).filter(external_id=external_id).first()
+    if player is None:
+        raise PlayerNotFound()
+    return player
+
+
+def list_players(
+    platform: Platform, *, external_id_prefix: str | None, updated_since: datetime | None
+) -> QuerySet[PlatformPlayer]:
+    players = players_with_facts(platform)
+    if external_id_prefix is not None:
+        players = players.filter(external_id__startswith=external_id_prefix)
+    if updated_since is not None:
+        players = players.filter(updated_at__gte=updated_since)
+    return players
+
+
+def players_with_facts(platform: Platform) -> QuerySet[PlatformPlayer]:
+    """The platform's players with what `player_facts` reads of them prefetched: three queries
+    for any number of players."""
+    return (
+        PlatformPlayer.objects.filter(platform=platform).select_related("user")
+        .prefetch_related(
+            Prefetch("user__auth_token_set",
+                     queryset=AuthToken.objects.filter(expiry__gt=timezone.now()).only("user")),
+            Prefetch("user__seats",
+                     queryset=Seat.objects.filter(match__status__in=IN_PLAY, left_at__isnull=True)
+                     .only("match_id", "user_id").order_by("match_id")),
+        )
+    )
+
+
+def player_facts(player: PlatformPlayer) -> tuple[int, list[uuid.UUID]]:
+    """A player of `players_with_facts`: their tokens not yet lapsed, and the matches waiting
+    or in play where they have a seat they have not left."""
+    # knox's models have no type stubs: mypy does not know the reverse accessor.
+    tokens = cast(Any, player.user).auth_token_set.all()
+    return len(tokens), [seat.match_id for seat in player.user.seats.all()]
+
+
+def patch_player(
+    *, platform: Platform, external_id: str, display_name: str | None, language: str | None
+) -> PlatformPlayer:
+    """Change what is sent of an existing player (None: as it was); no token is issued."""
+    with transaction.atomic():
+        player = (
+            PlatformPlayer.objects.select_for_update().select_related("user")
+            .filter(platform=platform, external_id=external_id).first()
+        )
+        if player is None:
+            raise PlayerNotFound()
+        if display_name is not None or language is not None:  # an empty PATCH changes nothing
+            _update(player, display_name, language)
+    return get_player(platform, external_id)
+
+
+def _update(player: PlatformPlayer, display_name: str | None, language: str | None) -> None:
+    # Seats keep the name they were taken with (games' rule for every account).
+    if display_name is not None:
+        player.user.first_name = display_name
+        player.user.save(update_fields=["first_name"])
+    if language is not None:
+        player.language = language
+    player.save(update_fields=["language", "updated_at"])
+
+
+def refresh_token(
+    *, platform: Platform, external_id: str, revoke_others: bool
+) -> tuple[str, datetime]:
+    """A new player token of an existing player, changing nothing else."""
+    with transaction.atomic():
+        player = (
+            PlatformPlayer.objects.select_for_update().select_related("user")
+            .filter(platform=platform, external_id=external_id).first()
+        )
+        if player is None:
+            raise PlayerNotFound()
+        return _issue_player_token(player, revoke_others)
+
+
+def _issue_player_token(player: PlatformPlayer, revoke_others: bool) -> tuple[str, datetime]:
+    if revoke_others:
+        AuthToken.objects.filter(user=player.user).delete()
+    ttl = timedelta(minutes=settings.PLATFORM_PLAYER_TOKEN_MINUTES)
+    row, token = AuthToken.objects.create(player.user, expiry=ttl)
+    assert row.expiry is not None
+    return token, row.expiry
+
+
+def revoke_tokens(*, platform: Platform, external_id: str) -> None:
+    """Every token of the player stops at once (401 on its next request)."""
+    player = PlatformPlayer.objects.filter(platform=platform, external_id=external_id).first()
+    if player is None:
+        raise PlayerNotFound()
+    AuthToken.objects.filter(user_id=player.user_id).delete()
+
+
+def erase_player(*, platform: Platform, external_id: str) -> None:
+    """The platform's player is gone: tokens revoked, out of every match waiting or in play
+    (`seating.leave_match`: a computer player takes the seat, or the match ends as its rules
+    say), then the account made anonymous and unusable and the external id freed.
+
+    The account itself stays, renamed FORMER_PLAYER with its personal rows deleted: the
+    matches it played keep their moves and results (the other players' history), and their
+    seats refer to it. Each step can be done again: a call that fails half way may be retried."""
+    player = PlatformPlayer.objects.filter(platform=platform, external_id=external_id).first()
+    if player is None:
+        raise PlayerNotFound()
+    user = player.user
+    AuthToken.objects.filter(user=user).delete()
+    seats = Seat.objects.filter(user=user, match__status__in=IN_PLAY, left_at__isnull=True)
+    for match_id in list(seats.values_list("match_id", flat=True)):
+        # MatchNotActive, NotYourSeat: it ended, or they left, since the query.
+        with contextlib.suppress(MatchNotActive, NotYourSeat):
+            seating.leave_match(match_id=match_id, user=user)
+    with transaction.atomic():
+        if not PlatformPlayer.objects.select_for_update().filter(pk=player.pk).exists():
+            return  # erased meanwhile by a concurrent call
+        AuthToken.objects.filter(user=user).delete()  # any issued since the first revocation
+        IdempotencyRecord.objects.filter(user=user).delete()
+        Spectator.objects.filter(user=user).delete()
+        Seat.objects.filter(user=user).update(display_name=FORMER_PLAYER)
+        user.username = f"erased-{secrets.token_hex(16)}"
+        user.first_name = FORMER_PLAYER
+        user.last_name = user.email = ""
+        user.is_active = False
+        user.set_unusable_password()
+        user.save()
+        # The account is kept (above): deleting the row frees the id for a new player.
+        PlatformPlayer.objects.filter(pk=player.pk).delete()
 
 
 def _check_each_player_seated_once(seats: Sequence[dict[str, Any]]) -> None:

@@ -5,7 +5,12 @@ from django.urls import path
 from platforms.api import views
 
 urlpatterns = [
+    path("players", views.PlayersView.as_view(), name="platform-players"),
     path("players/<str:external_id>", views.PlayerView.as_view(), name="platform-player"),
+    path("players/<str:external_id>/token", views.PlayerTokenView.as_view(),
+         name="platform-player-token"),
+    path("players/<str:external_id>/tokens", views.PlayerTokensView.as_view(),
+         name="platform-player-tokens"),
     path("matches", views.PlatformMatchesView.as_view(), name="platform-matches"),
     path("matches/<uuid:match_id>", views.PlatformMatchView.as_view(), name="platform-match"),
     path("webhooks", views.WebhooksView.as_view(), name="platform-webhooks"),

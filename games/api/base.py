@@ -162,10 +162,10 @@ class MatchPagination(PageNumberPagination):
     example_path = "/api/v1/matches"
 
     def get_next_link(self) -> str | None:
-        return _path_and_query(super().get_next_link())
+        return path_and_query(super().get_next_link())
 
     def get_previous_link(self) -> str | None:
-        return _path_and_query(super().get_previous_link())
+        return path_and_query(super().get_previous_link())
 
     def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
         paged = super().get_paginated_response_schema(schema)
@@ -178,7 +178,7 @@ class MatchPagination(PageNumberPagination):
         return paged
 
 
-def _path_and_query(url: str | None) -> str | None:
+def path_and_query(url: str | None) -> str | None:
     if url is None:
         return None
     parts = urlsplit(url)

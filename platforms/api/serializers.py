@@ -14,6 +14,7 @@ from games.api.serializers.fields import (
     NAME_PATTERN,
     OUTCOMES,
     PHASES,
+    StrictBooleanField,
     StrictChoiceField,
     StrictInputSerializer,
     StrictIntegerField,
@@ -33,27 +34,80 @@ WEBHOOK_URL_PATTERN = (
 )
 
 
+LANGUAGE_HELP = ("The player's language, for what is sent about them (webhooks). Left out, "
+                 "an existing player's stays as it was; a new player has none.")
+TOKEN_HELP = ("A player token for the platform's app: `Authorization: Token <token>` on the "
+              "ordinary endpoints. It lapses at `token_expiry` (use does not extend it); ask for "
+              "a new one with PUT or POST …/token.")
+
+
+def revoke_others_field() -> StrictBooleanField:
+    return StrictBooleanField(
+        default=False,
+        help_text="true: every earlier token of the player stops at once and the new one is "
+        "their only one; false (the default): earlier tokens keep working until they lapse.",
+    )
+
+
 class PlayerInputSerializer(StrictInputSerializer):
     display_name = StrictRegexField(NAME_PATTERN, max_length=64, min_length=1)
     # No default: a default outside its own enum is an invalid schema, and generated clients
     # drop the whole operation (openapi-python-client did).
     language = StrictChoiceField(
-        choices=[code for code, _ in settings.LANGUAGES], required=False,
-        help_text="The player's language, for what is sent about them (webhooks). Left out, "
-        "an existing player's stays as it was; a new player has none.",
+        choices=[code for code, _ in settings.LANGUAGES], required=False, help_text=LANGUAGE_HELP,
     )
+    revoke_others = revoke_others_field()
+
+
+class PlayerChangesSerializer(StrictInputSerializer):
+    display_name = StrictRegexField(NAME_PATTERN, max_length=64, min_length=1, required=False,
+                                    help_text="Left out: as it was.")
+    language = StrictChoiceField(
+        choices=[code for code, _ in settings.LANGUAGES], required=False, help_text=LANGUAGE_HELP,
+    )
+
+
+class NewTokenSerializer(StrictInputSerializer):
+    revoke_others = revoke_others_field()
+
+
+class PlayerTokenSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text=TOKEN_HELP)
+    token_expiry = serializers.DateTimeField()
 
 
 class PlayerSerializer(serializers.Serializer):
     external_id = serializers.CharField()
     display_name = serializers.CharField()
     language = serializers.CharField()
-    token = serializers.CharField(
-        help_text="A player token for the platform's app: `Authorization: Token <token>` on "
-        "the ordinary endpoints. It lapses at `token_expiry` (use does not extend it); PUT the "
-        "player again for a new one."
-    )
+    token = serializers.CharField(help_text=TOKEN_HELP)
     token_expiry = serializers.DateTimeField()
+
+
+class PlatformPlayerSerializer(serializers.Serializer):
+    external_id = serializers.CharField()
+    display_name = serializers.CharField()
+    language = serializers.CharField(help_text="Empty: none set.")
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField(
+        help_text="The last PUT or PATCH (issuing a token alone changes nothing)."
+    )
+    active_tokens = serializers.IntegerField(help_text="Player tokens not yet lapsed.")
+    matches_in_play = serializers.ListField(
+        child=serializers.UUIDField(),
+        help_text="The matches, waiting or in play, at which the player has a seat they have "
+        "not left.",
+    )
+
+
+class PlayerListQuerySerializer(serializers.Serializer):
+    external_id_prefix = serializers.RegexField(
+        EXTERNAL_ID_PATTERN, required=False,
+        help_text="Only the players whose id starts so.",
+    )
+    updated_since = serializers.DateTimeField(
+        required=False, help_text="Only the players created or changed at or after this time."
+    )
 
 
 class PlatformSeatSerializer(StrictInputSerializer):

@@ -305,7 +305,9 @@ OPERATION_IDS = {
     "listDeals", "getDeal", "listTourTables", "getTourTable", "startTourTable", "getTourMatch",
     "listLobby", "quickMatch", "getInvitation", "renewInvitation", "revokeInvitation",
     "joinByInvitation", "cancelMatch", "leaveMatch", "returnToSeat", "spectateMatch",
-    "putPlatformPlayer", "listPlatformMatches", "createPlatformMatch", "getPlatformMatch",
+    "putPlatformPlayer", "getPlatformPlayer", "listPlatformPlayers", "patchPlatformPlayer",
+    "deletePlatformPlayer", "refreshPlatformPlayerToken", "revokePlatformPlayerTokens",
+    "listPlatformMatches", "createPlatformMatch", "getPlatformMatch",
     "listPlatformWebhooks", "createPlatformWebhook", "deletePlatformWebhook",
     "listPlatformWebhookDeliveries",
 }
