@@ -313,7 +313,6 @@ SPECTACULAR_SETTINGS = {
         "Card": "games.api.serializers.fields.CARD_CHOICES",
         "Phase": "games.api.serializers.fields.PHASES",
         "Reason": "games.api.serializers.fields.REASONS",
-        "ActionKind": "games.api.serializers.fields.ACTION_KINDS",
         "Outcome": "games.api.serializers.fields.OUTCOMES",
         "Direction": "games.api.serializers.fields.DIRECTIONS",
         "AllPass": "games.api.serializers.fields.ALL_PASS_RULES",

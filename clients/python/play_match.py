@@ -1,11 +1,13 @@
 """A whole match through the Python client generated from openapi/schema.yaml, as an app would
-play it: a guest against three computer players, following the event feed by its cursor.
+play it: a guest against three computer players, following the event feed by its cursor while
+the live stream (batak_sse.py) reports every move.
 
     python clients/python/play_match.py http://127.0.0.1:8000
 
 Needs the generated package `batak_api_client` on the path (`scripts/contract` generates it
 with openapi-python-client). On the way it sends one card the rules refuse and one action with
-a stale version, and reads both answers as the typed `Problem`. Exits non-zero on any surprise.
+a stale version, and reads both answers as the typed `Problem`, and reads its view again with
+its ETag (304). Exits non-zero on any surprise.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from __future__ import annotations
 import dataclasses
 import random
 import sys
+import threading
+from collections.abc import Sequence
+from http import HTTPStatus
 from typing import NoReturn, TypeVar
 from uuid import UUID
 
@@ -31,16 +36,15 @@ from batak_api_client.api.play import (
     request_redeal,
 )
 from batak_api_client.models import (
-    Action,
     ActionInputRequest,
-    ActionKind,
+    AnnounceAction,
     AnnounceInputRequest,
+    BidAction,
     BidInputRequest,
     BotLevel,
     BotSeatRequest,
     BotSeatRequestKind,
     DealView,
-    Event,
     EventPage,
     Game,
     GuestInputRequest,
@@ -49,15 +53,21 @@ from batak_api_client.models import (
     MatchStatus,
     MeSeatRequest,
     MeSeatRequestKind,
+    PassAction,
+    PlayAction,
     PlayInputRequest,
     Problem,
+    RedealAction,
     SeatView,
     Token,
+    TrumpAction,
     TrumpInputRequest,
 )
 from batak_api_client.types import Response
+from batak_sse import ActionMessage, EndMessage, Event, StreamMessage, follow
 
 T = TypeVar("T")
+Action = AnnounceAction | BidAction | PassAction | PlayAction | RedealAction | TrumpAction
 DEALS = 4
 PAGE = 25  # small, so the cursor is followed across pages
 
@@ -84,52 +94,58 @@ def expect_problem(response: Response[SeatView | Problem], status: int, codes: s
 def submit(
     client: AuthenticatedClient, match_id: UUID, action: Action, version: int
 ) -> Response[SeatView | Problem]:
-    match action.kind:
-        case ActionKind.BID:
-            assert isinstance(action.tricks, int)
+    match action:
+        case BidAction(tricks=tricks):
             return place_bid.sync_detailed(
-                match_id, client=client,
-                body=BidInputRequest(tricks=action.tricks, expected_version=version))
-        case ActionKind.PASS:
+                match_id, client=client, body=BidInputRequest(tricks=tricks,
+                                                              expected_version=version))
+        case PassAction():
             return pass_auction.sync_detailed(
                 match_id, client=client, body=ActionInputRequest(expected_version=version))
-        case ActionKind.TRUMP:
+        case TrumpAction(suit=suit):
             return choose_trump.sync_detailed(
-                match_id, client=client,
-                body=TrumpInputRequest(suit=str(action.suit), expected_version=version))
-        case ActionKind.ANNOUNCE:
-            assert isinstance(action.tricks, int)
+                match_id, client=client, body=TrumpInputRequest(suit=suit,
+                                                                expected_version=version))
+        case AnnounceAction(tricks=tricks):
             return announce_tricks.sync_detailed(
-                match_id, client=client,
-                body=AnnounceInputRequest(tricks=action.tricks, expected_version=version))
-        case ActionKind.PLAY:
+                match_id, client=client, body=AnnounceInputRequest(tricks=tricks,
+                                                                   expected_version=version))
+        case PlayAction(card=card):
             return play_card.sync_detailed(
-                match_id, client=client,
-                body=PlayInputRequest(card=str(action.card), expected_version=version))
-        case _:
+                match_id, client=client, body=PlayInputRequest(card=card,
+                                                               expected_version=version))
+        case RedealAction():
             return request_redeal.sync_detailed(
                 match_id, client=client, body=ActionInputRequest(expected_version=version))
 
 
 @dataclasses.dataclass
 class Probes:
-    """The two wrong moves sent once each on the way, read back as the typed `Problem`."""
+    """The two wrong moves sent once each on the way, read back as the typed `Problem`, and a
+    read of an unchanged view with its ETag."""
 
     refused: bool = False  # a card the rules refuse: 422 with the card's refusal reason
     stale: bool = False  # an action with a stale version: 409 stale_version
+    not_modified: bool = False  # the view again with `If-None-Match`: 304, no body
 
     def send(self, client: AuthenticatedClient, match_id: UUID, view: SeatView,
-             deal: DealView, legal: list[Action]) -> None:
+             deal: DealView, legal: Sequence[Action]) -> None:
         if not self.refused and deal.refusals:
-            card = str(deal.refusals[0].card)
+            refusal = deal.refusals[0]
             expect_problem(play_card.sync_detailed(
-                match_id, client=client, body=PlayInputRequest(card=card)), 422,
-                {str(deal.refusals[0].reason)})
+                match_id, client=client, body=PlayInputRequest(card=refusal.card)), 422,
+                {refusal.reason.value})
             self.refused = True
         if not self.stale and view.version > 0:
             expect_problem(submit(client, match_id, legal[0], view.version - 1), 409,
                            {"stale_version"})
             self.stale = True
+        if not self.not_modified:  # on our turn nothing moves until we do
+            etag = get_seat_view.sync_detailed(match_id, client=client).headers["ETag"]
+            again = get_seat_view.sync_detailed(match_id, client=client, if_none_match=etag)
+            if again.status_code != HTTPStatus.NOT_MODIFIED or again.content:
+                fail(f"If-None-Match: HTTP {again.status_code} {again.content[:100]!r}")
+            self.not_modified = True
 
 
 def sign_in(base_url: str) -> AuthenticatedClient:
@@ -152,7 +168,7 @@ def match_against_bots(client: AuthenticatedClient) -> UUID:
 def take_turn(client: AuthenticatedClient, match_id: UUID, view: SeatView, deal: DealView,
               rng: random.Random, probes: Probes) -> None:
     """A random legal move (never a redeal request), after the probes still to send."""
-    legal = [a for a in deal.legal_actions if a.kind != ActionKind.REDEAL]
+    legal = [a for a in deal.legal_actions if not isinstance(a, RedealAction)]
     probes.send(client, match_id, view, deal, legal)
     answer = submit(client, match_id, rng.choice(legal), view.version)
     mine = expect(answer, SeatView, "move")
@@ -172,10 +188,26 @@ def follow_feed(client: AuthenticatedClient, match_id: UUID, after: int,
             return after
 
 
+def check_stream(heard: list[StreamMessage], seen: list[Event], view: SeatView) -> None:
+    """The stream reported the moves the feed listed, then `end`."""
+    events = [message.event for message in heard if isinstance(message, ActionMessage)]
+    if events != seen:
+        fail(f"the stream reported {len(events)} events, the feed {len(seen)}")
+    end = heard[-1] if heard else None
+    if not isinstance(end, EndMessage) or end.end.version != view.version:
+        fail(f"the stream did not end at version {view.version}: {end}")
+
+
 def main(base_url: str) -> None:
     rng = random.Random(7)
     client = sign_in(base_url)
     match_id = match_against_bots(client)
+    heard: list[StreamMessage] = []
+    # The stream reports the moves while we play: until its `end`, resumed whenever the server
+    # closes it.
+    listener = threading.Thread(target=lambda: heard.extend(follow(client, match_id)),
+                                daemon=True)
+    listener.start()
     seen: list[Event] = []
     after = 0
     probes = Probes()
@@ -189,10 +221,15 @@ def main(base_url: str) -> None:
     versions = [event.version for event in seen]
     if versions != list(range(1, view.version + 1)):
         fail(f"the feed showed versions {versions[:5]}… not 1..{view.version} exactly once")
-    if view.status != MatchStatus.FINISHED or not (probes.refused and probes.stale):
-        fail(f"ended {view.status}, refused {probes.refused}, stale {probes.stale}")
-    print(f"python client: {DEALS} deals played, {len(seen)} events seen once each, "
-          f"totals {view.totals}; refused card and stale version read as Problem")
+    if view.status != MatchStatus.FINISHED or not (
+        probes.refused and probes.stale and probes.not_modified
+    ):
+        fail(f"ended {view.status}, probes {probes}")
+    listener.join(timeout=60)
+    check_stream(heard, seen, view)
+    print(f"python client: {DEALS} deals played, {len(seen)} events seen once each in the feed "
+          f"and the stream, totals {view.totals}; the refused card and the stale version "
+          "answered a Problem, the unchanged view 304")
 
 
 if __name__ == "__main__":

@@ -1,12 +1,15 @@
 // A whole match through the TypeScript client generated from openapi/schema.yaml
 // (openapi-typescript types, openapi-fetch calls), as an app would play it: a guest against three
-// computer players, following the event feed by its cursor. On the way it sends one card the
-// rules refuse and one action with a stale version, and reads both answers as the typed Problem.
+// computer players, following the event feed by its cursor while the live stream (sse.ts)
+// reports every move. On the way it sends one card the rules refuse and one action with a stale
+// version, and reads both answers as the typed Problem, and reads its view again with its ETag
+// (304).
 //
 //   npm run generate && npm run build && node build/play_match.js http://127.0.0.1:8000
 import createClient from "openapi-fetch";
 
 import type { components, paths } from "./generated/schema.js";
+import { follow, type StreamMessage } from "./sse.js";
 
 type Action = components["schemas"]["Action"];
 type Event = components["schemas"]["Event"];
@@ -34,10 +37,8 @@ async function main(): Promise<void> {
     body: { display_name: "TypeScript client" },
   });
   if (guest.data === undefined) fail(`guest: ${JSON.stringify(guest.error)}`);
-  const client = createClient<paths>({
-    baseUrl,
-    headers: { Authorization: `Token ${guest.data.token}` },
-  });
+  const headers = { Authorization: `Token ${guest.data.token}` };
+  const client = createClient<paths>({ baseUrl, headers });
 
   const created = await client.POST("/api/v1/matches", {
     body: {
@@ -56,12 +57,19 @@ async function main(): Promise<void> {
   const match_id = created.data.id;
   const path = { match_id };
 
+  // The stream reports the moves while we play: until its `end`, resumed whenever the server
+  // closes it.
+  const heard: StreamMessage[] = [];
+  const listening = (async () => {
+    for await (const message of follow(baseUrl, match_id, { headers })) heard.push(message);
+  })();
+
   async function submit(action: Action, version: number) {
     const expected_version = version;
     switch (action.kind) {
       case "bid":
         return client.POST("/api/v1/matches/{match_id}/bid", {
-          params: { path }, body: { tricks: action.tricks ?? 0, expected_version },
+          params: { path }, body: { tricks: action.tricks, expected_version },
         });
       case "pass":
         return client.POST("/api/v1/matches/{match_id}/pass", {
@@ -69,17 +77,17 @@ async function main(): Promise<void> {
         });
       case "trump":
         return client.POST("/api/v1/matches/{match_id}/trump", {
-          params: { path }, body: { suit: action.suit ?? "S", expected_version },
+          params: { path }, body: { suit: action.suit, expected_version },
         });
       case "announce":
         return client.POST("/api/v1/matches/{match_id}/announce", {
-          params: { path }, body: { tricks: action.tricks ?? 0, expected_version },
+          params: { path }, body: { tricks: action.tricks, expected_version },
         });
       case "play":
         return client.POST("/api/v1/matches/{match_id}/play", {
-          params: { path }, body: { card: action.card ?? "", expected_version },
+          params: { path }, body: { card: action.card, expected_version },
         });
-      default:
+      case "redeal":
         return client.POST("/api/v1/matches/{match_id}/redeal", {
           params: { path }, body: { expected_version },
         });
@@ -90,6 +98,7 @@ async function main(): Promise<void> {
   let after = 0;
   let refusedOnce = false;
   let staleOnce = false;
+  let notModifiedOnce = false;
   let view: SeatView;
   let turns = 0;
   for (;;) {
@@ -114,6 +123,17 @@ async function main(): Promise<void> {
         expectProblem((await submit(first, view.version - 1)).error, 409, ["stale_version"]);
         staleOnce = true;
       }
+      if (!notModifiedOnce) {
+        // On our turn nothing moves until we do: the view is unchanged, 304 with no body.
+        const etag = read.response.headers.get("ETag") ?? "";
+        const again = await client.GET("/api/v1/matches/{match_id}/view", {
+          params: { path, header: { "If-None-Match": etag } },
+        });
+        if (again.response.status !== 304 || again.data !== undefined) {
+          fail(`If-None-Match: HTTP ${again.response.status}`);
+        }
+        notModifiedOnce = true;
+      }
       const chosen = legal[turns++ % legal.length] ?? first;
       const answer = await submit(chosen, view.version);
       if (answer.data === undefined) fail(`move: ${JSON.stringify(answer.error)}`);
@@ -137,12 +157,23 @@ async function main(): Promise<void> {
   if (!once || versions.length !== view.version) {
     fail(`the feed showed ${versions.length} events, not 1..${view.version} exactly once`);
   }
-  if (view.status !== "finished" || !refusedOnce || !staleOnce) {
-    fail(`ended ${view.status}, refused ${refusedOnce}, stale ${staleOnce}`);
+  if (view.status !== "finished" || !refusedOnce || !staleOnce || !notModifiedOnce) {
+    fail(`ended ${view.status}, refused ${refusedOnce}, stale ${staleOnce}, ` +
+      `304 ${notModifiedOnce}`);
+  }
+  await listening;
+  const streamed = heard.flatMap((message) => (message.type === "action" ? [message.event] : []));
+  if (JSON.stringify(streamed) !== JSON.stringify(seen)) {
+    fail(`the stream reported ${streamed.length} events, the feed ${seen.length}`);
+  }
+  const last = heard[heard.length - 1];
+  if (last?.type !== "end" || last.end.version !== view.version) {
+    fail(`the stream did not end at version ${view.version}: ${JSON.stringify(last)}`);
   }
   console.log(
-    `typescript client: ${DEALS} deals played, ${seen.length} events seen once each, ` +
-      `totals ${JSON.stringify(view.totals)}; refused card and stale version read as Problem`,
+    `typescript client: ${DEALS} deals played, ${seen.length} events seen once each in the ` +
+      `feed and the stream, totals ${JSON.stringify(view.totals)}; the refused card and the ` +
+      "stale version answered a Problem, the unchanged view 304",
   );
 }
 

@@ -15,6 +15,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
+    OpenApiResponse,
 )
 from rest_framework import serializers, status
 from rest_framework.pagination import PageNumberPagination
@@ -74,6 +75,24 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
     "instead of applying the action twice; a key used for a different request is 422 "
     "`idempotency_key_reused`; a key whose first request is still being processed is 409 "
     "`idempotency_key_in_use`; a key outside the pattern is 400 `invalid_idempotency_key`.",
+)
+
+
+# What an endpoint answering through `etag_response` documents: the header it reads, the one it
+# sends, and its 304, so that generated clients type the conditional request and its answer.
+ETAG_PARAMETERS = [
+    OpenApiParameter(
+        "If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+        description="The `ETag` of the copy you have: 304, with no body, while it is current.",
+    ),
+    OpenApiParameter(
+        "ETag", OpenApiTypes.STR, OpenApiParameter.HEADER, response=[200, 304], required=True,
+        description="A strong validator of the body: send it back as `If-None-Match`.",
+    ),
+]
+NOT_MODIFIED = OpenApiResponse(
+    description="Not modified: the copy whose `ETag` you sent in `If-None-Match` is current. "
+    "No body."
 )
 
 

@@ -18,7 +18,9 @@ from rest_framework.views import APIView
 from games import access, engine, presenters, selectors, services
 from games.api import examples
 from games.api.base import (
+    ETAG_PARAMETERS,
     MAX_PAGE,
+    NOT_MODIFIED,
     PLATFORM_MATCH_READS,
     MatchEndpoint,
     MatchPagination,
@@ -92,7 +94,9 @@ class MatchListCreateView(generics.GenericAPIView):
             f"{settings.MAX_UNFINISHED_MATCHES} matches waiting or in play and "
             f"{settings.MAX_BOT_SEAT_DEALS} computer players' deals in them (a "
             "computer seat counts its match's deals): beyond, 409 `too_many_matches` or "
-            "`too_many_bot_deals`."
+            "`too_many_bot_deals`. The body is optional, as is each of its fields: with no "
+            "body (or `{}`) the match is the default one, a private auction game of 4 deals, "
+            "you against three medium computer players."
         ),
         request=MatchCreateSerializer,
         responses={201: MatchSerializer, **errors(400, 401, 403, 409)},
@@ -140,9 +144,11 @@ class MatchDetailView(MatchEndpoint):
             "A match's rules, seats, status, totals and ranking. Anyone signed in may read a "
             "public match; a private one only its seated people, its creator and staff (403 "
             "`not_your_seat`, as to a person who left it: an invited person joins with the "
-            "code, `joinByInvitation`, whose answer holds the match)."
+            "code, `joinByInvitation`, whose answer holds the match). Carries an ETag like the "
+            "seat view."
         ),
-        responses={200: MatchSerializer, **errors(401, 403, 404)},
+        parameters=ETAG_PARAMETERS,
+        responses={200: MatchSerializer, 304: NOT_MODIFIED, **errors(401, 403, 404)},
         examples=[example("A match", examples.MATCH)],
     )
     def get(self, request: Request, match_id: str) -> Response:

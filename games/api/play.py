@@ -21,9 +21,11 @@ from rest_framework.views import APIView
 from games import access, engine, presenters, selectors, services
 from games.api import examples
 from games.api.base import (
+    ETAG_PARAMETERS,
     IDEMPOTENCY_HEADER,
     IDEMPOTENCY_KEY,
     ILLEGAL_EXAMPLE,
+    NOT_MODIFIED,
     VERSION_EXAMPLE,
     MatchEndpoint,
     errors,
@@ -72,8 +74,8 @@ class SeatViewView(MatchEndpoint):
             "seat (each such read is logged); while it is in play nobody, staff included, reads "
             "a seat but their own (403 `hand_in_play`)."
         ),
-        parameters=[SeatQuerySerializer],
-        responses={200: SeatViewSerializer, 304: None, **errors(400, 401, 403, 404)},
+        parameters=[SeatQuerySerializer, *ETAG_PARAMETERS],
+        responses={200: SeatViewSerializer, 304: NOT_MODIFIED, **errors(400, 401, 403, 404)},
         examples=[example("Seat 0 to play", examples.SEAT_VIEW)],
     )
     def get(self, request: Request, match_id: str) -> Response:

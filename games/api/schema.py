@@ -8,6 +8,8 @@ from typing import Any
 from django.conf import settings
 from drf_spectacular.drainage import warn
 
+from games.api.serializers.fields import CARD_NAMES, SUIT_NAMES
+
 
 def _has_example(operation: dict[str, Any]) -> bool:
     bodies = [operation.get("requestBody", {}), *operation.get("responses", {}).values()]
@@ -21,9 +23,11 @@ def _has_example(operation: dict[str, Any]) -> bool:
 def stream_events(
     result: dict[str, Any], generator: Any, request: Any, public: bool
 ) -> dict[str, Any]:
-    """The live stream's events as components, named by event in `streamEvents`' 200 answer
-    (`x-events`): its body is text, so nothing else would bring their shapes into the schema.
-    Runs before the enums' hook, so their enums are named as everywhere else."""
+    """The data of each event of the live stream as components, named by the event's name in
+    `streamEvents`' 200 answer (`x-sse-events`): OpenAPI 3.1 describes no event stream, so
+    nothing else would bring their shapes into the schema, and clients type each event's data
+    with its component (clients/python/batak_sse.py, clients/typescript/sse.ts). Runs before
+    the enums' hook, so their enums are named as everywhere else."""
     from drf_spectacular.openapi import AutoSchema
     from rest_framework.views import APIView
 
@@ -46,7 +50,7 @@ def stream_events(
         for operation in operations.values():
             if operation.get("operationId") == "streamEvents":
                 stream = operation["responses"]["200"]["content"]["text/event-stream"]
-                stream["x-events"] = refs
+                stream["x-sse-events"] = refs
     return result
 
 
@@ -84,6 +88,9 @@ PLATFORM_KEY_REFUSED = (
     "A partner platform's key: this operation does not take one (`platform_key_not_accepted`)."
 )
 ENUM_DESCRIPTIONS = {
+    "Card": "Rank then suit: `AS` the ace of spades, `TH` the ten of hearts, `2C` the two of "
+    "clubs.",
+    "Suit": "`S` spades, `H` hearts, `D` diamonds, `C` clubs.",
     "Direction": (
         "The order of play and of the deal. `clockwise` (to the left): 0 → 3 → 2 → 1 → 0; "
         "`anticlockwise` (to the right): 0 → 1 → 2 → 3 → 0."
@@ -96,6 +103,47 @@ ENUM_DESCRIPTIONS = {
         "dealt again."
     ),
 }
+
+
+# The names generated clients give enum members (`Card.NINE_OF_SPADES`, not `Card.VALUE_5`).
+ENUM_VARNAMES = {"Card": CARD_NAMES, "Suit": SUIT_NAMES}
+
+
+def _enum_refs(node: Any, components: dict[frozenset[Any], str], top: bool = False) -> Any:
+    """``node`` with every inline enum that has the values of a named one (an item of a list,
+    of a nullable list, a query parameter…) replaced by a reference to it, so that a client
+    has one type a set of values, not one more copy each place it appears."""
+    if isinstance(node, list):
+        return [_enum_refs(item, components) for item in node]
+    if not isinstance(node, dict):
+        return node
+    values = frozenset(value for value in node.get("enum", []) if value is not None)
+    if not top and values in components:
+        ref: dict[str, Any] = {"$ref": f"#/components/schemas/{components[values]}"}
+        rest = {key: value for key, value in node.items() if key not in ("enum", "type")
+                # drf-spectacular's list of the values, which the component has
+                and not (key == "description" and str(value).startswith("* `"))}
+        if None in node["enum"]:
+            return {"oneOf": [ref, {"type": "null"}], **rest}
+        return {"allOf": [ref], **rest} if rest else ref
+    return {key: _enum_refs(value, components) for key, value in node.items()}
+
+
+def _one_component_per_enum(result: dict[str, Any]) -> None:
+    schemas = result["components"]["schemas"]
+    named = {
+        frozenset(schema["enum"]): name for name, schema in schemas.items()
+        # An enum of one value is a union's tag, not a type of its own.
+        if len(schema.get("enum", [])) > 1
+    }
+    for key in ("paths", "webhooks"):
+        if key in result:
+            result[key] = _enum_refs(result[key], named)
+    for name, schema in schemas.items():
+        schemas[name] = _enum_refs(schema, named, top=True)
+    for name, varnames in ENUM_VARNAMES.items():
+        assert len(varnames) == len(schemas[name]["enum"])
+        schemas[name]["x-enum-varnames"] = varnames
 
 
 def _seat_kind(kind: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -200,7 +248,8 @@ def exact_contract(
       and 403 where a platform's key is refused;
     - request objects are closed: the server refuses a field they do not declare;
     - a new match's seats are as exact as the server's checks (`_seat_specs`);
-    - the enums of directions and phases say what each value means;
+    - the enums of directions and phases say what each value means, the cards and suits name
+      their values, and each set of values is one component (`_one_component_per_enum`);
     - an operation open to anyone has no `security` at all (the document has no global one),
       rather than `[{}]`, which some client generators read as "needs credentials".
     """
@@ -214,6 +263,7 @@ def exact_contract(
     for name, schema in schemas.items():
         if name.endswith("Request") and schema.get("type") == "object":
             schema["additionalProperties"] = False
+    _one_component_per_enum(result)
     for name, description in ENUM_DESCRIPTIONS.items():
         if name in schemas:
             schemas[name]["description"] = description

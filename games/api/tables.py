@@ -17,7 +17,9 @@ from rest_framework.views import APIView
 from games import access, presenters, seating, services
 from games.api import examples
 from games.api.base import (
+    ETAG_PARAMETERS,
     NOT_CREATOR_EXAMPLE,
+    NOT_MODIFIED,
     PLATFORM_MATCH_READS,
     MatchEndpoint,
     errors,
@@ -207,7 +209,8 @@ class SpectateView(MatchEndpoint):
             "for a private match, but to its creator (a partner platform, with its key, "
             "following its own matches) and staff."
         ),
-        responses={200: SpectatorViewSerializer, 304: None, **errors(401, 403, 404)},
+        parameters=ETAG_PARAMETERS,
+        responses={200: SpectatorViewSerializer, 304: NOT_MODIFIED, **errors(401, 403, 404)},
         examples=[example("Watching", examples.SPECTATOR_VIEW)],
     )
     def get(self, request: Request, match_id: str) -> Response:

@@ -6,11 +6,11 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from games.api.serializers.fields import (
-    ACTION_KINDS,
     OUTCOMES,
     PHASES,
     SUIT_CHOICES,
     card_field,
+    documented_as_union,
     seat_field,
     seat_list,
 )
@@ -20,10 +20,12 @@ from games.api.serializers.matches import (
     TableRulesSerializer,
 )
 from games.api.serializers.play import (
+    ActionSerializer,
     AuctionCallSerializer,
     DealScoreSerializer,
     EndedDealSerializer,
     TrickSerializer,
+    kinds_of,
 )
 from games.models import ActionOrigin, GameChoice, MatchStatus
 
@@ -71,6 +73,20 @@ class SpectatorViewSerializer(TableFactsSerializer):
     previous_deal = EndedDealSerializer(allow_null=True)
 
 
+class ActingSeatSerializer(serializers.Serializer):
+    seat = seat_field(help_text="The seat that submitted it.")
+
+
+@documented_as_union(
+    "LoggedAction", kinds_of("LoggedAction", ActingSeatSerializer),
+    "An action of a deal's log: the seat that submitted it, `kind` and the one argument that "
+    "kind takes.",
+)
+class LoggedActionSerializer(ActingSeatSerializer, ActionSerializer):
+    # What the server writes: `seat`, then the action as the seat view lists it.
+    pass
+
+
 class DealRecordSerializer(EndedDealSerializer):
     dealer = seat_field()
     hands = serializers.ListField(child=serializers.ListField(child=card_field()),
@@ -81,14 +97,17 @@ class DealRecordSerializer(EndedDealSerializer):
     announcements = serializers.ListField(child=serializers.IntegerField(allow_null=True),
                                           allow_null=True)
     auction = AuctionCallSerializer(many=True)
-    actions = serializers.ListField(child=serializers.DictField(), help_text="The action log.")
+    actions = LoggedActionSerializer(many=True, help_text="The action log.")
     tricks = TrickSerializer(many=True)
     redeal_requested_by = seat_field(allow_null=True)
     started_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
 
 
-class EventSerializer(serializers.Serializer):
+class EventFieldsSerializer(serializers.Serializer):
+    # What every event has besides its action and time (a comment: the schema would give a
+    # docstring as the description of every kind of event).
+
     version = serializers.IntegerField(help_text="The match version this action made.")
     deal_number = serializers.IntegerField()
     deal_sequence = serializers.IntegerField()
@@ -101,10 +120,18 @@ class EventSerializer(serializers.Serializer):
         "person's clock ran out; `autopilot`: a computer player, the seat being on autopilot; "
         "`stand_in`: a computer player, the person having left.",
     )
-    kind = serializers.ChoiceField(choices=ACTION_KINDS)
-    tricks = serializers.IntegerField(required=False)
-    suit = serializers.ChoiceField(choices=SUIT_CHOICES, required=False)
-    card = card_field(required=False)
+
+
+@documented_as_union(
+    "Event",
+    kinds_of("Event", EventFieldsSerializer, lambda: {"created_at": serializers.DateTimeField()}),
+    "An action applied to the match: who made it and how, `kind` and the one argument that "
+    "kind takes.",
+)
+class EventSerializer(EventFieldsSerializer, ActionSerializer):
+    # What the server writes (the fields in this order); the schema's `Event` is the union of
+    # one member a kind of action.
+
     created_at = serializers.DateTimeField()
 
 
@@ -160,7 +187,7 @@ class StreamEndSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=MatchStatus.choices)
 
 
-# Each event the stream sends, by name, and the shape of its data (the schema's `x-events`).
+# Each event the stream sends, by name, and the shape of its data (the schema's `x-sse-events`).
 STREAM_EVENTS: dict[str, type[serializers.Serializer]] = {
     "action": EventSerializer,
     "deal_ended": DealEndedEventSerializer,

@@ -4,10 +4,13 @@ value lists requests are checked against, and the seat and card fields."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any, TypedDict
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, TypeVar
 
 from django.utils.translation import gettext_lazy as _
+from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.serializers import PolymorphicProxySerializerExtension
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 
@@ -15,8 +18,17 @@ from games import engine
 from games.engine.cards import ALL_CARDS
 from games.engine.rules import AllPass, Direction, Scoring, TrumpLead
 
-CARD_CHOICES = [str(card) for card in sorted(ALL_CARDS, key=lambda c: (c.suit, -c.rank))]
+if TYPE_CHECKING:
+    from drf_spectacular.openapi import AutoSchema
+    from drf_spectacular.utils import Direction as SchemaDirection
+
+SORTED_CARDS = sorted(ALL_CARDS, key=lambda c: (c.suit, -c.rank))
+CARD_CHOICES = [str(card) for card in SORTED_CARDS]
 SUIT_CHOICES = [suit.letter for suit in engine.Suit]
+# The names generated clients give the members (the schema's `x-enum-varnames`):
+# `NINE_OF_SPADES` for "9S" rather than a generator's `VALUE_5`, `SPADES` for "S".
+CARD_NAMES = [f"{card.rank.name}_OF_{card.suit.name}" for card in SORTED_CARDS]
+SUIT_NAMES = [suit.name for suit in engine.Suit]
 # Value lists of the engine's enums: the serializers use them and the schema names them
 # (ENUM_NAME_OVERRIDES in settings).
 ACTION_KINDS = [kind.value for kind in engine.ActionKind]
@@ -48,6 +60,8 @@ PASSWORD_PATTERN = r"^[^\u0000]*$"
 MAX_TRICKS = 13
 # Versions count a match's actions: far below this in any match.
 MAX_VERSION = 2**31 - 1
+
+S = TypeVar("S", bound=serializers.Serializer)
 
 
 # --- strict input ------------------------------------------------------------------------------
@@ -133,3 +147,49 @@ def seat_input(**kwargs: Any) -> StrictIntegerField:
 def seat_list(**kwargs: Any) -> serializers.ListField:
     return serializers.ListField(child=serializers.IntegerField(), min_length=4, max_length=4,
                                  **kwargs)
+
+
+def kind_field(kind: str) -> serializers.ChoiceField:
+    """`kind` of one member of a union discriminated by it: `const` in the schema, which clients
+    type as that literal (an enum of one value would become a component of its own)."""
+    field_class = extend_schema_field({"type": "string", "const": kind})(
+        type(f"{kind.capitalize()}KindField", (serializers.ChoiceField,), {})
+    )
+    return field_class(choices=[kind])
+
+
+class _UnionExtension(OpenApiSerializerExtension):
+    # A serializer documented as a union (`documented_as_union`); this base matches none.
+    union: ClassVar[PolymorphicProxySerializer]
+    description: ClassVar[str]
+
+    def get_name(self, auto_schema: AutoSchema, direction: SchemaDirection) -> str:
+        return str(self.union.component_name)
+
+    def map_serializer(self, auto_schema: AutoSchema, direction: SchemaDirection) -> dict[str, Any]:
+        schema: dict[str, Any] = PolymorphicProxySerializerExtension(self.union).map_serializer(
+            auto_schema, direction
+        )
+        return {**schema, "description": self.description}
+
+
+def documented_as_union(
+    name: str, members: dict[str, type[serializers.Serializer]], description: str
+) -> Callable[[type[S]], type[S]]:
+    """The schema documents the decorated serializer, wherever it appears, as the component
+    ``name``: `oneOf` the ``members`` with a discriminator mapping by `kind`, which clients
+    generate as a union they narrow by `kind`. The serializer itself writes what it writes."""
+
+    def decorate(serializer_class: type[S]) -> type[S]:
+        # Defining the subclass registers it with drf-spectacular.
+        type(f"{name}UnionExtension", (_UnionExtension,), {
+            "target_class": serializer_class,
+            "union": PolymorphicProxySerializer(
+                component_name=name, serializers=dict[str, Any](members),
+                resource_type_field_name="kind",
+            ),
+            "description": description,
+        })
+        return serializer_class
+
+    return decorate

@@ -3,6 +3,8 @@ actions a seat submits."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rest_framework import serializers
 
 from games import engine
@@ -19,6 +21,8 @@ from games.api.serializers.fields import (
     StrictIntegerField,
     StrictRegexField,
     card_field,
+    documented_as_union,
+    kind_field,
     seat_field,
     seat_list,
 )
@@ -48,13 +52,48 @@ class AuctionCallSerializer(serializers.Serializer):
     bid = serializers.IntegerField(allow_null=True, help_text="Null for a pass.")
 
 
+# The argument each kind of action takes, as the schema's union of actions (and of events)
+# describes it: the members, one a kind, of `Action` and `Event`.
+ACTION_ARGUMENTS: dict[str, Callable[[], dict[str, serializers.Field]]] = {
+    "bid": lambda: {"tricks": serializers.IntegerField(help_text="Tricks bid.")},
+    "pass": dict,
+    "trump": lambda: {"suit": serializers.ChoiceField(choices=SUIT_CHOICES)},
+    "announce": lambda: {
+        "tricks": serializers.IntegerField(help_text="Tricks announced, 0 meaning none.")
+    },
+    "play": lambda: {"card": card_field()},
+    "redeal": dict,
+}
+assert list(ACTION_ARGUMENTS) == ACTION_KINDS
+
+
+def kinds_of(
+    suffix: str,
+    base: type[serializers.Serializer],
+    trailing: Callable[[], dict[str, serializers.Field]] = dict,
+) -> dict[str, type[serializers.Serializer]]:
+    """One serializer a kind of action (`BidAction`, …): ``base``'s fields, `kind`, the kind's
+    argument and the ``trailing`` fields."""
+    return {
+        kind: type(f"{kind.capitalize()}{suffix}Serializer", (base,), {
+            "kind": kind_field(kind), **arguments(), **trailing(), "__module__": __name__,
+        })
+        for kind, arguments in ACTION_ARGUMENTS.items()
+    }
+
+
+@documented_as_union(
+    "Action", kinds_of("Action", serializers.Serializer),
+    "An action as in the log: `kind` plus the one argument that kind takes.",
+)
 class ActionSerializer(serializers.Serializer):
-    """An action as in the log: `kind` plus the one argument that kind takes."""
+    # What the server writes: `kind` plus the one argument that kind takes (the schema's
+    # `Action` is the union of those, one member a kind).
 
     kind = serializers.ChoiceField(choices=ACTION_KINDS)
-    tricks = serializers.IntegerField(required=False, help_text="`bid` and `announce`.")
-    suit = serializers.ChoiceField(choices=SUIT_CHOICES, required=False, help_text="`trump`.")
-    card = card_field(required=False, help_text="`play`.")
+    tricks = serializers.IntegerField(required=False)
+    suit = serializers.ChoiceField(choices=SUIT_CHOICES, required=False)
+    card = card_field(required=False)
 
 
 class RefusalSerializer(serializers.Serializer):

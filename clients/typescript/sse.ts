@@ -1,0 +1,122 @@
+// Follows a match's live stream (GET /api/v1/matches/{id}/stream, Server-Sent Events) with the
+// types openapi-typescript generates from openapi/schema.yaml:
+//
+//   for await (const message of follow(baseUrl, matchId, { headers })) {
+//     if (message.type === "action" && message.event.kind === "play") use(message.event.card);
+//     if (message.type === "end") console.log(message.end.status);
+//   }
+//
+// The schema names each event's data (`x-sse-events` on the stream's answer): `action` is an
+// `Event` (its `id:` the version), `end` a `StreamEnd`. The server may add events: those come as
+// `type: "other"`, raw. A stream the server closes before `end` (a WSGI server after 30 s) is
+// resumed with `Last-Event-ID`, so nothing is missed or seen twice; 204 (the match is over and
+// nothing is after the cursor) ends it, and 429 waits `Retry-After`. Node 18+ or a browser
+// (fetch with a streamed body); EventSource would do too, but sends no Authorization header.
+import type { components } from "./generated/schema.js";
+
+type Schemas = components["schemas"];
+
+export type StreamMessage =
+  | { type: "action"; version: number; event: Schemas["Event"] }
+  | { type: "end"; end: Schemas["StreamEnd"] }
+  | { type: "other"; name: string; id: string | undefined; data: string };
+
+export class StreamError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
+    super(`stream refused: HTTP ${status} ${body.slice(0, 300)}`);
+  }
+}
+
+export interface FollowOptions {
+  headers: Record<string, string>; // the Authorization header, as for the other requests
+  after?: number; // the version to follow from (0: the match's first action)
+  signal?: AbortSignal;
+}
+
+interface Frame {
+  name: string;
+  data: string[];
+  id: string | undefined;
+}
+
+const DEFAULT_RETRY_MS = 1000;
+
+function message(frame: Frame): StreamMessage {
+  const data = frame.data.join("\n");
+  if (frame.name === "action") {
+    const event: Schemas["Event"] = JSON.parse(data);
+    return { type: "action", version: event.version, event };
+  }
+  if (frame.name === "end") {
+    const end: Schemas["StreamEnd"] = JSON.parse(data);
+    return { type: "end", end };
+  }
+  return { type: "other", name: frame.name, id: frame.id, data };
+}
+
+async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for await (const chunk of body) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = buffered.search(/\r\n|\r|\n/)) >= 0) {
+      const newline = buffered.startsWith("\r\n", end) ? 2 : 1;
+      yield buffered.slice(0, end);
+      buffered = buffered.slice(end + newline);
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Every message of the match's stream after `after`, until `end` (or 204). */
+export async function* follow(
+  baseUrl: string,
+  matchId: string,
+  options: FollowOptions,
+): AsyncGenerator<StreamMessage> {
+  let lastId: string | undefined;
+  let retryMs = DEFAULT_RETRY_MS;
+  const url = `${baseUrl}/api/v1/matches/${matchId}/stream?after=${options.after ?? 0}`;
+  for (;;) {
+    const headers: Record<string, string> = { ...options.headers, Accept: "text/event-stream" };
+    if (lastId !== undefined) headers["Last-Event-ID"] = lastId;
+    const response = await fetch(url, { headers, signal: options.signal ?? null });
+    if (response.status === 204) return;
+    if (response.status === 429) {
+      await sleep(Number(response.headers.get("Retry-After") ?? 1) * 1000);
+      continue;
+    }
+    if (response.status !== 200 || response.body === null) {
+      throw new StreamError(response.status, await response.text());
+    }
+    let frame: Frame = { name: "message", data: [], id: undefined };
+    for await (const line of lines(response.body)) {
+      if (line === "") {
+        // A blank line ends a frame.
+        if (frame.data.length > 0) {
+          const next = message(frame);
+          yield next;
+          if (next.type === "end") return;
+        }
+        frame = { name: "message", data: [], id: undefined };
+        continue;
+      }
+      const colon = line.indexOf(":");
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+      if (field === "event") frame.name = value;
+      else if (field === "data") frame.data.push(value);
+      else if (field === "id") frame.id = lastId = value;
+      else if (field === "retry" && /^[0-9]+$/.test(value)) retryMs = Number(value);
+      // Anything else, a `: heartbeat` comment among them, is no part of a message.
+    }
+    await sleep(retryMs);
+  }
+}
