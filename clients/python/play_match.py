@@ -64,7 +64,7 @@ from batak_api_client.models import (
     TrumpInputRequest,
 )
 from batak_api_client.types import Response
-from batak_sse import ActionMessage, EndMessage, Event, StreamMessage, follow
+from batak_sse import ActionMessage, DealEndedMessage, EndMessage, Event, StreamMessage, follow
 
 T = TypeVar("T")
 Action = AnnounceAction | BidAction | PassAction | PlayAction | RedealAction | TrumpAction
@@ -143,9 +143,11 @@ class Probes:
         if not self.not_modified:  # on our turn nothing moves until we do
             etag = get_seat_view.sync_detailed(match_id, client=client).headers["ETag"]
             again = get_seat_view.sync_detailed(match_id, client=client, if_none_match=etag)
-            if again.status_code != HTTPStatus.NOT_MODIFIED or again.content:
+            # A 200 is a changed view (a seat's presence noted in between): asked next turn.
+            if again.status_code == HTTPStatus.NOT_MODIFIED and not again.content:
+                self.not_modified = True
+            elif again.status_code != HTTPStatus.OK:
                 fail(f"If-None-Match: HTTP {again.status_code} {again.content[:100]!r}")
-            self.not_modified = True
 
 
 def sign_in(base_url: str) -> AuthenticatedClient:
@@ -196,6 +198,9 @@ def check_stream(heard: list[StreamMessage], seen: list[Event], view: SeatView) 
     end = heard[-1] if heard else None
     if not isinstance(end, EndMessage) or end.end.version != view.version:
         fail(f"the stream did not end at version {view.version}: {end}")
+    results = [message.result for message in heard if isinstance(message, DealEndedMessage)]
+    if len(results) != DEALS or results[-1].totals != view.totals:
+        fail(f"the stream's {len(results)} deal results do not end at totals {view.totals}")
 
 
 def main(base_url: str) -> None:

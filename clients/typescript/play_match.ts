@@ -125,14 +125,14 @@ async function main(): Promise<void> {
       }
       if (!notModifiedOnce) {
         // On our turn nothing moves until we do: the view is unchanged, 304 with no body.
-        const etag = read.response.headers.get("ETag") ?? "";
+        const fresh = await client.GET("/api/v1/matches/{match_id}/view", { params: { path } });
+        const etag = fresh.response.headers.get("ETag") ?? "";
         const again = await client.GET("/api/v1/matches/{match_id}/view", {
           params: { path, header: { "If-None-Match": etag } },
         });
-        if (again.response.status !== 304 || again.data !== undefined) {
-          fail(`If-None-Match: HTTP ${again.response.status}`);
-        }
-        notModifiedOnce = true;
+        // A 200 is a changed view (a seat's presence noted in between): asked next turn.
+        if (again.response.status === 304 && again.data === undefined) notModifiedOnce = true;
+        else if (again.response.status !== 200) fail(`If-None-Match: HTTP ${again.response.status}`);
       }
       const chosen = legal[turns++ % legal.length] ?? first;
       const answer = await submit(chosen, view.version);
@@ -165,6 +165,13 @@ async function main(): Promise<void> {
   const streamed = heard.flatMap((message) => (message.type === "action" ? [message.event] : []));
   if (JSON.stringify(streamed) !== JSON.stringify(seen)) {
     fail(`the stream reported ${streamed.length} events, the feed ${seen.length}`);
+  }
+  const results = heard.flatMap((message) =>
+    message.type === "deal_ended" ? [message.result] : [],
+  );
+  const lastResult = results[results.length - 1];
+  if (results.length !== DEALS || JSON.stringify(lastResult?.totals) !== JSON.stringify(view.totals)) {
+    fail(`the stream's ${results.length} deal results do not end at totals ${JSON.stringify(view.totals)}`);
   }
   const last = heard[heard.length - 1];
   if (last?.type !== "end" || last.end.version !== view.version) {

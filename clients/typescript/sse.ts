@@ -3,12 +3,14 @@
 //
 //   for await (const message of follow(baseUrl, matchId, { headers })) {
 //     if (message.type === "action" && message.event.kind === "play") use(message.event.card);
+//     if (message.type === "deal_ended") console.log(message.result.totals);
 //     if (message.type === "end") console.log(message.end.status);
 //   }
 //
 // The schema names each event's data (`x-sse-events` on the stream's answer): `action` is an
-// `Event` (its `id:` the version), `end` a `StreamEnd`. The server may add events: those come as
-// `type: "other"`, raw. A stream the server closes before `end` (a WSGI server after 30 s) is
+// `Event` (its `id:` the version, or the `deal_ended` after it carries it), `deal_ended` a
+// `DealEndedEvent`, `clock` a `ClockEvent`, `seats` a `SeatsEvent`, `end` a `StreamEnd`. The
+// server may add events: those come as `type: "other"`, raw. A stream the server closes before `end` (a WSGI server after 30 s) is
 // resumed with `Last-Event-ID`, so nothing is missed or seen twice; 204 (the match is over and
 // nothing is after the cursor) ends it, and 429 waits `Retry-After`. Node 18+ or a browser
 // (fetch with a streamed body); EventSource would do too, but sends no Authorization header.
@@ -18,6 +20,9 @@ type Schemas = components["schemas"];
 
 export type StreamMessage =
   | { type: "action"; version: number; event: Schemas["Event"] }
+  | { type: "deal_ended"; result: Schemas["DealEndedEvent"] }
+  | { type: "clock"; clock: Schemas["ClockEvent"] }
+  | { type: "seats"; seats: Schemas["SeatsEvent"] }
   | { type: "end"; end: Schemas["StreamEnd"] }
   | { type: "other"; name: string; id: string | undefined; data: string };
 
@@ -49,6 +54,18 @@ function message(frame: Frame): StreamMessage {
   if (frame.name === "action") {
     const event: Schemas["Event"] = JSON.parse(data);
     return { type: "action", version: event.version, event };
+  }
+  if (frame.name === "deal_ended") {
+    const result: Schemas["DealEndedEvent"] = JSON.parse(data);
+    return { type: "deal_ended", result };
+  }
+  if (frame.name === "clock") {
+    const clock: Schemas["ClockEvent"] = JSON.parse(data);
+    return { type: "clock", clock };
+  }
+  if (frame.name === "seats") {
+    const seats: Schemas["SeatsEvent"] = JSON.parse(data);
+    return { type: "seats", seats };
   }
   if (frame.name === "end") {
     const end: Schemas["StreamEnd"] = JSON.parse(data);

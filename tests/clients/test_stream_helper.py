@@ -22,6 +22,8 @@ SCHEMA = ROOT / "openapi" / "schema.yaml"
 EVENT = {"version": 1, "deal_number": 1, "deal_sequence": 1, "seat": 2, "submitted_by": 2,
          "origin": "player", "kind": "play", "card": "9S",
          "created_at": "2026-12-03T10:00:00+00:00"}
+DEAL_ENDED = {"version": 2, "deal_number": 1, "deal_sequence": 1, "scores": [5, -3, 2, 1],
+              "outcomes": ["made", "down", "scored", "scored"], "totals": [5, -3, 2, 1]}
 
 
 @pytest.fixture(scope="module")
@@ -61,14 +63,23 @@ def test_events_are_typed_unknown_ones_pass_and_a_closed_stream_resumes(sse) -> 
     client = _client([
         # closed by the server after an action, a heartbeat and an event the helper does not know
         f"retry: 10\n\nid: 1\nevent: action\ndata: {json.dumps(EVENT)}\n\n: heartbeat\n\n"
-        'event: clock\ndata: {"seat": 3}\n\n',
+        'event: clock\ndata: {"version": 1, "deadline": null}\n\n'
+        'event: rematch_offered\ndata: {"seat": 3}\n\n',
+        f"event: action\ndata: {json.dumps({**EVENT, 'version': 2})}\n\n"
+        f"id: 2\nevent: deal_ended\ndata: {json.dumps(DEAL_ENDED)}\n\n"
+        'event: seats\ndata: {"seats": [{"seat": 0, "open": false, "autopilot": true, '
+        '"left": false}]}\n\n'
         'id: 2\nevent: end\ndata: {"version": 2, "status": "finished"}\n\n',
     ], seen)
-    action, other, end = list(sse.follow(client, uuid.uuid4()))
+    action, clock, other, last_card, result, seats, end = list(sse.follow(client, uuid.uuid4()))
     assert isinstance(action, sse.ActionMessage) and action.version == 1
     assert type(action.event).__name__ == "PlayEvent"
     assert action.event.card.name == "NINE_OF_SPADES"
-    assert (other.name, other.id, json.loads(other.data)) == ("clock", None, {"seat": 3})
+    assert isinstance(clock, sse.ClockMessage) and clock.clock.deadline is None
+    assert (other.name, other.id, json.loads(other.data)) == ("rematch_offered", None, {"seat": 3})
+    assert isinstance(last_card, sse.ActionMessage) and last_card.version == 2
+    assert isinstance(result, sse.DealEndedMessage) and result.result.totals == [5, -3, 2, 1]
+    assert isinstance(seats, sse.SeatsMessage) and seats.seats.seats[0].autopilot
     assert isinstance(end, sse.EndMessage)
     assert (end.end.version, end.end.status.value) == (2, "finished")
     assert "Last-Event-ID" not in seen[0].headers and seen[0].url.params["after"] == "0"
