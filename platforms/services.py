@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
+import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, cast
@@ -17,10 +18,12 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from knox.models import AuthToken
 
+from games import access
 from games import services as games_services
-from games.errors import InvalidMatch
-from games.models import Match
-from platforms.errors import UnknownPlayer
+from games.errors import InvalidMatch, MatchNotFound
+from games.match_unit import changing
+from games.models import Match, MatchStatus
+from platforms.errors import MatchOver, PlatformMatchNotFound, UnknownPlayer
 from platforms.models import Platform, PlatformKey, PlatformPlayer
 
 # A key replaced by `rotate_key` keeps working this long, so that the platform can deploy the
@@ -171,3 +174,23 @@ def create_match(
             platform.max_unfinished_matches, platform.max_bot_seat_deals
         ),
     )
+
+
+def cancel_match(*, platform: Platform, match_id: uuid.UUID) -> Match:
+    """Call off the platform's match: one still waiting is cancelled, one in play abandoned
+    (its log stays for review). One already over is refused with how it ended, so a retried
+    cancel tells the platform what happened rather than changing anything."""
+    try:
+        with changing(match_id) as unit:
+            match = unit.match
+            if not access.access(match, platform.user).allows(access.Permission.MANAGE):
+                raise PlatformMatchNotFound()
+            if match.status == MatchStatus.WAITING:
+                unit.end(MatchStatus.CANCELLED)
+            elif match.status == MatchStatus.ACTIVE:
+                unit.end(MatchStatus.ABANDONED)
+            else:
+                raise MatchOver(match_status=match.status)
+    except MatchNotFound:
+        raise PlatformMatchNotFound() from None
+    return unit.match

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -196,6 +197,41 @@ class PlatformMatchView(PlatformEndpoint):
             access.Permission.MANAGE
         ):
             raise PlatformMatchNotFound()
+        return Response(ps.PlatformMatchSerializer(platform_match(match)).data)
+
+
+class CancelPlatformMatchView(PlatformEndpoint):
+    permission_classes: Sequence[type[BasePermission]] = [scoped(Scope.MATCHES_WRITE)]
+
+    @extend_schema(
+        operation_id="cancelPlatformMatch", tags=["platform"], summary="Cancel a match",
+        description=(
+            "Calls the platform's match off. A match still waiting (for its players to be "
+            "ready, or for open seats) becomes `cancelled`; a match in play stops at once as "
+            "`abandoned`, its deals and log kept for review. A match already over (`finished`, "
+            "`cancelled`, `abandoned`) is 409 `match_over`, its status in `match_status`: a "
+            "retried cancel changes nothing and says how the match ended. Another platform's "
+            "match is 404. Scope `matches:write`."
+        ),
+        request=None,
+        responses={200: ps.PlatformMatchSerializer, **errors(401, 403, 404, 409)},
+        examples=[
+            OpenApiExample("Cancelled before the start", response_only=True,
+                           status_codes=["200"],
+                           value={**examples.MATCH, "status": "cancelled",
+                                  "players": ["user-42", None, "user-7", None]}),
+            OpenApiExample(
+                "Already over", status_codes=["409"], response_only=True,
+                value={"type": "https://batak.example/problems/match_over",
+                       "title": "Conflict", "status": 409, "code": "match_over",
+                       "detail": "This match is already over: there is nothing left to "
+                       "cancel.", "match_status": "cancelled"},
+            ),
+        ],
+    )
+    def post(self, request: Request, match_id: uuid.UUID) -> Response:
+        match = services.cancel_match(platform=self.platform, match_id=match_id)
+        match = Match.objects.prefetch_related("seats").get(pk=match.pk)
         return Response(ps.PlatformMatchSerializer(platform_match(match)).data)
 
 
