@@ -166,6 +166,16 @@ class MatchStarted(ServiceError):
     default_detail = _("The match has already started.")
 
 
+class NotWaitingForReady(ServiceError):
+    status = 409
+    code = "not_waiting_for_ready"
+    default_detail = _(
+        "This match is not waiting for its players to be ready: it has started (without "
+        "you, if you were not ready in time: your move or `return` takes your seat back), "
+        "ended, or never waited."
+    )
+
+
 class MatchNotActive(ServiceError):
     status = 409
     code = "match_not_active"

@@ -25,6 +25,7 @@ from games.errors import (
     MatchNotPublic,
     MatchStarted,
     NotMatchCreator,
+    NotWaitingForReady,
 )
 from games.match_unit import MatchUnit, changing
 from games.models import Match, MatchStatus, QuickMatchQueue, Seat, Spectator, Visibility
@@ -176,6 +177,48 @@ def fill_with_bots(*, match_id: uuid.UUID) -> bool:
             Seat.objects.bulk_update(open_seats, ["bot_level", "display_name"])
             match.open_seats = 0
             unit.touch("open_seats")
+            unit.start()
+    except MatchNotFound:
+        return False
+    return True
+
+
+# --- ready to start ----------------------------------------------------------------------------
+
+
+def ready(*, match_id: uuid.UUID, user: User) -> Match:
+    """The seated ``user`` is ready to play a match that waits for its people (`ready_by`);
+    it starts once they all are. Saying it again changes nothing."""
+    with changing(match_id) as unit:
+        match = unit.match
+        seat = access.acting_seat(match, user)
+        if match.ready_by is None:
+            raise NotWaitingForReady()
+        if seat.ready:
+            return match
+        if match.status != MatchStatus.WAITING:
+            raise NotWaitingForReady()
+        seat.ready = True
+        seat.save(update_fields=["ready"])
+        # A seat changed with no new version: `updated_at` tells the readers.
+        unit.touch("updated_at")
+        unit.start()
+    return match
+
+
+def start_after_wait(*, match_id: uuid.UUID) -> bool:
+    """The wait for a match's people to be ready is over: it starts without those not ready
+    (`MatchUnit.start`). False, changing nothing, when it no longer waits or is not yet due."""
+    try:
+        with changing(match_id) as unit:
+            match = unit.match
+            if (
+                match.status != MatchStatus.WAITING
+                or match.ready_by is None
+                or match.ready_by > timezone.now()
+                or match.open_seats
+            ):
+                return False
             unit.start()
     except MatchNotFound:
         return False

@@ -17,7 +17,7 @@ import logging
 import secrets
 import uuid
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -131,10 +131,12 @@ def create_match(
     fill_bots_at: Any = None,
     fill_bots_level: str = "",
     limits: AccountLimits | None = None,
+    ready_by: datetime | None = None,
 ) -> Match:
     """A new match; it starts at once when no seat is open. A private match with open seats
     gets an invitation code; ``fill_bots_at`` (quick match) is when its still open seats go
-    to computer players of ``fill_bots_level``."""
+    to computer players of ``fill_bots_level``. With ``ready_by`` (no seat open) it waits
+    for its people to be ready (`seating.ready`), and then at the latest."""
     try:
         table = engine.TableRules.create(game, **(rules or {}))
     except engine.RuleError as error:
@@ -179,6 +181,7 @@ def create_match(
             leave_forfeits=leave_forfeits,
             fill_bots_at=fill_bots_at if open_seats else None,
             fill_bots_level=fill_bots_level,
+            ready_by=ready_by,
         )
         for index, spec in enumerate(seats):
             Seat.objects.create(
@@ -188,6 +191,7 @@ def create_match(
                 bot_level=spec.bot_level if spec.kind == "bot" else "",
                 display_name=spec.display_name or _default_name(spec, user),
                 character=spec.character if spec.kind == "bot" else "",
+                ready=ready_by is None or spec.kind == "bot",
             )
         with creating(match) as unit:
             unit.start()
@@ -261,7 +265,9 @@ def take_seat(unit: MatchUnit, user: User, seat: int | None) -> Seat:
     chosen.user = user
     chosen.display_name = selectors.display_name(user)
     chosen.last_seen = timezone.now()
-    chosen.save(update_fields=["user", "display_name", "last_seen"])
+    # Whoever takes a seat is there: a match waiting for its people does not wait for them.
+    chosen.ready = True
+    chosen.save(update_fields=["user", "display_name", "last_seen", "ready"])
     match.open_seats -= 1
     unit.touch("open_seats")
     unit.start()

@@ -153,9 +153,11 @@ def create_match(
     seats: Sequence[dict[str, Any]],
     visibility: str,
     clock_seconds: Any = games_services.DEFAULT_CLOCK,
+    ready_within: int | None = None,
 ) -> Match:
     """A match created by the platform's account, its players seated by external id, computer
-    players or open seats beside them; counted against the platform's own limits."""
+    players or open seats beside them; counted against the platform's own limits. With
+    ``ready_within`` it waits that many seconds at most for its players to be ready."""
     _check_each_player_seated_once(seats)
     players = players_by_id(
         platform, [seat["external_id"] for seat in seats if seat["kind"] == "player"]
@@ -170,6 +172,9 @@ def create_match(
     return games_services.create_match(
         user=platform.user, game=game, rules=rules, deal_count=deal_count, seats=specs,
         visibility=visibility, clock_seconds=clock_seconds,
+        ready_by=(
+            None if ready_within is None else timezone.now() + timedelta(seconds=ready_within)
+        ),
         limits=games_services.AccountLimits(
             platform.max_unfinished_matches, platform.max_bot_seat_deals
         ),

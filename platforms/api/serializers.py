@@ -27,6 +27,8 @@ from platforms.addresses import AddressNotAllowed, public_addresses
 from platforms.models import DeliveryStatus, EventType
 
 EXTERNAL_ID_PATTERN = r"^[A-Za-z0-9_.:@+-]{1,128}$"
+# How long a match created with `start: when_ready` waits for its players, in seconds.
+READY_WITHIN_MIN, READY_WITHIN_DEFAULT, READY_WITHIN_MAX = 10, 120, 900
 # Exactly what is accepted: the schema gives this pattern, and nothing else is checked.
 WEBHOOK_URL_PATTERN = (
     r"^https?://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?(/[A-Za-z0-9._~:/?#@!$&'()*+,;=%-]*)?$"
@@ -89,6 +91,23 @@ class PlatformMatchInputSerializer(StrictInputSerializer):
         f"{settings.CLOCK_DEFAULT['bid']} s a call and {settings.CLOCK_DEFAULT['card']} s a card "
         "when more than one seat is a player's or open, none otherwise.",
     )
+    start = StrictChoiceField(
+        choices=[("now", "now"), ("when_ready", "when_ready")], default="now",
+        help_text="`now`: the match starts as it is created (as its last open seat is taken). "
+        "`when_ready`: it waits, turn clocks stopped, until each of its players has posted "
+        "`POST /matches/{id}/ready` with their player token, or `ready_within` seconds.",
+    )
+    ready_within = StrictIntegerField(
+        min_value=READY_WITHIN_MIN, max_value=READY_WITHIN_MAX, required=False,
+        help_text=f"With `when_ready`: seconds (default {READY_WITHIN_DEFAULT}) after which the "
+        "match starts anyway, the seats of players not ready on autopilot until they move or "
+        "post `return`.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "ready_within" in attrs and attrs["start"] != "when_ready":
+            raise serializers.ValidationError({"ready_within": ["Only with `when_ready`."]})
+        return attrs
 
 
 class PlatformMatchSerializer(MatchSerializer):

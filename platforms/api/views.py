@@ -145,10 +145,11 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
         operation_id="createPlatformMatch", tags=["platform"], summary="Create a match",
         description=(
             "A match of the platform's players (seats by `external_id`) and computer players; "
-            "it starts at once. The players then play with their "
-            "player tokens on the ordinary endpoints. Counted against the platform's limits "
-            "(409 `too_many_matches`, `too_many_bot_deals`); an unknown player is 400 "
-            "`unknown_player`. Scope `matches:write`."
+            "it starts at once, or with `start: when_ready` once each player has posted "
+            "`POST /matches/{id}/ready` (at `ready_by` at the latest). The players then play "
+            "with their player tokens on the ordinary endpoints. Counted against the "
+            "platform's limits (409 `too_many_matches`, `too_many_bot_deals`); an unknown "
+            "player is 400 `unknown_player`. Scope `matches:write`."
         ),
         request=ps.PlatformMatchInputSerializer,
         responses={201: ps.PlatformMatchSerializer, **errors(400, 401, 403, 409)},
@@ -172,6 +173,10 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
             platform=self.platform, game=data["game"], rules=data.get("rules") or {},
             deal_count=data["deals"], seats=data["seats"], visibility=data["visibility"],
             clock_seconds=data.get("clock", games_services.DEFAULT_CLOCK),
+            ready_within=(
+                data.get("ready_within", ps.READY_WITHIN_DEFAULT)
+                if data["start"] == "when_ready" else None
+            ),
         )
         match = Match.objects.prefetch_related("seats").get(pk=match.pk)
         return Response(ps.PlatformMatchSerializer(platform_match(match)).data,

@@ -304,8 +304,10 @@ OPERATION_IDS = {
     "streamEvents",
     "listDeals", "getDeal", "listTourTables", "getTourTable", "startTourTable", "getTourMatch",
     "listLobby", "quickMatch", "getInvitation", "renewInvitation", "revokeInvitation",
-    "joinByInvitation", "cancelMatch", "leaveMatch", "returnToSeat", "spectateMatch",
+    "joinByInvitation", "cancelMatch", "leaveMatch", "returnToSeat", "readyForMatch",
+    "spectateMatch",
     "putPlatformPlayer", "listPlatformMatches", "createPlatformMatch", "getPlatformMatch",
+    "cancelPlatformMatch",
     "listPlatformWebhooks", "createPlatformWebhook", "deletePlatformWebhook",
     "listPlatformWebhookDeliveries",
 }

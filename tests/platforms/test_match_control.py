@@ -3,8 +3,15 @@ open seats and quick match among its own players."""
 
 from __future__ import annotations
 
+import threading
+from datetime import timedelta
 from typing import Any
 
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from games import sweeper
 from games.models import Action, Match
 
 from .conftest import API, PlatformClient, new_platform, problem
@@ -45,6 +52,13 @@ class TestCancel:
         assert Match.objects.get(pk=match["id"]).deals.count() == 1
         assert Action.objects.filter(match_id=match["id"]).count() == body["version"] - 1
 
+    def test_a_waiting_match_is_cancelled(self, platform) -> None:
+        match = create(platform, TWO_PLAYERS, start="when_ready")  # awaits its players
+        assert match["status"] == "waiting"
+        response = platform.post(f"/matches/{match['id']}/cancel")
+        assert response.status_code == 200, response.content
+        assert response.json()["status"] == "cancelled"
+
     def test_cancelling_again_says_how_it_ended(self, platform) -> None:
         match = create(platform, TWO_PLAYERS)
         assert platform.post(f"/matches/{match['id']}/cancel").status_code == 200
@@ -69,3 +83,108 @@ class TestCancel:
         match = create(platform, TWO_PLAYERS)
         app = platform.player("p0")
         assert app.post(f"{API}/platform/matches/{match['id']}/cancel").status_code == 401
+
+
+def ready(app, match_id: str):
+    return app.post(f"{API}/matches/{match_id}/ready")
+
+
+class TestStartWhenReady:
+    def test_the_clock_waits_until_every_player_is_ready(self, platform) -> None:
+        before = timezone.now()
+        match = create(platform, PLAYERS, start="when_ready")
+        assert match["status"] == "waiting" and match["turn_deadline"] is None
+        assert [seat["ready"] for seat in match["seats"]] == [False] * 4
+        assert match["ready_by"] is not None
+        ready_by = Match.objects.get(pk=match["id"]).ready_by
+        assert ready_by is not None
+        assert timedelta(seconds=119) < ready_by - before < timedelta(seconds=121)
+        apps = [platform.player(f"p{seat}") for seat in range(4)]
+        for seat in range(3):
+            answer = ready(apps[seat], match["id"])
+            assert answer.status_code == 200, answer.content
+            body = answer.json()
+            assert body["status"] == "waiting" and body["turn_deadline"] is None
+            assert [s["ready"] for s in body["seats"]] == [s <= seat for s in range(4)]
+            assert sweeper.run_clocks() == 0  # not due: nothing starts it
+        body = ready(apps[3], match["id"]).json()
+        assert body["status"] == "active" and body["turn_deadline"] is not None
+        assert not any(seat["autopilot"] for seat in body["seats"])
+        assert Match.objects.get(pk=match["id"]).deals.count() == 1
+
+    def test_saying_it_twice_is_harmless(self, platform) -> None:
+        match = create(platform, TWO_PLAYERS, start="when_ready")
+        first = platform.player("p0")
+        assert ready(first, match["id"]).status_code == 200
+        again = ready(first, match["id"])
+        assert again.status_code == 200 and again.json()["status"] == "waiting"
+        assert ready(platform.player("p1"), match["id"]).json()["status"] == "active"
+        assert ready(first, match["id"]).status_code == 200  # started: still harmless
+
+    def test_the_wait_is_bounded_the_late_on_autopilot(self, platform) -> None:
+        match = create(platform, PLAYERS, start="when_ready", ready_within=10)
+        ready(platform.player("p0"), match["id"])
+        assert sweeper.run_clocks() == 0
+        Match.objects.filter(pk=match["id"]).update(ready_by=timezone.now())
+        assert sweeper.run_clocks() >= 1
+        body = platform.get(f"/matches/{match['id']}").json()
+        assert body["status"] == "active"
+        assert [seat["autopilot"] for seat in body["seats"]] == [False, True, True, True]
+        assert [seat["ready"] for seat in body["seats"]] == [True, False, False, False]
+        late = platform.player("p2")
+        problem(ready(late, match["id"]), 409, "not_waiting_for_ready")
+        back = late.post(f"{API}/matches/{match['id']}/return")
+        assert back.status_code == 200 and back.json()["seats"][2]["autopilot"] is False
+
+    def test_only_its_players_say_it(self, platform, other_platform) -> None:
+        match = create(platform, TWO_PLAYERS, start="when_ready")
+        problem(ready(platform.player("p3"), match["id"]), 403, "not_your_seat")
+        problem(ready(other_platform.player("p0"), match["id"]), 403, "not_your_seat")
+        problem(platform.client.post(f"{API}/matches/{match['id']}/ready"), 403,
+                "platform_key_not_accepted")
+        problem(ready(platform.player("p0"), "6990c34b-402a-4832-b7a0-91140a5b4ddf"), 404,
+                "not_found")
+
+    def test_a_match_that_did_not_wait_refuses_it(self, platform) -> None:
+        match = create(platform, TWO_PLAYERS)
+        problem(ready(platform.player("p0"), match["id"]), 409, "not_waiting_for_ready")
+        waiting = create(platform, TWO_PLAYERS, start="when_ready")
+        platform.post(f"/matches/{waiting['id']}/cancel")
+        problem(ready(platform.player("p0"), waiting["id"]), 409, "not_waiting_for_ready")
+
+    @pytest.mark.parametrize("fields", [{"start": "soon"}, {"ready_within": 60},
+                                        {"start": "when_ready", "ready_within": 9},
+                                        {"start": "when_ready", "ready_within": 901}])
+    def test_its_settings_are_checked(self, platform, fields) -> None:
+        platform.player("p0")
+        platform.player("p1")
+        problem(platform.post("/matches", {"game": "auction", "seats": TWO_PLAYERS, **fields}),
+                400, "invalid_input")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_last_two_ready_at_once_start_it_once(platform) -> None:
+    match = create(platform, PLAYERS, start="when_ready")
+    apps = [platform.player(f"p{seat}") for seat in range(4)]
+    assert ready(apps[0], match["id"]).status_code == 200
+    assert ready(apps[1], match["id"]).status_code == 200
+    barrier = threading.Barrier(2)
+    answers: list[Any] = []
+
+    def say(app) -> None:
+        barrier.wait()
+        try:
+            answers.append(ready(app, match["id"]))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=say, args=(app,)) for app in apps[2:]]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert [answer.status_code for answer in answers] == [200, 200]
+    assert sorted(answer.json()["status"] for answer in answers) == ["active", "waiting"]
+    row = Match.objects.get(pk=match["id"])
+    assert row.status == "active" and row.deals.count() == 1
+    assert not row.seats.filter(autopilot=True).exists()
