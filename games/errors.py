@@ -122,6 +122,15 @@ class SeatUnavailable(ServiceError):
     default_detail = _("That seat is not open.")
 
 
+class ClosedTable(ServiceError):
+    status = 403
+    code = "closed_table"
+    default_detail = _(
+        "This table is not open to you: a partner platform's tables are for its own players, "
+        "and its players sit only at its tables."
+    )
+
+
 class AlreadySeated(ServiceError):
     status = 409
     code = "already_seated"

@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import prefetch_related_objects
 from django.utils import timezone
 
-from games import access, computer_moves, engine, selectors, services
+from games import access, circles, computer_moves, engine, selectors, services
 from games.errors import (
     InvalidRules,
     InvitationNotFound,
@@ -104,10 +104,11 @@ def quick_match(
     bot_level: str,
     clock_seconds: dict[str, int] | None,
 ) -> Seated:
-    """A seat at the oldest public table of this game, rules and deals with a seat open, or
-    at a new one. A new table's open seats go to computer players of ``bot_level`` once
-    ``fill_with_bots_after`` seconds have passed (never, when None); ``clock_seconds`` is the
-    table's turn clock (tables of another clock are not compatible).
+    """A seat at the oldest public table of this game, rules and deals with a seat open, among
+    the tables of the person's circle (games/circles.py), or at a new one. A new table's open
+    seats go to computer players of ``bot_level`` once ``fill_with_bots_after`` seconds have
+    passed (never, when None); ``clock_seconds`` is the table's turn clock (tables of another
+    clock are not compatible).
 
     Requests for the same kind of table take one row lock in turn (both databases), so two of
     them never open two tables where one would do, and the seat lock of `take_seat` never
@@ -116,7 +117,7 @@ def quick_match(
         table = engine.TableRules.create(game, **(rules or {}))
     except engine.RuleError as error:
         raise InvalidRules.from_rule_error(error) from None
-    key = selectors.table_key(table, deal_count, clock_seconds)
+    key = selectors.table_key(table, deal_count, clock_seconds, circles.circle_of(user))
     _queue_row(key)
     with transaction.atomic():
         # The lock: an UPDATE, so SQLite's write lock and PostgreSQL's row lock both hold it.

@@ -25,11 +25,12 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import access, clock, computer_moves, engine, presenters, selectors
+from games import access, circles, clock, computer_moves, engine, presenters, selectors
 from games.computer_players import computer_players
 from games.engine.shuffle import secure_choice
 from games.errors import (
     AlreadySeated,
+    ClosedTable,
     IdempotencyKeyInUse,
     IdempotencyKeyReused,
     InvalidMatch,
@@ -160,6 +161,7 @@ def create_match(
     match_clock = (
         clock.default_clock(list(seats)) if clock_seconds is DEFAULT_CLOCK else clock_seconds
     )
+    circle = circles.circle_of(user)
     with transaction.atomic():
         _check_account_limits(user, limits or AccountLimits.default(),
                               new_bot_deals=future_bots * deal_count)
@@ -176,7 +178,8 @@ def create_match(
                 if visibility == Visibility.PRIVATE and open_seats else None
             ),
             open_seats=open_seats,
-            table_key=selectors.table_key(table, deal_count, match_clock),
+            table_key=selectors.table_key(table, deal_count, match_clock, circle),
+            circle_id=circle,
             clock=match_clock,
             leave_forfeits=leave_forfeits,
             fill_bots_at=fill_bots_at if open_seats else None,
@@ -254,6 +257,8 @@ def join_match(
 def take_seat(unit: MatchUnit, user: User, seat: int | None) -> Seat:
     """Seat ``user`` at the unit's match; it starts when the last seat goes."""
     match = unit.match
+    if circles.circle_of(user) != match.circle_id:
+        raise ClosedTable()
     seats = list(match.seats.all())
     if any(s.user_id == user.pk for s in seats):
         raise AlreadySeated()

@@ -13,7 +13,9 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext
 from knox.models import AuthToken
@@ -113,11 +115,30 @@ def put_player(
     raise AssertionError("a player created twice at once")
 
 
-def _check_each_player_seated_once(seats: Sequence[dict[str, Any]]) -> None:
-    """400 `invalid_input` naming each seat that repeats a player of an earlier one."""
+def circle_of(user: User) -> int | None:
+    """A platform's account and its players are of its circle (games/circles.py): its
+    account's id."""
+    return (
+        Platform.objects.filter(Q(user=user) | Q(players__user=user))
+        .values_list("user_id", flat=True).first()
+    )
+
+
+def _check_seats(seats: Sequence[dict[str, Any]], *, when_ready: bool) -> None:
+    """400 `invalid_input` naming each seat that repeats a player of an earlier one, and each
+    open seat of a match that waits for its players to be ready: whoever takes an open seat
+    is there, so such a match simply starts as its last seat is taken."""
     first: dict[str, int] = {}
     errors = []
     for index, seat in enumerate(seats):
+        if seat["kind"] == "open" and when_ready:
+            errors.append({
+                "field": f"seats[{index}].kind", "code": "open_when_ready",
+                "message": gettext(
+                    "A match that starts when its players are ready has no open seat: seat "
+                    "every player, or start it now and it starts as its last seat is taken."
+                ),
+            })
         if seat["kind"] != "player":
             continue
         earlier = first.setdefault(seat["external_id"], index)
@@ -156,9 +177,10 @@ def create_match(
     ready_within: int | None = None,
 ) -> Match:
     """A match created by the platform's account, its players seated by external id, computer
-    players or open seats beside them; counted against the platform's own limits. With
+    players or open seats beside them (for the platform's players only: games/circles.py);
+    counted against the platform's own limits. With
     ``ready_within`` it waits that many seconds at most for its players to be ready."""
-    _check_each_player_seated_once(seats)
+    _check_seats(seats, when_ready=ready_within is not None)
     players = players_by_id(
         platform, [seat["external_id"] for seat in seats if seat["kind"] == "player"]
     )

@@ -60,9 +60,11 @@ class PlayerSerializer(serializers.Serializer):
 
 class PlatformSeatSerializer(StrictInputSerializer):
     kind = StrictChoiceField(
-        choices=[("player", "player"), ("bot", "bot")],
-        help_text="`player`: the platform's player `external_id`; `bot`: a computer player. "
-        "A platform seats every player itself: its matches have no open seats.",
+        choices=[("player", "player"), ("bot", "bot"), ("open", "open")],
+        help_text="`player`: the platform's player `external_id`; `bot`: a computer player; "
+        "`open`: a seat one of the platform's players takes with their player token (`POST "
+        "/matches/{id}/join` of a public match, `POST /invitations/{code}/join` of a private "
+        "one). Nobody but the platform's players sits at its matches.",
     )
     external_id = StrictRegexField(EXTERNAL_ID_PATTERN, required=False,
                                    help_text="Required for `player`, refused otherwise.")
@@ -114,6 +116,11 @@ class PlatformMatchSerializer(MatchSerializer):
     players = serializers.ListField(
         child=serializers.CharField(allow_null=True), min_length=4, max_length=4,
         help_text="The external id of the platform's player at each seat (null: none).",
+    )
+    invitation_code = serializers.CharField(
+        allow_null=True,
+        help_text="A private match with open seats: the code its players join with (`POST "
+        "/invitations/{code}/join`); null otherwise, and once the match started.",
     )
 
 

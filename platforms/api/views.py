@@ -35,6 +35,7 @@ EXTERNAL_ID_PARAMETER = OpenApiParameter(
 )
 
 
+PLATFORM_MATCH = {**examples.MATCH, "invitation_code": None}
 SUBSCRIPTION = {"id": 3, "url": "https://games.example/batak/hooks",
                 "event_types": ["deal.ended", "match.finished", "turn.started"],
                 "active": True, "created_at": "2026-12-01T10:00:00Z"}
@@ -70,7 +71,8 @@ def platform_match(match: Match) -> dict[str, Any]:
             platform__user_id=match.created_by_id, user_id__in=[u for u in users.values() if u]
         ).values_list("user_id", "external_id")
     )
-    return {**summary, "players": [ids.get(users.get(index)) for index in range(4)]}
+    return {**summary, "players": [ids.get(users.get(index)) for index in range(4)],
+            "invitation_code": match.invitation_code}
 
 
 class PlayerView(PlatformEndpoint):
@@ -128,7 +130,7 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
         parameters=[MatchListQuerySerializer],
         responses={200: ps.PlatformMatchSerializer(many=True), **errors(400, 401, 403, 404)},
         examples=[OpenApiExample("A match", response_only=True, status_codes=["200"],
-                                 value={**examples.MATCH, "players": ["user-42", None, None,
+                                 value={**PLATFORM_MATCH, "players": ["user-42", None, None,
                                                                       None]})],
     )
     def get(self, request: Request) -> Response:
@@ -163,7 +165,7 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
                     {"kind": "bot", "bot_level": "hard"}]},
             ),
             OpenApiExample("The match", response_only=True, status_codes=["201"],
-                           value={**examples.MATCH, "players": ["user-42", None, "user-7",
+                           value={**PLATFORM_MATCH, "players": ["user-42", None, "user-7",
                                                                 None]}),
         ],
     )
@@ -192,7 +194,7 @@ class PlatformMatchView(PlatformEndpoint):
         "finished, the ranking. Another platform's match is 404. Scope `matches:read`.",
         responses={200: ps.PlatformMatchSerializer, **errors(401, 403, 404)},
         examples=[OpenApiExample("A finished match", response_only=True, status_codes=["200"],
-                                 value={**examples.MATCH, "status": "finished",
+                                 value={**PLATFORM_MATCH, "status": "finished",
                                         "ranking": [1, 3, 2, 4],
                                         "players": ["user-42", None, "user-7", None]})],
     )
@@ -223,7 +225,7 @@ class CancelPlatformMatchView(PlatformEndpoint):
         examples=[
             OpenApiExample("Cancelled before the start", response_only=True,
                            status_codes=["200"],
-                           value={**examples.MATCH, "status": "cancelled",
+                           value={**PLATFORM_MATCH, "status": "cancelled",
                                   "players": ["user-42", None, "user-7", None]}),
             OpenApiExample(
                 "Already over", status_codes=["409"], response_only=True,

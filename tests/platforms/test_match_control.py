@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from games import sweeper
 from games.models import Action, Match
+from tests.api.conftest import new_player
 
 from .conftest import API, PlatformClient, new_platform, problem
 
@@ -188,3 +189,89 @@ def test_the_last_two_ready_at_once_start_it_once(platform) -> None:
     row = Match.objects.get(pk=match["id"])
     assert row.status == "active" and row.deals.count() == 1
     assert not row.seats.filter(autopilot=True).exists()
+
+
+OPEN_SEATS = [{"kind": "player", "external_id": "p0"}, {"kind": "open"},
+              {"kind": "bot", "bot_level": "easy"}, {"kind": "open"}]
+
+
+class TestOpenSeats:
+    def test_the_platforms_players_take_a_public_matchs_open_seats(self, platform) -> None:
+        match = create(platform, OPEN_SEATS, visibility="public")
+        assert match["status"] == "waiting" and match["invitation_code"] is None
+        assert [seat["kind"] for seat in match["seats"]] == ["person", "open", "bot", "open"]
+        joined = platform.player("p1").post(f"{API}/matches/{match['id']}/join", {},
+                                            format="json")
+        assert joined.status_code == 200, joined.content
+        assert joined.json()["seat"] == 1 and joined.json()["match"]["status"] == "waiting"
+        platform.player("p2").post(f"{API}/matches/{match['id']}/join", {}, format="json")
+        body = platform.get(f"/matches/{match['id']}").json()
+        assert body["status"] == "active" and body["players"] == ["p0", "p1", None, "p2"]
+
+    def test_a_private_ones_by_the_code_the_platform_is_given(self, platform) -> None:
+        match = create(platform, OPEN_SEATS)
+        code = match["invitation_code"]
+        assert code
+        for external_id in ("p1", "p2"):
+            joined = platform.player(external_id).post(f"{API}/invitations/{code}/join", {},
+                                                       format="json")
+            assert joined.status_code == 200, joined.content
+        body = platform.get(f"/matches/{match['id']}").json()
+        assert body["status"] == "active" and body["invitation_code"] is None
+
+    def test_nobody_else_sits_there(self, platform, other_platform) -> None:
+        public = create(platform, OPEN_SEATS, visibility="public")["id"]
+        private = create(platform, OPEN_SEATS)
+        outsiders = [other_platform.player("p1"), new_player("Ordinary").client]
+        for outsider in outsiders:
+            problem(outsider.post(f"{API}/matches/{public}/join", {}, format="json"), 403,
+                    "closed_table")
+            problem(outsider.post(f"{API}/invitations/{private['invitation_code']}/join", {},
+                                  format="json"), 403, "closed_table")
+        assert platform.get(f"/matches/{public}").json()["players"] == ["p0", None, None, None]
+
+    def test_the_platforms_players_sit_at_no_ordinary_table(self, platform) -> None:
+        owner = new_player("Ordinary")
+        match = owner.post("/matches", {"visibility": "public", "deals": 1,
+                                        "seats": [{"kind": "me"}, *[{"kind": "open"}] * 3]})
+        assert match.status_code == 201, match.content
+        problem(platform.player("p1").post(f"{API}/matches/{match.json()['id']}/join", {},
+                                           format="json"), 403, "closed_table")
+
+    def test_an_open_seat_does_not_wait_for_ready(self, platform) -> None:
+        platform.player("p0")
+        answer = platform.post("/matches", {"game": "auction", "seats": OPEN_SEATS,
+                                            "start": "when_ready"})
+        problem(answer, 400, "invalid_input")
+        assert [(error["field"], error["code"]) for error in answer.json()["errors"]] == [
+            ("seats[1].kind", "open_when_ready"), ("seats[3].kind", "open_when_ready")]
+
+
+class TestQuickMatchAndLobby:
+    def test_a_platforms_players_meet_only_each_other(self, platform, other_platform) -> None:
+        body = {"game": "auction", "deals": 1, "fill_with_bots_after": None}
+        ordinary = new_player("Ordinary").post("/quick-match", body).json()
+        first = platform.player("p0").post(f"{API}/quick-match", body, format="json").json()
+        other = other_platform.player("p0").post(f"{API}/quick-match", body,
+                                                 format="json").json()
+        second = platform.player("p1").post(f"{API}/quick-match", body, format="json").json()
+        tables = {ordinary["match"]["id"], first["match"]["id"], other["match"]["id"]}
+        assert len(tables) == 3, "a table shared across circles"
+        assert second["match"]["id"] == first["match"]["id"] and second["seat"] == 1
+        also_ordinary = new_player("Another").post("/quick-match", body).json()
+        assert also_ordinary["match"]["id"] == ordinary["match"]["id"]
+
+    def test_the_lobby_shows_each_their_own_tables(self, platform, other_platform) -> None:
+        mine = create(platform, OPEN_SEATS, visibility="public")["id"]
+        ordinary = new_player("Ordinary")
+        theirs = ordinary.post("/matches", {"visibility": "public", "deals": 1,
+                                            "seats": [{"kind": "me"}, *[{"kind": "open"}] * 3]})
+
+        def lobby(client) -> list[str]:
+            answer = client.get(f"{API}/lobby")
+            assert answer.status_code == 200, answer.content
+            return [table["id"] for table in answer.json()["results"]]
+
+        assert lobby(platform.player("p1")) == [mine]
+        assert lobby(other_platform.player("p1")) == []
+        assert lobby(ordinary.client) == [theirs.json()["id"]]
