@@ -122,6 +122,15 @@ class SeatUnavailable(ServiceError):
     default_detail = _("That seat is not open.")
 
 
+class ClosedTable(ServiceError):
+    status = 403
+    code = "closed_table"
+    default_detail = _(
+        "This table is not open to you: a partner platform's tables are for its own players, "
+        "and its players sit only at its tables."
+    )
+
+
 class AlreadySeated(ServiceError):
     status = 409
     code = "already_seated"
@@ -164,6 +173,16 @@ class MatchStarted(ServiceError):
     status = 409
     code = "match_started"
     default_detail = _("The match has already started.")
+
+
+class NotWaitingForReady(ServiceError):
+    status = 409
+    code = "not_waiting_for_ready"
+    default_detail = _(
+        "This match is not waiting for its players to be ready: it has started (without "
+        "you, if you were not ready in time: your move or `return` takes your seat back), "
+        "ended, or never waited."
+    )
 
 
 class MatchNotActive(ServiceError):

@@ -197,17 +197,25 @@ class MatchUnit:
         )
 
     def start(self) -> None:
-        """Start the match once no seat is open: the first deal is dealt."""
+        """Start the match once no seat is open and its people are ready (or the wait for them,
+        `ready_by`, is over): the first deal is dealt. A person not ready by then starts on
+        autopilot: nobody waits on the turn clock of an app that never connected."""
         match = self.match
         if match.open_seats:
             return
+        prefetch_related_objects([match], "seats")
+        unready = [seat for seat in match.seats.all() if seat.is_person and not seat.ready]
+        if unready and match.ready_by is not None and match.ready_by > timezone.now():
+            return
+        for seat in unready:
+            seat.autopilot = True
+            seat.save(update_fields=["autopilot"])
         match.status = MatchStatus.ACTIVE
         # Nobody joins a full table: its invitation and the wait for computer players are over.
         match.invitation_code = None
         match.fill_bots_at = None
         deal_row = _deal(match, dealer=match.first_dealer, number=1)
         self._deals, self._state = [deal_row], engine.Deal(selectors.deal_start(match, deal_row))
-        prefetch_related_objects([match], "seats")
         self._set_deadline()
         self._fields.update(["status", "invitation_code", "fill_bots_at", "turn_deadline"])
         self._started = True
@@ -450,11 +458,14 @@ class _SeatState:
     user_id: int | None
     autopilot: bool
     left: bool
+    ready: bool
 
 
 def _seat_states(match: Match) -> dict[int, _SeatState]:
     return {
-        seat.index: _SeatState(seat.user_id, seat.autopilot, seat.left_at is not None)
+        seat.index: _SeatState(
+            seat.user_id, seat.autopilot, seat.left_at is not None, seat.ready
+        )
         for seat in match.seats.all()
     }
 

@@ -90,6 +90,14 @@ class Match(models.Model):
     fill_bots_level = models.CharField(max_length=8, choices=BotLevel.choices, blank=True)
     # Tour of Tables: a person who leaves forfeits the match instead of handing the seat over.
     leave_forfeits = models.BooleanField(default=False)
+    # A match that waits for its people to say they are ready (`Seat.ready`) starts anyway
+    # then; null for one that starts as its last seat is taken. Kept once it started.
+    ready_by = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Only the people of this circle sit here (games/circles.py); null: anyone may.
+    circle = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+        related_name="circle_matches",
+    )
 
     class Meta:
         ordering = ("-created_at",)
@@ -141,6 +149,8 @@ class Seat(models.Model):
     # the person acts again (or says they are back).
     autopilot = models.BooleanField(default=False)
     timeouts_in_row = models.PositiveSmallIntegerField(default=0)
+    # False only for a person a match still waits for (`Match.ready_by`).
+    ready = models.BooleanField(default=True)
 
     class Meta:
         ordering = ("match_id", "index")

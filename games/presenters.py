@@ -53,6 +53,8 @@ def seats_summary(match: Match) -> list[dict[str, Any]]:
             "last_seen": _time(seat.last_seen) if seat.is_person else None,
             "left_at": _time(seat.left_at),
             "autopilot": seat.autopilot,
+            # Only a person can keep a match waiting.
+            "ready": seat.ready or not seat.is_person,
         }
         for seat in match.seats.all()
     ]
@@ -85,6 +87,7 @@ def _match_summary(match: Match) -> dict[str, Any]:
         "finished_at": match.finished_at.isoformat() if match.finished_at else None,
         **table_facts(match),
         "fill_with_bots_at": _time(match.fill_bots_at),
+        "ready_by": _time(match.ready_by),
         "spectators": spectator_count(match),
     }
 

@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import prefetch_related_objects
 from django.utils import timezone
 
-from games import access, computer_moves, engine, selectors, services
+from games import access, circles, computer_moves, engine, selectors, services
 from games.errors import (
     InvalidRules,
     InvitationNotFound,
@@ -25,6 +25,7 @@ from games.errors import (
     MatchNotPublic,
     MatchStarted,
     NotMatchCreator,
+    NotWaitingForReady,
 )
 from games.match_unit import MatchUnit, changing
 from games.models import Match, MatchStatus, QuickMatchQueue, Seat, Spectator, Visibility
@@ -103,10 +104,11 @@ def quick_match(
     bot_level: str,
     clock_seconds: dict[str, int] | None,
 ) -> Seated:
-    """A seat at the oldest public table of this game, rules and deals with a seat open, or
-    at a new one. A new table's open seats go to computer players of ``bot_level`` once
-    ``fill_with_bots_after`` seconds have passed (never, when None); ``clock_seconds`` is the
-    table's turn clock (tables of another clock are not compatible).
+    """A seat at the oldest public table of this game, rules and deals with a seat open, among
+    the tables of the person's circle (games/circles.py), or at a new one. A new table's open
+    seats go to computer players of ``bot_level`` once ``fill_with_bots_after`` seconds have
+    passed (never, when None); ``clock_seconds`` is the table's turn clock (tables of another
+    clock are not compatible).
 
     Requests for the same kind of table take one row lock in turn (both databases), so two of
     them never open two tables where one would do, and the seat lock of `take_seat` never
@@ -115,7 +117,7 @@ def quick_match(
         table = engine.TableRules.create(game, **(rules or {}))
     except engine.RuleError as error:
         raise InvalidRules.from_rule_error(error) from None
-    key = selectors.table_key(table, deal_count, clock_seconds)
+    key = selectors.table_key(table, deal_count, clock_seconds, circles.circle_of(user))
     _queue_row(key)
     with transaction.atomic():
         # The lock: an UPDATE, so SQLite's write lock and PostgreSQL's row lock both hold it.
@@ -176,6 +178,48 @@ def fill_with_bots(*, match_id: uuid.UUID) -> bool:
             Seat.objects.bulk_update(open_seats, ["bot_level", "display_name"])
             match.open_seats = 0
             unit.touch("open_seats")
+            unit.start()
+    except MatchNotFound:
+        return False
+    return True
+
+
+# --- ready to start ----------------------------------------------------------------------------
+
+
+def ready(*, match_id: uuid.UUID, user: User) -> Match:
+    """The seated ``user`` is ready to play a match that waits for its people (`ready_by`);
+    it starts once they all are. Saying it again changes nothing."""
+    with changing(match_id) as unit:
+        match = unit.match
+        seat = access.acting_seat(match, user)
+        if match.ready_by is None:
+            raise NotWaitingForReady()
+        if seat.ready:
+            return match
+        if match.status != MatchStatus.WAITING:
+            raise NotWaitingForReady()
+        seat.ready = True
+        seat.save(update_fields=["ready"])
+        # A seat changed with no new version: `updated_at` tells the readers.
+        unit.touch("updated_at")
+        unit.start()
+    return match
+
+
+def start_after_wait(*, match_id: uuid.UUID) -> bool:
+    """The wait for a match's people to be ready is over: it starts without those not ready
+    (`MatchUnit.start`). False, changing nothing, when it no longer waits or is not yet due."""
+    try:
+        with changing(match_id) as unit:
+            match = unit.match
+            if (
+                match.status != MatchStatus.WAITING
+                or match.ready_by is None
+                or match.ready_by > timezone.now()
+                or match.open_seats
+            ):
+                return False
             unit.start()
     except MatchNotFound:
         return False

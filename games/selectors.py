@@ -33,10 +33,15 @@ def table_rules(match: Match) -> engine.TableRules:
 
 
 def table_key(
-    rules: engine.TableRules, deal_count: int, clock: dict[str, int] | None
+    rules: engine.TableRules, deal_count: int, clock: dict[str, int] | None,
+    circle: int | None,
 ) -> str:
-    """Game, rules, deals and clock as one digest: tables with one key are interchangeable."""
-    canonical = json.dumps([rules.to_dict(), deal_count, clock], sort_keys=True)
+    """Game, rules, deals, clock and circle as one digest: tables with one key are
+    interchangeable. A table of no circle keeps the key it had before circles."""
+    parts: list[Any] = [rules.to_dict(), deal_count, clock]
+    if circle is not None:
+        parts.append(circle)
+    canonical = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
@@ -169,13 +174,14 @@ def wait_for_move(match: Match, after: int, timeout: float) -> None:
 
 
 def lobby(
-    *, game: str | None = None, deals: int | None = None, preset: bool | None = None,
-    rules: dict[str, Any] | None = None,
+    *, circle: int | None, game: str | None = None, deals: int | None = None,
+    preset: bool | None = None, rules: dict[str, Any] | None = None,
 ) -> QuerySet[Match]:
-    """Public matches with a seat to take, oldest first: the `match_lobby` partial index
-    serves it however many tables there are."""
+    """Public matches of ``circle`` with a seat to take, oldest first: the `match_lobby`
+    partial index serves it however many tables there are."""
     tables = Match.objects.filter(
-        visibility=Visibility.PUBLIC, status=MatchStatus.WAITING, open_seats__gt=0
+        visibility=Visibility.PUBLIC, status=MatchStatus.WAITING, open_seats__gt=0,
+        circle_id=circle,
     )
     if game is not None:
         tables = tables.filter(game=game)

@@ -17,7 +17,7 @@ import logging
 import secrets
 import uuid
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -25,11 +25,12 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import access, clock, computer_moves, engine, presenters, selectors
+from games import access, circles, clock, computer_moves, engine, presenters, selectors
 from games.computer_players import computer_players
 from games.engine.shuffle import secure_choice
 from games.errors import (
     AlreadySeated,
+    ClosedTable,
     IdempotencyKeyInUse,
     IdempotencyKeyReused,
     InvalidMatch,
@@ -131,10 +132,12 @@ def create_match(
     fill_bots_at: Any = None,
     fill_bots_level: str = "",
     limits: AccountLimits | None = None,
+    ready_by: datetime | None = None,
 ) -> Match:
     """A new match; it starts at once when no seat is open. A private match with open seats
     gets an invitation code; ``fill_bots_at`` (quick match) is when its still open seats go
-    to computer players of ``fill_bots_level``."""
+    to computer players of ``fill_bots_level``. With ``ready_by`` (no seat open) it waits
+    for its people to be ready (`seating.ready`), and then at the latest."""
     try:
         table = engine.TableRules.create(game, **(rules or {}))
     except engine.RuleError as error:
@@ -158,6 +161,7 @@ def create_match(
     match_clock = (
         clock.default_clock(list(seats)) if clock_seconds is DEFAULT_CLOCK else clock_seconds
     )
+    circle = circles.circle_of(user)
     with transaction.atomic():
         _check_account_limits(user, limits or AccountLimits.default(),
                               new_bot_deals=future_bots * deal_count)
@@ -174,11 +178,13 @@ def create_match(
                 if visibility == Visibility.PRIVATE and open_seats else None
             ),
             open_seats=open_seats,
-            table_key=selectors.table_key(table, deal_count, match_clock),
+            table_key=selectors.table_key(table, deal_count, match_clock, circle),
+            circle_id=circle,
             clock=match_clock,
             leave_forfeits=leave_forfeits,
             fill_bots_at=fill_bots_at if open_seats else None,
             fill_bots_level=fill_bots_level,
+            ready_by=ready_by,
         )
         for index, spec in enumerate(seats):
             Seat.objects.create(
@@ -188,6 +194,7 @@ def create_match(
                 bot_level=spec.bot_level if spec.kind == "bot" else "",
                 display_name=spec.display_name or _default_name(spec, user),
                 character=spec.character if spec.kind == "bot" else "",
+                ready=ready_by is None or spec.kind == "bot",
             )
         with creating(match) as unit:
             unit.start()
@@ -250,6 +257,8 @@ def join_match(
 def take_seat(unit: MatchUnit, user: User, seat: int | None) -> Seat:
     """Seat ``user`` at the unit's match; it starts when the last seat goes."""
     match = unit.match
+    if circles.circle_of(user) != match.circle_id:
+        raise ClosedTable()
     seats = list(match.seats.all())
     if any(s.user_id == user.pk for s in seats):
         raise AlreadySeated()
@@ -261,7 +270,9 @@ def take_seat(unit: MatchUnit, user: User, seat: int | None) -> Seat:
     chosen.user = user
     chosen.display_name = selectors.display_name(user)
     chosen.last_seen = timezone.now()
-    chosen.save(update_fields=["user", "display_name", "last_seen"])
+    # Whoever takes a seat is there: a match waiting for its people does not wait for them.
+    chosen.ready = True
+    chosen.save(update_fields=["user", "display_name", "last_seen", "ready"])
     match.open_seats -= 1
     unit.touch("open_seats")
     unit.start()

@@ -89,13 +89,14 @@ def resend_stuck_bot_turns() -> int:
 
 
 def run_clocks() -> int:
-    """Move for every person whose turn clock has run out (`computer_moves.time_out_turn`), and give
-    the open seats of quick-match tables whose wait is over to computer players (a periodic
-    job, batak_api/jobs.py); any number of them at once is safe, since each move is made
-    under the match lock for the version it was due at.
+    """Move for every person whose turn clock has run out (`computer_moves.time_out_turn`), give
+    the open seats of quick-match tables whose wait is over to computer players, and start the
+    matches whose wait for their people to be ready is over (a periodic job,
+    batak_api/jobs.py); any number of them at once is safe, since each move is made under the
+    match lock for the version it was due at.
     Scaled out, a clock that runs out before the next run is also sent to a worker for its
     very deadline, so that a timeout is not up to a whole interval late. Returns how many
-    moves and fills it made."""
+    moves, fills and starts it made."""
     now = timezone.now()
     done = 0
     due = Match.objects.filter(status=MatchStatus.ACTIVE, turn_deadline__lte=now)
@@ -113,6 +114,12 @@ def run_clocks() -> int:
             done += seating.fill_with_bots(match_id=match_id)
         except Exception:
             logger.exception("filling a table failed", extra={"match_id": str(match_id)})
+    unready = Match.objects.filter(status=MatchStatus.WAITING, ready_by__lte=now, open_seats=0)
+    for match_id in list(unready.values_list("id", flat=True)[:CHUNK]):
+        try:
+            done += seating.start_after_wait(match_id=match_id)
+        except Exception:
+            logger.exception("starting a match failed", extra={"match_id": str(match_id)})
     return done
 
 

@@ -22,6 +22,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("matches/<uuid:match_id>/cancel", tables.CancelMatchView.as_view(), name="cancel"),
     path("matches/<uuid:match_id>/leave", tables.LeaveMatchView.as_view(), name="leave"),
     path("matches/<uuid:match_id>/return", tables.ReturnView.as_view(), name="return"),
+    path("matches/<uuid:match_id>/ready", tables.ReadyView.as_view(), name="ready"),
     path("matches/<uuid:match_id>/spectate", tables.SpectateView.as_view(), name="spectate"),
     path("lobby", lobby.LobbyView.as_view(), name="lobby"),
     path("quick-match", lobby.QuickMatchView.as_view(), name="quick-match"),

@@ -126,7 +126,7 @@ def seed(tables: int) -> None:
             visibility="public" if is_open or index % 2 else "private",
             status="waiting" if is_open else "active",
             open_seats=4 - taken if is_open else 0,
-            table_key=selectors.table_key(rules, deals, clock), clock=clock,
+            table_key=selectors.table_key(rules, deals, clock, None), clock=clock,
         )
         matches.append(match)
         for seat in range(4):

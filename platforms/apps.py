@@ -7,8 +7,10 @@ class PlatformsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from games import circles
         from games.signals import match_changed, match_progressed
-        from platforms import webhooks
+        from platforms import services, webhooks
 
         match_progressed.connect(webhooks.on_match_progressed, dispatch_uid="platform-webhooks")
         match_changed.connect(webhooks.on_match_changed, dispatch_uid="platform-webhooks")
+        circles.use(services.circle_of)

@@ -51,6 +51,14 @@ class PlatformMatchNotFound(ServiceError):
     default_detail = _("Your platform has no such match.")
 
 
+class MatchOver(ServiceError):
+    """Sent with `match_status`: how the match ended."""
+
+    status = 409
+    code = "match_over"
+    default_detail = _("This match is already over: there is nothing left to cancel.")
+
+
 class WebhookNotFound(ServiceError):
     status = 404
     code = "not_found"

@@ -14,17 +14,19 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 from knox.models import AuthToken
 
-from games import seating
+from games import access, seating
 from games import services as games_services
-from games.errors import InvalidMatch, MatchNotActive, NotYourSeat
+from games.errors import InvalidMatch, MatchNotActive, MatchNotFound, NotYourSeat
+from games.match_unit import changing
 from games.models import IdempotencyRecord, Match, MatchStatus, Seat, Spectator
-from platforms.errors import PlayerNotFound, UnknownPlayer
+from platforms.errors import MatchOver, PlatformMatchNotFound, PlayerNotFound, UnknownPlayer
 from platforms.models import Platform, PlatformKey, PlatformPlayer
 
 # A key replaced by `rotate_key` keeps working this long, so that the platform can deploy the
@@ -252,9 +254,32 @@ def erase_player(*, platform: Platform, external_id: str) -> None:
 
 def _check_each_player_seated_once(seats: Sequence[dict[str, Any]]) -> None:
     """400 `invalid_input` naming each seat that repeats a player of an earlier one."""
+def circle_of(user: User) -> int | None:
+    """A platform's account and its players are of its circle (games/circles.py): its
+    account's id. One query, each half on a unique index (an OR across the join would read
+    every player of every platform)."""
+    # Unordered: a compound statement takes no ORDER BY in its parts (the models' ordering).
+    player = PlatformPlayer.objects.filter(user=user).order_by().values_list("platform__user_id")
+    account = Platform.objects.filter(user=user).order_by().values_list("user_id")
+    found = list(player.union(account)[:1])
+    return found[0][0] if found else None
+
+
+def _check_seats(seats: Sequence[dict[str, Any]], *, when_ready: bool) -> None:
+    """400 `invalid_input` naming each seat that repeats a player of an earlier one, and each
+    open seat of a match that waits for its players to be ready: whoever takes an open seat
+    is there, so such a match simply starts as its last seat is taken."""
     first: dict[str, int] = {}
     errors = []
     for index, seat in enumerate(seats):
+        if seat["kind"] == "open" and when_ready:
+            errors.append({
+                "field": f"seats[{index}].kind", "code": "open_when_ready",
+                "message": gettext(
+                    "A match that starts when its players are ready has no open seat: seat "
+                    "every player, or start it now and it starts as its last seat is taken."
+                ),
+            })
         if seat["kind"] != "player":
             continue
         earlier = first.setdefault(seat["external_id"], index)
@@ -290,10 +315,13 @@ def create_match(
     seats: Sequence[dict[str, Any]],
     visibility: str,
     clock_seconds: Any = games_services.DEFAULT_CLOCK,
+    ready_within: int | None = None,
 ) -> Match:
     """A match created by the platform's account, its players seated by external id, computer
-    players or open seats beside them; counted against the platform's own limits."""
-    _check_each_player_seated_once(seats)
+    players or open seats beside them (for the platform's players only: games/circles.py);
+    counted against the platform's own limits. With
+    ``ready_within`` it waits that many seconds at most for its players to be ready."""
+    _check_seats(seats, when_ready=ready_within is not None)
     players = players_by_id(
         platform, [seat["external_id"] for seat in seats if seat["kind"] == "player"]
     )
@@ -307,7 +335,30 @@ def create_match(
     return games_services.create_match(
         user=platform.user, game=game, rules=rules, deal_count=deal_count, seats=specs,
         visibility=visibility, clock_seconds=clock_seconds,
+        ready_by=(
+            None if ready_within is None else timezone.now() + timedelta(seconds=ready_within)
+        ),
         limits=games_services.AccountLimits(
             platform.max_unfinished_matches, platform.max_bot_seat_deals
         ),
     )
+
+
+def cancel_match(*, platform: Platform, match_id: uuid.UUID) -> Match:
+    """Call off the platform's match: one still waiting is cancelled, one in play abandoned
+    (its log stays for review). One already over is refused with how it ended, so a retried
+    cancel tells the platform what happened rather than changing anything."""
+    try:
+        with changing(match_id) as unit:
+            match = unit.match
+            if not access.access(match, platform.user).allows(access.Permission.MANAGE):
+                raise PlatformMatchNotFound()
+            if match.status == MatchStatus.WAITING:
+                unit.end(MatchStatus.CANCELLED)
+            elif match.status == MatchStatus.ACTIVE:
+                unit.end(MatchStatus.ABANDONED)
+            else:
+                raise MatchOver(match_status=match.status)
+    except MatchNotFound:
+        raise PlatformMatchNotFound() from None
+    return unit.match

@@ -13,6 +13,8 @@ urlpatterns = [
          name="platform-player-tokens"),
     path("matches", views.PlatformMatchesView.as_view(), name="platform-matches"),
     path("matches/<uuid:match_id>", views.PlatformMatchView.as_view(), name="platform-match"),
+    path("matches/<uuid:match_id>/cancel", views.CancelPlatformMatchView.as_view(),
+         name="platform-match-cancel"),
     path("webhooks", views.WebhooksView.as_view(), name="platform-webhooks"),
     path("webhooks/<int:webhook_id>", views.WebhookView.as_view(), name="platform-webhook"),
     path("webhooks/<int:webhook_id>/deliveries", views.DeliveriesView.as_view(),

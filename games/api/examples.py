@@ -8,11 +8,11 @@ from typing import Any
 from games.engine import PRESETS, Game
 
 BOT_SEAT: dict[str, Any] = {"connected": None, "last_seen": None, "left_at": None,
-                            "autopilot": False}
+                            "autopilot": False, "ready": True}
 SEATS: list[dict[str, Any]] = [
     {"index": 0, "kind": "person", "display_name": "Ayşe", "bot_level": None,
      "connected": True, "last_seen": "2026-11-29T20:21:39.301311+00:00", "left_at": None,
-     "autopilot": False},
+     "autopilot": False, "ready": True},
     {"index": 1, "kind": "bot", "display_name": "Easy bot", "bot_level": "easy", **BOT_SEAT},
     {"index": 2, "kind": "bot", "display_name": "Medium bot", "bot_level": "medium",
      **BOT_SEAT},
@@ -87,6 +87,7 @@ MATCH: dict[str, Any] = {'id': '6990c34b-402a-4832-b7a0-91140a5b4ddf',
  'finished_at': None,
  **TABLE_FACTS,
  'fill_with_bots_at': None,
+ 'ready_by': None,
  'spectators': 0}
 
 PUBLIC_DEAL: dict[str, Any] = {

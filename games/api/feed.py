@@ -219,7 +219,7 @@ STREAM_DESCRIPTION = (
     "neither. Besides, events without an `id` tell the match's state while it is live, each "
     "when it differs from what this stream last sent (so first when the stream starts): "
     "`clock` (`ClockEvent`: the turn clock's deadline at a version, null when none runs) and "
-    "`seats` (`SeatsEvent`: per seat whether it is open, on autopilot, or left by its "
+    "`seats` (`SeatsEvent`: per seat whether it is open, ready, on autopilot, or left by its "
     "person). The 200 answer's `x-events` names each event's `data` schema. "
     "It starts after `after`, or after the `Last-Event-ID` header's version when a client "
     "reconnects, so a client that resumes misses nothing and sees nothing twice. A comment "

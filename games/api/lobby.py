@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import engine, presenters, seating, selectors
+from games import circles, engine, presenters, seating, selectors
 from games.api import examples
 from games.api.base import (
     MAX_PAGE,
@@ -75,8 +75,9 @@ class LobbyView(generics.GenericAPIView):
         operation_id="listLobby", summary="Open public tables",
         description=(
             "Public matches with a seat to take, oldest first, `page_size` a page, filtered by "
-            "game, deals and table rules. Join one with `POST /matches/{id}/join`, or let "
-            "`POST /quick-match` choose."
+            "game, deals and table rules. A partner platform's player sees only their "
+            "platform's tables, and nobody else sees them. Join one with "
+            "`POST /matches/{id}/join`, or let `POST /quick-match` choose."
         ),
         parameters=[LobbyQuerySerializer],
         responses={200: LobbyTableSerializer(many=True), **errors(400, 401, 404)},
@@ -85,7 +86,8 @@ class LobbyView(generics.GenericAPIView):
     def get(self, request: Request) -> Response:
         query = valid_query(LobbyQuerySerializer, request)
         tables = selectors.lobby(
-            game=query.get("game"), deals=query.get("deals"), preset=query["preset"],
+            circle=circles.circle_of(signed_in(request)), game=query.get("game"),
+            deals=query.get("deals"), preset=query["preset"],
             rules={name: query[name] for name in RULE_FILTERS if query.get(name) is not None},
         )
         page = self.paginate_queryset(tables)
@@ -98,10 +100,12 @@ class QuickMatchView(APIView):
         operation_id="quickMatch", tags=["tables"], summary="Quick match",
         description=(
             "A seat at the oldest public table of this game, rules and deals that has one "
-            "open, or at a new public table of yours. A new table's open seats go to computer "
-            "players of `bot_level` after `fill_with_bots_after` seconds (null: wait for people "
-            "only). Asking again while your table waits answers the same seat. New tables "
-            "count towards your account's limits as created matches do."
+            "open, or at a new public table of yours. A partner platform's player is matched "
+            "only with the same platform's players, and anyone else never with them. A new "
+            "table's open seats go to computer players of `bot_level` after "
+            "`fill_with_bots_after` seconds (null: wait for people only). Asking again while "
+            "your table waits answers the same seat. New tables count towards your account's "
+            "limits as created matches do."
         ),
         request=QuickMatchSerializer,
         responses={200: JoinedSerializer, **errors(400, 401, 403, 409)},

@@ -121,11 +121,13 @@ def _read_page(match_id: uuid.UUID, after: int) -> Page:
 
 def _seats(match_id: uuid.UUID) -> list[dict[str, Any]]:
     return [
-        {"seat": index, "open": user_id is None and not bot_level,
+        {"seat": index, "open": user_id is None and not bot_level, "ready": ready,
          "autopilot": autopilot, "left": left_at is not None}
-        for index, user_id, bot_level, autopilot, left_at in Seat.objects.filter(
+        for index, user_id, bot_level, ready, autopilot, left_at in Seat.objects.filter(
             match_id=match_id
-        ).order_by("index").values_list("index", "user_id", "bot_level", "autopilot", "left_at")
+        ).order_by("index").values_list(
+            "index", "user_id", "bot_level", "ready", "autopilot", "left_at"
+        )
     ]
 
 

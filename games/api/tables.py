@@ -194,6 +194,33 @@ class ReturnView(MatchEndpoint):
         return Response(SeatViewSerializer(presenters.seat_view(match, self.seat.index)).data)
 
 
+class ReadyView(MatchEndpoint):
+    permission = access.Permission.ACT
+
+    @extend_schema(
+        operation_id="readyForMatch", tags=["tables"], summary="I am ready to play",
+        description=(
+            "For a match that waits for its players (a platform's, created with `start: "
+            "when_ready`): your seat is ready (`ready` on the seat), and the match starts, "
+            "turn clocks and all, once every player's seat is, or at `ready_by` without "
+            "those who are not (their seats on autopilot until they move or post `return`). "
+            "Saying it again answers the match as it is. 409 `not_waiting_for_ready` when the "
+            "match did not wait for you, or no longer does; 403 `not_your_seat` when you have "
+            "no seat at it."
+        ),
+        request=None, responses={200: MatchSerializer, **errors(401, 403, 404, 409)},
+        examples=[example("Ready, the others not yet", {
+            **examples.MATCH, "status": "waiting", "version": 0, "turn_deadline": None,
+            "ready_by": "2026-11-29T20:23:39.197808+00:00",
+            "seats": [{**seat, "ready": seat["index"] == 0 or seat["kind"] == "bot"}
+                      for seat in examples.SEATS],
+        })],
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        match = seating.ready(match_id=self.match.id, user=signed_in(request))
+        return Response(MatchSerializer(presenters.match_summary(match)).data)
+
+
 class SpectateView(MatchEndpoint):
     permission = access.Permission.FACTS
     platform_key_scope = PLATFORM_MATCH_READS

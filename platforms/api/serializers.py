@@ -28,6 +28,8 @@ from platforms.addresses import AddressNotAllowed, public_addresses
 from platforms.models import DeliveryStatus, EventType
 
 EXTERNAL_ID_PATTERN = r"^[A-Za-z0-9_.:@+-]{1,128}$"
+# How long a match created with `start: when_ready` waits for its players, in seconds.
+READY_WITHIN_MIN, READY_WITHIN_DEFAULT, READY_WITHIN_MAX = 10, 120, 900
 # Exactly what is accepted: the schema gives this pattern, and nothing else is checked.
 WEBHOOK_URL_PATTERN = (
     r"^https?://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?(/[A-Za-z0-9._~:/?#@!$&'()*+,;=%-]*)?$"
@@ -112,9 +114,11 @@ class PlayerListQuerySerializer(serializers.Serializer):
 
 class PlatformSeatSerializer(StrictInputSerializer):
     kind = StrictChoiceField(
-        choices=[("player", "player"), ("bot", "bot")],
-        help_text="`player`: the platform's player `external_id`; `bot`: a computer player. "
-        "A platform seats every player itself: its matches have no open seats.",
+        choices=[("player", "player"), ("bot", "bot"), ("open", "open")],
+        help_text="`player`: the platform's player `external_id`; `bot`: a computer player; "
+        "`open`: a seat one of the platform's players takes with their player token (`POST "
+        "/matches/{id}/join` of a public match, `POST /invitations/{code}/join` of a private "
+        "one). Nobody but the platform's players sits at its matches.",
     )
     external_id = StrictRegexField(EXTERNAL_ID_PATTERN, required=False,
                                    help_text="Required for `player`, refused otherwise.")
@@ -143,12 +147,34 @@ class PlatformMatchInputSerializer(StrictInputSerializer):
         f"{settings.CLOCK_DEFAULT['bid']} s a call and {settings.CLOCK_DEFAULT['card']} s a card "
         "when more than one seat is a player's or open, none otherwise.",
     )
+    start = StrictChoiceField(
+        choices=[("now", "now"), ("when_ready", "when_ready")], default="now",
+        help_text="`now`: the match starts as it is created (as its last open seat is taken). "
+        "`when_ready`: it waits, turn clocks stopped, until each of its players has posted "
+        "`POST /matches/{id}/ready` with their player token, or `ready_within` seconds.",
+    )
+    ready_within = StrictIntegerField(
+        min_value=READY_WITHIN_MIN, max_value=READY_WITHIN_MAX, required=False,
+        help_text=f"With `when_ready`: seconds (default {READY_WITHIN_DEFAULT}) after which the "
+        "match starts anyway, the seats of players not ready on autopilot until they move or "
+        "post `return`.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "ready_within" in attrs and attrs["start"] != "when_ready":
+            raise serializers.ValidationError({"ready_within": ["Only with `when_ready`."]})
+        return attrs
 
 
 class PlatformMatchSerializer(MatchSerializer):
     players = serializers.ListField(
         child=serializers.CharField(allow_null=True), min_length=4, max_length=4,
         help_text="The external id of the platform's player at each seat (null: none).",
+    )
+    invitation_code = serializers.CharField(
+        allow_null=True,
+        help_text="A private match with open seats: the code its players join with (`POST "
+        "/invitations/{code}/join`); null otherwise, and once the match started.",
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,6 +50,7 @@ EXTERNAL_ID_PARAMETER = OpenApiParameter(
 )
 
 
+PLATFORM_MATCH = {**examples.MATCH, "invitation_code": None}
 SUBSCRIPTION = {"id": 3, "url": "https://games.example/batak/hooks",
                 "event_types": ["deal.ended", "match.finished", "turn.started"],
                 "active": True, "created_at": "2026-12-01T10:00:00Z"}
@@ -84,7 +86,8 @@ def platform_match(match: Match) -> dict[str, Any]:
             platform__user_id=match.created_by_id, user_id__in=[u for u in users.values() if u]
         ).values_list("user_id", "external_id")
     )
-    return {**summary, "players": [ids.get(users.get(index)) for index in range(4)]}
+    return {**summary, "players": [ids.get(users.get(index)) for index in range(4)],
+            "invitation_code": match.invitation_code}
 
 
 PLAYER = {"external_id": "user-42", "display_name": "Ayşe", "language": "tr",
@@ -372,7 +375,7 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
         parameters=[MatchListQuerySerializer],
         responses={200: ps.PlatformMatchSerializer(many=True), **errors(400, 401, 403, 404)},
         examples=[OpenApiExample("A match", response_only=True, status_codes=["200"],
-                                 value={**examples.MATCH, "players": ["user-42", None, None,
+                                 value={**PLATFORM_MATCH, "players": ["user-42", None, None,
                                                                       None]})],
     )
     def get(self, request: Request) -> Response:
@@ -389,10 +392,11 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
         operation_id="createPlatformMatch", tags=["platform"], summary="Create a match",
         description=(
             "A match of the platform's players (seats by `external_id`) and computer players; "
-            "it starts at once. The players then play with their "
-            "player tokens on the ordinary endpoints. Counted against the platform's limits "
-            "(409 `too_many_matches`, `too_many_bot_deals`); an unknown player is 400 "
-            "`unknown_player`. Scope `matches:write`."
+            "it starts at once, or with `start: when_ready` once each player has posted "
+            "`POST /matches/{id}/ready` (at `ready_by` at the latest). The players then play "
+            "with their player tokens on the ordinary endpoints. Counted against the "
+            "platform's limits (409 `too_many_matches`, `too_many_bot_deals`); an unknown "
+            "player is 400 `unknown_player`. Scope `matches:write`."
         ),
         request=ps.PlatformMatchInputSerializer,
         responses={201: ps.PlatformMatchSerializer, **errors(400, 401, 403, 409)},
@@ -406,7 +410,7 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
                     {"kind": "bot", "bot_level": "hard"}]},
             ),
             OpenApiExample("The match", response_only=True, status_codes=["201"],
-                           value={**examples.MATCH, "players": ["user-42", None, "user-7",
+                           value={**PLATFORM_MATCH, "players": ["user-42", None, "user-7",
                                                                 None]}),
         ],
     )
@@ -416,6 +420,10 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
             platform=self.platform, game=data["game"], rules=data.get("rules") or {},
             deal_count=data["deals"], seats=data["seats"], visibility=data["visibility"],
             clock_seconds=data.get("clock", games_services.DEFAULT_CLOCK),
+            ready_within=(
+                data.get("ready_within", ps.READY_WITHIN_DEFAULT)
+                if data["start"] == "when_ready" else None
+            ),
         )
         match = Match.objects.prefetch_related("seats").get(pk=match.pk)
         return Response(ps.PlatformMatchSerializer(platform_match(match)).data,
@@ -431,7 +439,7 @@ class PlatformMatchView(PlatformEndpoint):
         "finished, the ranking. Another platform's match is 404. Scope `matches:read`.",
         responses={200: ps.PlatformMatchSerializer, **errors(401, 403, 404)},
         examples=[OpenApiExample("A finished match", response_only=True, status_codes=["200"],
-                                 value={**examples.MATCH, "status": "finished",
+                                 value={**PLATFORM_MATCH, "status": "finished",
                                         "ranking": [1, 3, 2, 4],
                                         "players": ["user-42", None, "user-7", None]})],
     )
@@ -441,6 +449,41 @@ class PlatformMatchView(PlatformEndpoint):
             access.Permission.MANAGE
         ):
             raise PlatformMatchNotFound()
+        return Response(ps.PlatformMatchSerializer(platform_match(match)).data)
+
+
+class CancelPlatformMatchView(PlatformEndpoint):
+    permission_classes: Sequence[type[BasePermission]] = [scoped(Scope.MATCHES_WRITE)]
+
+    @extend_schema(
+        operation_id="cancelPlatformMatch", tags=["platform"], summary="Cancel a match",
+        description=(
+            "Calls the platform's match off. A match still waiting (for its players to be "
+            "ready, or for open seats) becomes `cancelled`; a match in play stops at once as "
+            "`abandoned`, its deals and log kept for review. A match already over (`finished`, "
+            "`cancelled`, `abandoned`) is 409 `match_over`, its status in `match_status`: a "
+            "retried cancel changes nothing and says how the match ended. Another platform's "
+            "match is 404. Scope `matches:write`."
+        ),
+        request=None,
+        responses={200: ps.PlatformMatchSerializer, **errors(401, 403, 404, 409)},
+        examples=[
+            OpenApiExample("Cancelled before the start", response_only=True,
+                           status_codes=["200"],
+                           value={**PLATFORM_MATCH, "status": "cancelled",
+                                  "players": ["user-42", None, "user-7", None]}),
+            OpenApiExample(
+                "Already over", status_codes=["409"], response_only=True,
+                value={"type": "https://batak.example/problems/match_over",
+                       "title": "Conflict", "status": 409, "code": "match_over",
+                       "detail": "This match is already over: there is nothing left to "
+                       "cancel.", "match_status": "cancelled"},
+            ),
+        ],
+    )
+    def post(self, request: Request, match_id: uuid.UUID) -> Response:
+        match = services.cancel_match(platform=self.platform, match_id=match_id)
+        match = Match.objects.prefetch_related("seats").get(pk=match.pk)
         return Response(ps.PlatformMatchSerializer(platform_match(match)).data)
 
 

@@ -304,10 +304,11 @@ OPERATION_IDS = {
     "streamEvents",
     "listDeals", "getDeal", "listTourTables", "getTourTable", "startTourTable", "getTourMatch",
     "listLobby", "quickMatch", "getInvitation", "renewInvitation", "revokeInvitation",
-    "joinByInvitation", "cancelMatch", "leaveMatch", "returnToSeat", "spectateMatch",
+    "joinByInvitation", "cancelMatch", "leaveMatch", "returnToSeat", "readyForMatch",
+    "spectateMatch",
     "putPlatformPlayer", "getPlatformPlayer", "listPlatformPlayers", "patchPlatformPlayer",
     "deletePlatformPlayer", "refreshPlatformPlayerToken", "revokePlatformPlayerTokens",
-    "listPlatformMatches", "createPlatformMatch", "getPlatformMatch",
+    "listPlatformMatches", "createPlatformMatch", "getPlatformMatch", "cancelPlatformMatch",
     "listPlatformWebhooks", "createPlatformWebhook", "deletePlatformWebhook",
     "listPlatformWebhookDeliveries",
 }

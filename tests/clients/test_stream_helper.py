@@ -67,8 +67,8 @@ def test_events_are_typed_unknown_ones_pass_and_a_closed_stream_resumes(sse) -> 
         'event: rematch_offered\ndata: {"seat": 3}\n\n',
         f"event: action\ndata: {json.dumps({**EVENT, 'version': 2})}\n\n"
         f"id: 2\nevent: deal_ended\ndata: {json.dumps(DEAL_ENDED)}\n\n"
-        'event: seats\ndata: {"seats": [{"seat": 0, "open": false, "autopilot": true, '
-        '"left": false}]}\n\n'
+        'event: seats\ndata: {"seats": [{"seat": 0, "open": false, "ready": true, '
+        '"autopilot": true, "left": false}]}\n\n'
         'id: 2\nevent: end\ndata: {"version": 2, "status": "finished"}\n\n',
     ], seen)
     action, clock, other, last_card, result, seats, end = list(sse.follow(client, uuid.uuid4()))

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from games.models import Match
 from platforms import services
 from platforms.models import (
     DeliveryStatus,
@@ -213,3 +214,56 @@ def test_a_platform_follows_its_match_with_its_key(web: str, stream: str) -> Non
         got = sse.parse(answer.read())
     assert [m.json() for m in got if m.event == "action"] == feed
     assert got[-1].event == "end"
+
+
+def test_ready_players_start_their_match_once_and_beat_starts_a_late_one(web: str) -> None:
+    """Over gunicorn: the last two players of a `when_ready` match say ready at the same
+    moment and it starts once; a match one player never says ready to is started by beat's
+    sweep at `ready_by`, that player's seat on autopilot."""
+    platform = services.register_platform(name="Ready")
+    _, key = services.issue_key(platform=platform, name="server",
+                                scopes=[scope.value for scope in Scope])
+    server = client.Api(web)
+    headers = {"Authorization": f"Api-Key {key}"}
+    apps = []
+    for external_id in ("r0", "r1"):
+        player = client.expect(server.request(
+            "PUT", f"{client.API}/platform/players/{external_id}",
+            {"display_name": external_id}, headers=headers), 201, "player")
+        apps.append(client.Api(web, player["token"]))
+    seats = [{"kind": "player", "external_id": "r0"}, {"kind": "bot", "bot_level": "easy"},
+             {"kind": "player", "external_id": "r1"}, {"kind": "bot", "bot_level": "easy"}]
+
+    def create() -> str:
+        match = client.expect(server.request("POST", f"{client.API}/platform/matches", {
+            "game": "auction", "deals": 1, "seats": seats, "start": "when_ready",
+            "ready_within": 10,
+        }, headers=headers), 201, "match")
+        assert match["status"] == "waiting"
+        return str(match["id"])
+
+    together = create()
+    barrier = threading.Barrier(2)
+    answers: list[Any] = []
+
+    def ready(app: client.Api) -> None:
+        barrier.wait()
+        answers.append(client.expect(app.post(f"{client.API}/matches/{together}/ready"), 200,
+                                     "ready"))
+
+    threads = [threading.Thread(target=ready, args=(app,)) for app in apps]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(answer["status"] for answer in answers) == ["active", "waiting"]
+    assert Match.objects.get(pk=together).deals.count() == 1
+
+    late = create()
+    client.expect(apps[0].post(f"{client.API}/matches/{late}/ready"), 200, "ready")
+    wait_until(lambda: Match.objects.get(pk=late).status == "active", 30,
+               "beat starting the match")
+    row = Match.objects.get(pk=late)
+    assert row.deals.count() == 1
+    assert [seat.autopilot for seat in row.seats.order_by("index")] == [
+        False, False, True, False]

@@ -169,11 +169,3 @@ def test_two_players_play_a_whole_match_with_their_tokens() -> None:
     play_to_the_end(platform, apps, match["id"], random.Random(3))
     result = platform.get(f"/matches/{match['id']}").json()
     assert result["status"] == "finished" and result["ranking"] is not None
-
-
-def test_a_platform_match_has_no_open_seat(platform) -> None:
-    platform.player("ext-1")
-    seats = [{"kind": "player", "external_id": "ext-1"}, {"kind": "open"},
-             {"kind": "bot", "bot_level": "easy"}, {"kind": "bot", "bot_level": "easy"}]
-    problem(platform.post("/matches", {"game": "auction", "seats": seats}), 400,
-            "invalid_input")

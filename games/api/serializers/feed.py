@@ -173,6 +173,8 @@ class ClockEventSerializer(serializers.Serializer):
 class SeatStateSerializer(serializers.Serializer):
     seat = seat_field()
     open = serializers.BooleanField(help_text="Nobody has taken it yet.")
+    ready = serializers.BooleanField(help_text="False only for a person the match still waits "
+                                     "for (`start: when_ready`).")
     autopilot = serializers.BooleanField(help_text="A computer player plays for its person.")
     left = serializers.BooleanField(help_text="Its person left: a computer player plays it to "
                                     "the end.")

@@ -172,6 +172,10 @@ class SeatSerializer(serializers.Serializer):
         help_text="A computer player plays the person's seat after timeouts in a row, until "
         "the person acts again or posts `return`."
     )
+    ready = serializers.BooleanField(
+        help_text="False only for a person a match waits for (`ready_by`) who has not said "
+        "they are ready (`POST /matches/{id}/ready`)."
+    )
 
 
 class ClockOutSerializer(serializers.Serializer):
@@ -205,6 +209,12 @@ class MatchSerializer(TableFactsSerializer):
     fill_with_bots_at = serializers.DateTimeField(
         allow_null=True,
         help_text="A quick-match table: when computer players take the seats still open.",
+    )
+    ready_by = serializers.DateTimeField(
+        allow_null=True,
+        help_text="A match that waits for its players to be ready (a platform's, `start: "
+        "when_ready`): when it starts anyway, the seats not ready on autopilot. Null when it "
+        "did not wait.",
     )
     spectators = serializers.IntegerField(help_text="People watching (public matches).")
 

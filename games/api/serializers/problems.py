@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from games.api.serializers.fields import REASONS, card_field
 from games.api.serializers.play import ActionSerializer
+from games.models import MatchStatus
 
 
 class FieldErrorSerializer(serializers.Serializer):
@@ -33,3 +34,7 @@ class ProblemSerializer(serializers.Serializer):
     allowed = serializers.ListField(child=serializers.JSONField(), required=False,
                                     allow_null=True)
     limit = serializers.IntegerField(required=False, help_text="`request_too_large`: in bytes.")
+    match_status = serializers.ChoiceField(
+        choices=MatchStatus.choices, required=False,
+        help_text="`match_over`: how the match ended.",
+    )
