@@ -307,7 +307,7 @@ OPERATION_IDS = {
     "joinByInvitation", "cancelMatch", "leaveMatch", "returnToSeat", "spectateMatch",
     "putPlatformPlayer", "listPlatformMatches", "createPlatformMatch", "getPlatformMatch",
     "listPlatformWebhooks", "createPlatformWebhook", "deletePlatformWebhook",
-    "listPlatformWebhookDeliveries",
+    "listPlatformWebhookDeliveries", "redeliverPlatformWebhookDelivery", "replayPlatformWebhook",
 }
 
 
