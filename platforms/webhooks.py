@@ -340,9 +340,8 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
     longest (most often, that one), or None if ``delivery_id`` is not due (done, being made by
     another worker, waiting for an earlier one of its match) or its platform already has
     WEBHOOK_PLATFORM_CONCURRENCY attempts under way: then it stays due, for whichever of them
-    finishes first to hand on. Longest due first: a retry due a while ago is not overtaken, at
-    each slot that frees, by new events sent as they are made (starved under traffic, it was
-    tens of seconds late).
+    finishes first to hand on. Longest due first: a retry that found the platform busy is not
+    overtaken, at each slot that frees, by the new events sent as they are made.
 
     The attempt is counted here, before anything is sent, and the next one scheduled as if
     this one fails: an attempt that never reports back (its worker killed mid-request) has
@@ -423,24 +422,18 @@ def attempt(delivery_id: int) -> bool | None:
     if recorded and delivery.status == DeliveryStatus.PENDING:
         wait = (delivery.next_attempt_at - timezone.now()).total_seconds()
         send([delivery.pk], countdown=max(0.0, wait))
-    _hand_on(delivery)
+    _hand_on(delivery.subscription.platform_id)
     return delivered
 
 
-def _hand_on(delivery: WebhookDelivery) -> None:
-    """The slot this attempt held goes to the next of its match, if it is done with (that one
-    waited for it), and to the platform's oldest sendable delivery (one that found the platform
-    busy, or is due again)."""
-    sendable = _sendable().filter(subscription__platform_id=delivery.subscription.platform_id)
-    waiting: set[int] = set()
-    if delivery.status != DeliveryStatus.PENDING and delivery.event.match_id is not None:
-        waiting.update(sendable.filter(
-            subscription_id=delivery.subscription_id, event__match_id=delivery.event.match_id
-        ).values_list("pk", flat=True)[:1])
-    # (one under way is due only after it)
-    waiting.update(sendable.order_by("next_attempt_at").values_list("pk", flat=True)[:1])
-    if waiting:
-        send(sorted(waiting))
+def _hand_on(platform_id: int) -> None:
+    """The slot this attempt held goes to the platform's longest-due sendable delivery, if any
+    (one that found the platform busy, is due again, or waited for the one just done)."""
+    waiting = _sendable().filter(subscription__platform_id=platform_id).order_by(
+        "next_attempt_at", "pk"  # (one under way is due only after it)
+    ).values_list("pk", flat=True).first()
+    if waiting is not None:
+        send([waiting])
 
 
 def post(url: str, headers: dict[str, str], body: bytes) -> tuple[int | None, str]:
