@@ -224,3 +224,55 @@ def test_a_platform_follows_its_match_with_its_key(web: str, stream: str) -> Non
         got = sse.parse(answer.read())
     assert [m.json() for m in got if m.event == "action"] == feed
     assert got[-1].event == "end"
+
+
+def test_a_retry_is_sent_when_due_while_other_deliveries_flow(web: str) -> None:
+    """Scaled out (the webhook worker, its countdown tasks, beat's sweep): a receiver refuses
+    one event twice while another platform's events flow to a receiver that takes 0.1 s each;
+    the retries (1 s apart on this stack) come within a small margin of their due time."""
+    import itertools
+    import uuid
+
+    from django.db import transaction
+
+    from platforms import webhooks
+
+    receiver = Receiver()
+    flaky = str(uuid.uuid4())
+    refused: list[int] = []
+
+    def decide(body: dict[str, Any]) -> int:
+        if body["data"]["match_id"] != flaky:
+            time.sleep(0.1)
+            return 204
+        if len(refused) < 2:
+            refused.append(1)
+            return 503
+        return 204
+
+    receiver.decide = decide
+    platforms = [services.register_platform(name=name) for name in ("Flaky", "Busy")]
+    for platform in platforms:
+        subscription = webhooks.subscribe(platform=platform, url=receiver.url,
+                                          event_types=["deal.ended"])
+        receiver.secrets[str(subscription.pk)] = subscription.secret
+
+    def emit(platform: Platform, match_id: str) -> None:
+        with transaction.atomic():
+            webhooks.emit(platform.pk, [("deal.ended", {"match_id": match_id, "version": 1})])
+
+    try:
+        emit(platforms[0], flaky)
+        deadline = time.monotonic() + 30
+        while not [r for r in receiver.got
+                   if r["status"] == 204 and r["body"]["data"]["match_id"] == flaky]:
+            assert time.monotonic() < deadline, "timed out"
+            emit(platforms[1], str(uuid.uuid4()))
+            time.sleep(0.1)
+        attempts = [r["at"] for r in receiver.got if r["body"]["data"]["match_id"] == flaky]
+        late = [later - earlier - 1.0 for earlier, later in itertools.pairwise(attempts)]
+        print(f"retry lateness (s), scaled out: {[round(value, 3) for value in late]}")
+        assert len(late) == 2 and max(late) < 0.5
+    finally:
+        WebhookSubscription.objects.filter(platform__in=platforms).delete()
+        receiver.stop()
