@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import concurrent.futures
+import heapq
 import json
 import logging
 import secrets
@@ -205,12 +206,7 @@ def send(delivery_ids: list[int], countdown: float = 0) -> None:
         if settings.IN_PROCESS_JOBS:
             for delivery_id in delivery_ids:
                 if countdown > 0:
-                    # A retry is sent when due, not at the next sweep after it: the sweep is
-                    # for what was lost.
-                    timer = threading.Timer(countdown, lanes.run_soon,
-                                            ("webhooks", "platforms.webhooks.attempt", delivery_id))
-                    timer.daemon = True
-                    timer.start()
+                    _LATER.add(countdown, delivery_id)
                 else:
                     lanes.run_soon("webhooks", "platforms.webhooks.attempt", delivery_id)
         return
@@ -218,6 +214,38 @@ def send(delivery_ids: list[int], countdown: float = 0) -> None:
         # By name: the task module imports this one.
         current_app.send_task("platforms.tasks.deliver_webhook", args=(delivery_id,),
                               countdown=countdown)
+
+
+class _Later:
+    """In-process, a retry is handed to the webhooks' lane when it is due, not at the next
+    sweep after it (the sweep, run after the other periodic jobs, is late when they are slow:
+    it is for what was lost). One thread for them all, however many are waiting."""
+
+    def __init__(self) -> None:
+        self._due: list[tuple[float, int]] = []  # (monotonic time, delivery id), a heap
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def add(self, delay: float, delivery_id: int) -> None:
+        with self._changed:
+            heapq.heappush(self._due, (time.monotonic() + delay, delivery_id))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="webhook-retries")
+                self._thread.start()
+            self._changed.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while not self._due or self._due[0][0] > time.monotonic():
+                    self._changed.wait(self._due[0][0] - time.monotonic() if self._due else None)
+                _, delivery_id = heapq.heappop(self._due)
+            if settings.IN_PROCESS_JOBS:  # (tests switch it off between their servers)
+                lanes.run_soon("webhooks", "platforms.webhooks.attempt", delivery_id)
+
+
+_LATER = _Later()
 
 
 def _not_in_flight(now: datetime) -> Q:
