@@ -232,6 +232,10 @@ WEBHOOK_RETRY_SECONDS = env.str(
     "WEBHOOK_RETRY_SECONDS", default="5,30,120,600,1800,3600,7200,14400,28800,28800"
 )
 WEBHOOK_SWEEP_INTERVAL_SECONDS = env.float("WEBHOOK_SWEEP_INTERVAL_SECONDS", 1)
+# The delivery log (events and their deliveries, also those of deleted subscriptions) is kept
+# this long, then purged every WEBHOOK_PURGE_INTERVAL_SECONDS; replays reach back as far.
+WEBHOOK_LOG_RETENTION_DAYS = env.float("WEBHOOK_LOG_RETENTION_DAYS", 30)
+WEBHOOK_PURGE_INTERVAL_SECONDS = env.float("WEBHOOK_PURGE_INTERVAL_SECONDS", 3600)
 # Whether webhooks may go to loopback, private or link-local addresses: only while developing
 # (and in tests, whose receivers are on loopback); never let a platform aim the service at its
 # own network in production.
@@ -422,6 +426,7 @@ CELERY_BEAT_SCHEDULE = jobs.beat_schedule({
     "CLOCK_SWEEP_INTERVAL_SECONDS": CLOCK_SWEEP_INTERVAL_SECONDS,
     "BOT_SWEEP_INTERVAL_SECONDS": BOT_SWEEP_INTERVAL_SECONDS,
     "WEBHOOK_SWEEP_INTERVAL_SECONDS": WEBHOOK_SWEEP_INTERVAL_SECONDS,
+    "WEBHOOK_PURGE_INTERVAL_SECONDS": WEBHOOK_PURGE_INTERVAL_SECONDS,
 })
 
 # Logging

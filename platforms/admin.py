@@ -90,9 +90,9 @@ class PlatformPlayerAdmin(admin.ModelAdmin):
 
 @admin.register(WebhookSubscription)
 class WebhookSubscriptionAdmin(admin.ModelAdmin):
-    list_display = ("platform", "url", "event_types", "active", "created_at")
-    list_filter = ("platform", "active")
-    readonly_fields = ("secret",)
+    list_display = ("platform", "url", "event_types", "active", "created_at", "deleted_at")
+    list_filter = ("platform", "active", ("deleted_at", admin.EmptyFieldListFilter))
+    readonly_fields = ("secret", "deleted_at")
 
 
 @admin.register(WebhookDelivery)
@@ -117,6 +117,7 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         # An outbound request: more than reading the log.
         return request.user.has_perm("platforms.change_webhookdelivery")
 
+    # The platform API's redeliver too: not a deleted subscription's, nor one under way.
     @admin.action(description="Redeliver: one more attempt now", permissions=["redeliver"])
     def redeliver(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
         for delivery in queryset:

@@ -63,3 +63,9 @@ class WebhookNotFound(ServiceError):
     status = 404
     code = "not_found"
     default_detail = _("Your platform has no such webhook.")
+
+
+class DeliveryNotFound(ServiceError):
+    status = 404
+    code = "not_found"
+    default_detail = _("This webhook of your platform has no such delivery.")

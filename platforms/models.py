@@ -117,6 +117,9 @@ class WebhookSubscription(models.Model):
     secret = models.CharField(max_length=100, editable=False)
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Deleted by the platform: nothing more is sent, but its delivery log stays readable until
+    # WEBHOOK_LOG_RETENTION_DAYS after this (the purge then removes it).
+    deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ("platform_id", "created_at")
@@ -132,11 +135,19 @@ class WebhookEvent(models.Model):
     id = models.CharField(primary_key=True, max_length=40, editable=False)
     platform = models.ForeignKey(Platform, on_delete=models.CASCADE, related_name="events")
     type = models.CharField(max_length=32, choices=EventType.choices)
-    payload = models.JSONField(help_text="The body sent: {type, timestamp, data}.")
-    created_at = models.DateTimeField(auto_now_add=True)
+    payload = models.JSONField(help_text="The body sent: {type, timestamp, sequence, data}.")
+    # Every event is of a match (`data.match_id`); its deliveries to a subscription are sent
+    # in `sequence` order, which increases with each event of the match (several events may
+    # share one match version). Null on events from before sequences.
+    match_id = models.UUIDField(null=True, blank=True)
+    sequence = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
         ordering = ("created_at",)
+        indexes = (
+            models.Index(fields=["match_id", "sequence"], name="webhook_event_of_match"),
+        )
 
     def __str__(self) -> str:
         return f"{self.type} {self.id}"
@@ -146,6 +157,7 @@ class DeliveryStatus(models.TextChoices):
     PENDING = "pending", "Pending (sending or waiting to retry)"
     SUCCEEDED = "succeeded", "Delivered"
     FAILED = "failed", "Gave up after every retry"
+    CANCELLED = "cancelled", "Not sent: the subscription was deleted"
 
 
 class WebhookDelivery(models.Model):

@@ -1,4 +1,4 @@
-"""Celery tasks of the partner platforms: webhook deliveries and their sweep."""
+"""Celery tasks of the partner platforms: webhook deliveries, their sweep and their log's purge."""
 
 from __future__ import annotations
 
@@ -21,3 +21,9 @@ def sweep_webhooks() -> int:
     due = webhooks.due_deliveries()
     webhooks.send(due)
     return len(due)
+
+
+@shared_task
+def purge_webhook_log() -> int:
+    """Remove the delivery log past WEBHOOK_LOG_RETENTION_DAYS (run by beat)."""
+    return webhooks.purge_log()

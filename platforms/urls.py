@@ -19,4 +19,8 @@ urlpatterns = [
     path("webhooks/<int:webhook_id>", views.WebhookView.as_view(), name="platform-webhook"),
     path("webhooks/<int:webhook_id>/deliveries", views.DeliveriesView.as_view(),
          name="platform-webhook-deliveries"),
+    path("webhooks/<int:webhook_id>/deliveries/<int:delivery_id>/redeliver",
+         views.RedeliverView.as_view(), name="platform-webhook-redeliver"),
+    path("webhooks/<int:webhook_id>/replay", views.ReplayView.as_view(),
+         name="platform-webhook-replay"),
 ]

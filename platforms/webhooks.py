@@ -9,8 +9,15 @@ request that made the move: a receiver that is down slows no move. A receiver th
 slows only its own platform's deliveries: each attempt has one deadline for all of it, and a
 platform has at most WEBHOOK_PLATFORM_CONCURRENCY attempts under way. A delivery is attempted
 until the receiver answers 2xx, at the delays of WEBHOOK_RETRY_SECONDS (about a day in all),
-then marked failed; staff may send it again from the admin. Every attempt of one event carries
-the same `webhook-id`: delivery is at least once, and receivers deduplicate on the id.
+then marked failed; the platform (`redeliver`, `replay`, over its API) or staff (the admin) may
+send it again. Every attempt of one event carries the same `webhook-id`: delivery is at least
+once, and receivers deduplicate on the id.
+
+A subscription gets a match's events in order: each event has a `sequence` that increases with
+the match's events, and a delivery waits while an earlier one of its match to the same
+subscription is pending (being retried); once that one succeeds or finally fails, the next is
+sent at once. Deleting a subscription cancels what it had pending; its delivery log, like every
+event's, is kept for WEBHOOK_LOG_RETENTION_DAYS and then purged.
 """
 
 from __future__ import annotations
@@ -18,22 +25,25 @@ from __future__ import annotations
 import asyncio
 import base64
 import concurrent.futures
+import heapq
 import json
 import logging
 import secrets
 import ssl
+import threading
 import time
 import urllib.parse
 import uuid
 from collections.abc import Iterable
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Window
+from django.db.models import Exists, F, Max, OuterRef, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
@@ -55,6 +65,8 @@ from platforms.models import (
 logger = logging.getLogger(__name__)
 
 CHUNK = 200
+# At most this many events are replayed by one call of `replay` (the answer says where to go on).
+REPLAY_MAX_EVENTS = 500
 # An attempt's lease runs this much past its deadline before a sweep may count it as lost.
 LEASE_MARGIN_SECONDS = 5
 
@@ -188,16 +200,29 @@ def on_match_changed(
 
 
 def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
-    subscriptions = list(WebhookSubscription.objects.filter(platform_id=platform_id, active=True))
+    """Write ``events`` (type, data with its `match_id`) and their deliveries. Called in the
+    move's transaction, under its match's lock: that is what keeps a match's sequence free of
+    races."""
+    subscriptions = list(WebhookSubscription.objects.filter(
+        platform_id=platform_id, active=True, deleted_at__isnull=True
+    ))
     now = timezone.now()
     created: list[int] = []
+    last: dict[str, int] = {}  # the last sequence of each match
     for event_type, data in events:
         wanted = [sub for sub in subscriptions if event_type in sub.event_types]
         if not wanted:
             continue
+        match_id = data["match_id"]
+        if match_id not in last:
+            last[match_id] = WebhookEvent.objects.filter(match_id=match_id).aggregate(
+                last=Max("sequence"))["last"] or 0
+        last[match_id] += 1
         event = WebhookEvent.objects.create(
             id=f"msg_{uuid.uuid4().hex}", platform_id=platform_id, type=event_type,
-            payload={"type": event_type, "timestamp": now.isoformat(), "data": data},
+            match_id=match_id, sequence=last[match_id],
+            payload={"type": event_type, "timestamp": now.isoformat(),
+                     "sequence": last[match_id], "data": data},
         )
         deliveries = WebhookDelivery.objects.bulk_create(
             WebhookDelivery(subscription=sub, event=event, next_attempt_at=now) for sub in wanted
@@ -215,12 +240,16 @@ def retry_delays() -> list[float]:
 
 
 def send(delivery_ids: list[int], countdown: float = 0) -> None:
-    """Have these deliveries attempted by a worker (in-process: on the webhooks' lane, while
-    IN_PROCESS_JOBS is on; the due ones are swept up again from there)."""
+    """Have these deliveries attempted by a worker, ``countdown`` seconds from now (in-process:
+    on the webhooks' lane, while IN_PROCESS_JOBS is on; the due ones are swept up again from
+    there)."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         if settings.IN_PROCESS_JOBS:
             for delivery_id in delivery_ids:
-                lanes.run_soon("webhooks", "platforms.webhooks.attempt", delivery_id)
+                if countdown > 0:
+                    _LATER.add(countdown, delivery_id)
+                else:
+                    lanes.run_soon("webhooks", "platforms.webhooks.attempt", delivery_id)
         return
     for delivery_id in delivery_ids:
         # By name: the task module imports this one.
@@ -228,30 +257,171 @@ def send(delivery_ids: list[int], countdown: float = 0) -> None:
                               countdown=countdown)
 
 
-def redeliver(delivery: WebhookDelivery) -> None:
-    """Staff's "redeliver": one more attempt now, whatever came of the earlier ones."""
-    WebhookDelivery.objects.filter(pk=delivery.pk).update(
-        status=DeliveryStatus.PENDING, next_attempt_at=timezone.now()
+class _Later:
+    """In-process, a retry is handed to the webhooks' lane when it is due, not at the next
+    sweep after it (the sweep, run after the other periodic jobs, is late when they are slow:
+    it is for what was lost). One thread for them all, however many are waiting."""
+
+    def __init__(self) -> None:
+        self._due: list[tuple[float, int]] = []  # (monotonic time, delivery id), a heap
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def add(self, delay: float, delivery_id: int) -> None:
+        with self._changed:
+            heapq.heappush(self._due, (time.monotonic() + delay, delivery_id))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="webhook-retries")
+                self._thread.start()
+            self._changed.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while not self._due or self._due[0][0] > time.monotonic():
+                    self._changed.wait(self._due[0][0] - time.monotonic() if self._due else None)
+                _, delivery_id = heapq.heappop(self._due)
+            if settings.IN_PROCESS_JOBS:  # (tests switch it off between their servers)
+                lanes.run_soon("webhooks", "platforms.webhooks.attempt", delivery_id)
+
+
+_LATER = _Later()
+
+
+def _not_in_flight(now: datetime) -> Q:
+    return Q(in_flight_until__isnull=True) | Q(in_flight_until__lte=now)
+
+
+def redeliver(delivery: WebhookDelivery) -> WebhookDelivery:
+    """One more attempt now, whatever came of the earlier ones, with the same `webhook-id`
+    (the platform's API and staff's admin). Nothing for a deleted subscription's delivery, nor
+    for one whose attempt is under way (that attempt is the one more). Returns it as it is."""
+    now = timezone.now()
+    again = WebhookDelivery.objects.filter(
+        _not_in_flight(now), pk=delivery.pk, subscription__deleted_at__isnull=True
+    ).update(status=DeliveryStatus.PENDING, next_attempt_at=now)
+    if again:
+        send([delivery.pk])
+    return WebhookDelivery.objects.select_related("event").get(pk=delivery.pk)
+
+
+@dataclass(frozen=True)
+class Replayed:
+    count: int
+    # Where the next call goes on from when more events were in the range (else None).
+    next_since: datetime | None
+
+
+def replay(
+    subscription: WebhookSubscription, *, since: datetime, until: datetime | None = None,
+    event_types: Iterable[str] | None = None, match_id: uuid.UUID | None = None,
+) -> Replayed:
+    """Send the platform's events created in [since, until) again to ``subscription`` (those
+    of its types, or of ``event_types`` among them, of ``match_id`` if given), oldest first and
+    at most REPLAY_MAX_EVENTS of them, with their own `webhook-id`s. An event's delivery is
+    made pending again (a new one if it had none); one pending already is left as it is, so
+    replaying twice, or at once, sends each event once more at most."""
+    types = set(subscription.event_types)
+    if event_types is not None:
+        types &= set(event_types)
+    events = WebhookEvent.objects.filter(
+        platform_id=subscription.platform_id, type__in=types, created_at__gte=since
     )
-    send([delivery.pk])
+    if until is not None:
+        events = events.filter(created_at__lt=until)
+    if match_id is not None:
+        events = events.filter(match_id=match_id)
+    rows = list(events.order_by("created_at", "sequence").values_list(
+        "id", "created_at")[:REPLAY_MAX_EVENTS + 1])
+    next_since = rows.pop()[1] if len(rows) > REPLAY_MAX_EVENTS else None
+    ids = [event_id for event_id, _ in rows]
+    now = timezone.now()
+    with transaction.atomic():
+        WebhookDelivery.objects.bulk_create(
+            (WebhookDelivery(subscription=subscription, event_id=event_id, next_attempt_at=now)
+             for event_id in ids),
+            ignore_conflicts=True,  # the event's delivery exists: reset below
+        )
+        WebhookDelivery.objects.filter(
+            _not_in_flight(now), subscription=subscription, event_id__in=ids
+        ).exclude(status=DeliveryStatus.PENDING).update(
+            status=DeliveryStatus.PENDING, attempts=0, next_attempt_at=now, delivered_at=None,
+        )
+        pending = list(WebhookDelivery.objects.filter(
+            subscription=subscription, event_id__in=ids, status=DeliveryStatus.PENDING,
+            next_attempt_at__lte=now,
+        ).values_list("pk", flat=True))
+        transaction.on_commit(lambda: send(pending))
+    return Replayed(count=len(ids), next_since=next_since)
+
+
+def delete_subscription(subscription: WebhookSubscription) -> None:
+    """No more is sent to it; its pending deliveries are cancelled (an attempt under way
+    finishes, unrecorded). Its log stays for WEBHOOK_LOG_RETENTION_DAYS."""
+    with transaction.atomic():
+        WebhookSubscription.objects.filter(pk=subscription.pk).update(
+            deleted_at=timezone.now(), active=False
+        )
+        subscription.deliveries.filter(status=DeliveryStatus.PENDING).update(
+            status=DeliveryStatus.CANCELLED, last_error="the subscription was deleted",
+        )
+
+
+def purge_log() -> int:
+    """Remove what is past WEBHOOK_LOG_RETENTION_DAYS, CHUNK rows a statement: subscriptions
+    deleted before then, and events made before then that have nothing pending, each with its
+    deliveries. Returns how many were removed."""
+    cutoff = timezone.now() - timedelta(days=settings.WEBHOOK_LOG_RETENTION_DAYS)
+    removed = 0
+    while True:
+        gone = list(WebhookSubscription.objects.filter(deleted_at__lt=cutoff).values_list(
+            "pk", flat=True)[:CHUNK])
+        old = list(WebhookEvent.objects.filter(created_at__lt=cutoff).exclude(
+            deliveries__status=DeliveryStatus.PENDING
+        ).values_list("pk", flat=True)[:CHUNK])
+        if not gone and not old:
+            return removed
+        WebhookSubscription.objects.filter(pk__in=gone).delete()
+        WebhookEvent.objects.filter(pk__in=old).delete()
+        removed += len(gone) + len(old)
+
+
+def _waiting_for_an_earlier() -> Exists:
+    """A pending delivery has an earlier one of its match, to its subscription, still pending
+    (one under way counts): it waits, so that the receiver gets the match's events in order."""
+    return Exists(WebhookDelivery.objects.filter(
+        subscription_id=OuterRef("subscription_id"), status=DeliveryStatus.PENDING,
+        event__match_id=OuterRef("event__match_id"),
+        event__sequence__lt=OuterRef("event__sequence"),
+    ))
+
+
+def _sendable() -> QuerySet[WebhookDelivery]:
+    """Pending deliveries that are due and not waiting for an earlier one of their match."""
+    return WebhookDelivery.objects.filter(
+        status=DeliveryStatus.PENDING, next_attempt_at__lte=timezone.now()
+    ).exclude(_waiting_for_an_earlier())
 
 
 def _claim(delivery_id: int) -> WebhookDelivery | None:
-    """Take the due attempt of ``delivery_id``, or None if it is not due (done, being made by
-    another worker, or its platform already has WEBHOOK_PLATFORM_CONCURRENCY attempts under
-    way: then it stays due, for whichever of them finishes first to hand on).
+    """Take the due attempt of the delivery of ``delivery_id``'s platform that has been due
+    longest (most often, that one), or None if ``delivery_id`` is not due (done, being made by
+    another worker, waiting for an earlier one of its match) or its platform already has
+    WEBHOOK_PLATFORM_CONCURRENCY attempts under way: then it stays due, for whichever of them
+    finishes first to hand on. Longest due first: a retry that found the platform busy is not
+    overtaken, at each slot that frees, by the new events sent as they are made.
 
     The attempt is counted here, before anything is sent, and the next one scheduled as if
     this one fails: an attempt that never reports back (its worker killed mid-request) has
     still used up its turn, so a receiver that kills workers cannot be retried forever."""
     now = timezone.now()
     with transaction.atomic():
-        delivery = WebhookDelivery.objects.select_related("subscription", "event").filter(
-            pk=delivery_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
+        platform_id = _sendable().filter(pk=delivery_id).values_list(
+            "subscription__platform_id", flat=True
         ).first()
-        if delivery is None:
-            return None
-        platform_id = delivery.subscription.platform_id
+        if platform_id is None:
+            return None  # (one waiting for an earlier of its match is sent once that is done)
         # One platform's claims one at a time (PostgreSQL; SQLite's writers are serial).
         list(Platform.objects.select_for_update().filter(pk=platform_id).values_list("pk"))
         under_way = WebhookDelivery.objects.filter(
@@ -259,6 +429,11 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
         ).count()
         if under_way >= settings.WEBHOOK_PLATFORM_CONCURRENCY:
             return None  # still due: the platform's next finished attempt hands it on
+        delivery = _sendable().select_related("subscription", "event").filter(
+            subscription__platform_id=platform_id
+        ).order_by("next_attempt_at", "pk").first()
+        if delivery is None:
+            return None  # taken meanwhile
         deadline = timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS)
         delays = retry_delays()
         delivery.attempts += 1
@@ -275,8 +450,8 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
 
 
 def attempt(delivery_id: int) -> bool | None:
-    """One attempt of a delivery; True when the receiver took it, False when it did not, None
-    when the delivery was not due."""
+    """One attempt of a delivery of ``delivery_id``'s platform (see `_claim`); True when the
+    receiver took it, False when it did not, None when none was made."""
     delivery = _claim(delivery_id)
     if delivery is None:
         return None
@@ -304,9 +479,11 @@ def attempt(delivery_id: int) -> bool | None:
         delivery.next_attempt_at = sent_at + timedelta(
             seconds=delays[delivery.attempts - 1]
         )
-    # An update, not a save: the subscription may have been deleted meanwhile, and with it
-    # this delivery (then there is nothing to record, nor to try again).
-    recorded = WebhookDelivery.objects.filter(pk=delivery.pk).update(
+    # Only while pending: the subscription may have been deleted meanwhile and the delivery
+    # cancelled (then there is nothing to record, nor to try again).
+    recorded = WebhookDelivery.objects.filter(
+        pk=delivery.pk, status=DeliveryStatus.PENDING
+    ).update(
         status=delivery.status, last_status_code=code, last_latency_ms=latency,
         last_error="" if delivered else error or f"HTTP {code}", delivered_at=delivery.delivered_at,
         next_attempt_at=delivery.next_attempt_at, in_flight_until=None,
@@ -319,12 +496,11 @@ def attempt(delivery_id: int) -> bool | None:
 
 
 def _hand_on(platform_id: int) -> None:
-    """The slot this attempt held goes to the platform's oldest due delivery, if any (one
-    that found the platform busy, or is due again)."""
-    waiting = WebhookDelivery.objects.filter(
-        subscription__platform_id=platform_id, status=DeliveryStatus.PENDING,
-        next_attempt_at__lte=timezone.now(),  # (one under way is due only after it)
-    ).order_by("next_attempt_at").values_list("pk", flat=True).first()
+    """The slot this attempt held goes to the platform's longest-due sendable delivery, if any
+    (one that found the platform busy, is due again, or waited for the one just done)."""
+    waiting = _sendable().filter(subscription__platform_id=platform_id).order_by(
+        "next_attempt_at", "pk"  # (one under way is due only after it)
+    ).values_list("pk", flat=True).first()
     if waiting is not None:
         send([waiting])
 
@@ -389,9 +565,7 @@ def due_deliveries() -> list[int]:
         order_by=F("next_attempt_at").asc(),
     )
     return list(
-        WebhookDelivery.objects.filter(
-            status=DeliveryStatus.PENDING, next_attempt_at__lte=timezone.now()
-        ).annotate(rank=first_of_platform).filter(
+        _sendable().annotate(rank=first_of_platform).filter(
             rank__lte=settings.WEBHOOK_PLATFORM_CONCURRENCY
         ).order_by("next_attempt_at").values_list("pk", flat=True)[:CHUNK]
     )

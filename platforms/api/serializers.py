@@ -223,6 +223,11 @@ class DeliverySerializer(serializers.Serializer):
     id = serializers.IntegerField()
     event_id = serializers.CharField(help_text="The `webhook-id` of every attempt.")
     event_type = serializers.ChoiceField(choices=EventType.choices)
+    match_id = serializers.UUIDField(allow_null=True)
+    sequence = serializers.IntegerField(
+        allow_null=True, help_text="The event's place among its match's events (the body's "
+        "`sequence`)."
+    )
     status = serializers.ChoiceField(choices=DeliveryStatus.choices)
     attempts = serializers.IntegerField()
     last_status_code = serializers.IntegerField(allow_null=True)
@@ -232,6 +237,33 @@ class DeliverySerializer(serializers.Serializer):
                                                 help_text="While pending: the next attempt.")
     delivered_at = serializers.DateTimeField(allow_null=True)
     created_at = serializers.DateTimeField()
+
+
+class ReplayInputSerializer(StrictInputSerializer):
+    since = serializers.DateTimeField(help_text="Events created at or after this.")
+    until = serializers.DateTimeField(required=False,
+                                      help_text="Events created before this; left out: now.")
+    event_types = serializers.ListField(
+        child=StrictChoiceField(choices=EventType.choices), min_length=1,
+        max_length=len(EventType.choices), required=False,
+        help_text="Only these types (among the subscription's); left out: all of its types.",
+    )
+    match_id = serializers.UUIDField(required=False, help_text="Only this match's events.")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "until" in attrs and attrs["until"] <= attrs["since"]:
+            raise serializers.ValidationError(
+                {"until": [gettext("The end of the range must come after its start.")]}
+            )
+        return attrs
+
+
+class ReplaySerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="Events sent again (at most 500 a call).")
+    next_since = serializers.DateTimeField(
+        allow_null=True, help_text="More events were in the range: call again with this as "
+        "`since` (null: none)."
+    )
 
 
 # --- webhook payloads (the schema's `webhooks`) -----------------------------------------------
@@ -299,11 +331,16 @@ class SeatChangedSerializer(serializers.Serializer):
 
 
 def envelope(event_type: str, data: type[serializers.Serializer]) -> type[serializers.Serializer]:
-    """A webhook body: `{type, timestamp, data}`."""
+    """A webhook body: `{type, timestamp, sequence, data}`."""
     name = "".join(part.capitalize() for part in event_type.replace(".", "_").split("_"))
     return type(f"{name}WebhookSerializer", (serializers.Serializer,), {
         "type": serializers.ChoiceField(choices=[event_type]),
         "timestamp": serializers.DateTimeField(),
+        "sequence": serializers.IntegerField(
+            help_text="Increases with each event of the match (not by one: other types, and "
+            "other subscriptions' types, take numbers too; several events may share a match "
+            "`version`). Order a match's events by it."
+        ),
         "data": data(),
         "__module__": __name__,
     })

@@ -10,7 +10,8 @@ HEADERS = (
     "Signed as the Standard Webhooks specification says: `webhook-id` (the event's id, the "
     "same on every retry: deduplicate on it), `webhook-timestamp` (Unix seconds) and "
     "`webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the "
-    "subscription's secret). Answer 2xx within 5 seconds; anything else is retried."
+    "subscription's secret). Answer 2xx within 5 seconds; anything else is retried, and the "
+    "later events of the same match wait for it: order a match's events by `sequence`."
 )
 
 WEBHOOKS = [

@@ -310,7 +310,7 @@ OPERATION_IDS = {
     "deletePlatformPlayer", "refreshPlatformPlayerToken", "revokePlatformPlayerTokens",
     "listPlatformMatches", "createPlatformMatch", "getPlatformMatch", "cancelPlatformMatch",
     "listPlatformWebhooks", "createPlatformWebhook", "deletePlatformWebhook",
-    "listPlatformWebhookDeliveries",
+    "listPlatformWebhookDeliveries", "redeliverPlatformWebhookDelivery", "replayPlatformWebhook",
 }
 
 

@@ -8,20 +8,28 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
+# Given each body, the status to answer (when ``answers`` has none left).
+Decide = Callable[[dict[str, Any]], int]
+
 
 def handler(secrets: dict[str, str], got: list[dict[str, Any]], answers: list[int],
-            out: Path | None = None) -> type[BaseHTTPRequestHandler]:
+            out: Path | None = None,
+            decide: Callable[[], Decide | None] = lambda: None) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
+            received = time.monotonic()
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             headers = {name.lower(): value for name, value in self.headers.items()}
-            status = answers.pop(0) if answers else 204
+            rule = decide()
+            status = answers.pop(0) if answers else rule(json.loads(body)) if rule else 204
             valid = False
             for secret in secrets.values():
                 try:
@@ -30,7 +38,7 @@ def handler(secrets: dict[str, str], got: list[dict[str, Any]], answers: list[in
                 except WebhookVerificationError:
                     continue
             record = {"id": headers.get("webhook-id"), "valid": valid, "status": status,
-                      "body": json.loads(body)}
+                      "body": json.loads(body), "at": received}
             got.append(record)
             if out is not None:
                 with out.open("a") as lines:
@@ -45,14 +53,17 @@ def handler(secrets: dict[str, str], got: list[dict[str, Any]], answers: list[in
 
 
 class Receiver:
-    """In a thread: ``url``, what it ``got``, and ``answers`` (statuses to give, in turn)."""
+    """In a thread: ``url``, what it ``got`` (with the monotonic time it came ``at``), and
+    ``answers`` (statuses to give, in turn), then ``decide`` (a status from the body), if
+    set."""
 
     def __init__(self) -> None:
         self.secrets: dict[str, str] = {}
         self.got: list[dict[str, Any]] = []
         self.answers: list[int] = []
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0),
-                                          handler(self.secrets, self.got, self.answers))
+        self.decide: Decide | None = None
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler(
+            self.secrets, self.got, self.answers, decide=lambda: self.decide))
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()

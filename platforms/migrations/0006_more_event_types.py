@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('platforms', '0004_delivery_in_flight'),
+        ('platforms', '0005_webhook_order_and_log'),
     ]
 
     operations = [

@@ -1,0 +1,171 @@
+"""The delivery log: kept after its subscription is deleted (whose pending deliveries are
+cancelled), purged past WEBHOOK_LOG_RETENTION_DAYS; a delivery sent again and a range of events
+replayed over the platform API, with their own webhook-ids, never two pending at once."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+from django.utils import timezone
+
+from batak_api import jobs
+from platforms import webhooks
+from platforms.api.serializers import SubscriptionInputSerializer
+from platforms.models import (
+    DeliveryStatus,
+    EventType,
+    WebhookDelivery,
+    WebhookEvent,
+    WebhookSubscription,
+)
+
+from .conftest import API, new_platform, problem
+
+MATCH = uuid.uuid4()
+
+
+def hooked(platform, types=("deal.ended", "turn.started")) -> int:
+    response = platform.post("/webhooks", {"url": "https://a.example/h", "event_types": types})
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+def events(platform, *types: str, match_id: uuid.UUID = MATCH) -> list[WebhookEvent]:
+    """A move's events, those of the subscriptions' types (without a commit, nothing is
+    sent)."""
+    made_before = set(WebhookEvent.objects.values_list("pk", flat=True))
+    webhooks.emit(platform.platform.pk, [(event_type, {"match_id": str(match_id), "version": 1})
+                                         for event_type in types])
+    return list(WebhookEvent.objects.exclude(pk__in=made_before).order_by("sequence"))
+
+
+def test_a_deleted_subscription_is_sent_nothing_and_its_log_stays(platform) -> None:
+    webhook = hooked(platform)
+    events(platform, "deal.ended")
+    WebhookDelivery.objects.update(status=DeliveryStatus.SUCCEEDED)
+    events(platform, "turn.started")
+    assert platform.client.delete(f"{API}/platform/webhooks/{webhook}").status_code == 204
+    assert platform.get("/webhooks").json() == []
+    log = platform.get(f"/webhooks/{webhook}/deliveries")
+    assert log.status_code == 200
+    rows = log.json()["results"]
+    assert [(row["event_type"], row["status"]) for row in rows] == [
+        ("turn.started", "cancelled"), ("deal.ended", "succeeded")]
+    assert rows[0]["match_id"] == str(MATCH) and rows[0]["sequence"] == 2
+    events(platform, "deal.ended")
+    assert WebhookDelivery.objects.count() == 2  # nothing more for it
+    assert webhooks.due_deliveries() == []
+    problem(platform.client.delete(f"{API}/platform/webhooks/{webhook}"), 404, "not_found")
+    delivery = WebhookDelivery.objects.first()
+    assert delivery is not None
+    problem(platform.post(f"/webhooks/{webhook}/deliveries/{delivery.pk}/redeliver"), 404,
+            "not_found")
+    problem(platform.post(f"/webhooks/{webhook}/replay", {"since": "2026-01-01T00:00:00Z"}),
+            404, "not_found")
+
+
+def test_an_attempt_under_way_when_deleted_is_not_recorded_nor_retried(platform) -> None:
+    hooked(platform)
+    [event] = events(platform, "deal.ended")
+    claimed = webhooks._claim(WebhookDelivery.objects.get().pk)
+    assert claimed is not None
+    webhooks.delete_subscription(claimed.subscription)
+    original = webhooks.post
+    try:
+        webhooks.post = lambda *args: (500, "")  # type: ignore[assignment]
+        assert webhooks.attempt(claimed.pk) is None  # cancelled: not claimed again
+    finally:
+        webhooks.post = original
+    assert WebhookDelivery.objects.get().status == DeliveryStatus.CANCELLED
+    assert event.deliveries.get().last_error == "the subscription was deleted"
+
+
+def test_the_purge_removes_what_is_past_retention(platform, settings) -> None:
+    settings.WEBHOOK_LOG_RETENTION_DAYS = 30
+    kept, gone = hooked(platform), hooked(platform, ["turn.started"])
+    old = events(platform, "deal.ended", "turn.started")
+    recent = events(platform, "deal.ended")
+    long_ago = timezone.now() - timedelta(days=31)
+    WebhookEvent.objects.filter(pk__in=[event.pk for event in old]).update(created_at=long_ago)
+    WebhookDelivery.objects.filter(event__in=old, subscription_id=kept).update(
+        status=DeliveryStatus.SUCCEEDED)
+    # An old event with a delivery still pending (to `gone`, until it is deleted) is kept.
+    assert webhooks.purge_log() == 1
+    assert set(WebhookEvent.objects.values_list("pk", flat=True)) == {
+        old[1].pk, recent[0].pk}
+    webhooks.delete_subscription(WebhookSubscription.objects.get(pk=gone))
+    WebhookSubscription.objects.filter(pk=gone).update(deleted_at=long_ago)
+    assert webhooks.purge_log() == 2  # the subscription, then its old event
+    assert list(WebhookSubscription.objects.values_list("pk", flat=True)) == [kept]
+    assert list(WebhookEvent.objects.values_list("pk", flat=True)) == [recent[0].pk]
+    assert "purge-webhook-log" in {job.name for job in jobs.JOBS}
+
+
+def test_a_delivery_is_sent_again_on_the_platform_s_request(platform, other_platform) -> None:
+    webhook = hooked(platform)
+    events(platform, "deal.ended")
+    delivery = WebhookDelivery.objects.get()
+    WebhookDelivery.objects.update(status=DeliveryStatus.FAILED, attempts=11,
+                                   last_status_code=503, last_error="HTTP 503")
+    path = f"/webhooks/{webhook}/deliveries/{delivery.pk}/redeliver"
+    answer = platform.post(path)
+    assert answer.status_code == 202, answer.content
+    body = answer.json()
+    assert body["id"] == delivery.pk and body["status"] == "pending"
+    assert body["event_id"] == delivery.event_id and body["next_attempt_at"]
+    problem(other_platform.post(path), 404, "not_found")
+    problem(platform.post(f"/webhooks/{webhook}/deliveries/{delivery.pk + 1}/redeliver"), 404,
+            "not_found")
+    reader = new_platform("Reader", scopes=["matches:read"])
+    problem(reader.post(path), 403, "missing_scope")
+    # While an attempt is under way, that attempt is the one more.
+    claimed = webhooks._claim(delivery.pk)
+    assert claimed is not None
+    assert platform.post(path).status_code == 202
+    delivery.refresh_from_db()
+    assert delivery.in_flight_until is not None and delivery.attempts == 12
+
+
+def test_a_range_of_events_is_replayed(platform, monkeypatch) -> None:
+    webhook = hooked(platform)
+    other_match = uuid.uuid4()
+    before = timezone.now()
+    first = events(platform, "deal.ended", "turn.started")
+    second = events(platform, "deal.ended", match_id=other_match)
+    events(platform, "match.finished")  # not a type of the subscription: no event
+    assert WebhookEvent.objects.count() == 3
+    WebhookDelivery.objects.filter(event=first[0]).update(
+        status=DeliveryStatus.SUCCEEDED, attempts=1, delivered_at=timezone.now())
+    WebhookDelivery.objects.filter(event=second[0]).delete()  # (e.g. subscribed after it)
+    replay = platform.post(f"/webhooks/{webhook}/replay", {"since": before.isoformat()})
+    assert replay.status_code == 202, replay.content
+    assert replay.json() == {"count": 3, "next_since": None}
+    rows = WebhookDelivery.objects.order_by("event__created_at", "event__sequence")
+    assert [(row.event_id, row.status, row.attempts) for row in rows] == [
+        (first[0].pk, "pending", 0), (first[1].pk, "pending", 0), (second[0].pk, "pending", 0)]
+    # Again, at once: nothing pending twice (one row per subscription and event).
+    assert platform.post(f"/webhooks/{webhook}/replay",
+                         {"since": before.isoformat()}).json()["count"] == 3
+    assert WebhookDelivery.objects.count() == 3
+    WebhookDelivery.objects.update(status=DeliveryStatus.SUCCEEDED)
+    only = platform.post(f"/webhooks/{webhook}/replay", {
+        "since": before.isoformat(), "event_types": ["deal.ended"],
+        "match_id": str(other_match)})
+    assert only.json()["count"] == 1
+    assert list(WebhookDelivery.objects.filter(status="pending").values_list(
+        "event_id", flat=True)) == [second[0].pk]
+    monkeypatch.setattr(webhooks, "REPLAY_MAX_EVENTS", 2)
+    bounded = platform.post(f"/webhooks/{webhook}/replay", {"since": before.isoformat()}).json()
+    assert bounded["count"] == 2 and bounded["next_since"]
+    rest = platform.post(f"/webhooks/{webhook}/replay", {"since": bounded["next_since"]})
+    assert rest.json() == {"count": 1, "next_since": None}
+    nothing = platform.post(f"/webhooks/{webhook}/replay", {
+        "since": before.isoformat(), "until": before.isoformat()})
+    problem(nothing, 400, "invalid_input")
+    assert [error["field"] for error in nothing.json()["errors"]] == ["until"]
+
+
+def test_a_subscription_may_want_every_event_type() -> None:
+    field = SubscriptionInputSerializer().fields["event_types"]
+    assert field.max_length == len(EventType.choices)
