@@ -50,13 +50,14 @@ class Follower:
     """An app following a match's stream over HTTP, as EventSource would."""
 
     def __init__(self, base: str, match_id: str, token: str, last_event_id: str | None = None,
-                 timeout: float = 10) -> None:
+                 timeout: float = 10, scheme: str = "Token") -> None:
         import http.client
         from urllib.parse import urlsplit
 
         url = urlsplit(base)
         self.connection = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
-        headers = {"Authorization": f"Token {token}", "Accept": "text/event-stream"}
+        # `scheme` "Api-Key": a partner platform's key follows its own match.
+        headers = {"Authorization": f"{scheme} {token}", "Accept": "text/event-stream"}
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
         self.connection.request("GET", f"/api/v1/matches/{match_id}/stream", headers=headers)

@@ -22,6 +22,7 @@ from games.models import Match
 from platforms import services
 from platforms.models import (
     DeliveryStatus,
+    EventType,
     Platform,
     Scope,
     WebhookDelivery,
@@ -330,3 +331,91 @@ def test_a_retry_is_sent_when_due_while_other_deliveries_flow(web: str) -> None:
     finally:
         WebhookSubscription.objects.filter(platform__in=platforms).delete()
         receiver.stop()
+
+
+def test_a_platform_runs_its_matches_as_the_guide_says(
+    web: str, stream: str, tmp_path: Path
+) -> None:
+    """docs/platforms.md, step by step, scaled out: with only its key, a platform subscribes,
+    creates its players and a match that starts when they are ready, follows it by its stream
+    and by webhooks while its receiver is down for a while (every event once, each match's in
+    order), cancels a waiting match and stops one in play, and erases a player."""
+    platform = services.register_platform(name="Guided")
+    _, key = services.issue_key(platform=platform, name="server",
+                                scopes=[scope.value for scope in Scope])
+    server, auth = client.Api(web), {"Authorization": f"Api-Key {key}"}
+
+    def call(method: str, path: str, body: Any, status: int) -> Any:
+        answer = server.request(method, f"{client.API}/platform{path}", body, headers=auth)
+        return client.expect(answer, status, f"{method} {path}")
+
+    # 1. Where to hear of it: every event type.
+    port, out = free_port(), tmp_path / "received.jsonl"
+    every_type = [event_type.value for event_type in EventType]
+    subscription = call("POST", "/webhooks", {
+        "url": f"http://127.0.0.1:{port}/hooks", "event_types": every_type}, 201)
+    receiver = start_receiver(port, out, subscription["secret"])
+    # 2. The players, each with a token for its app.
+    tokens = {ext: call("PUT", f"/players/{ext}", {"display_name": ext}, 201)["token"]
+              for ext in ("g1", "g2", "g3")}
+    apps = {0: client.Api(web, tokens["g1"]), 2: client.Api(web, tokens["g2"])}
+    # 3. A match that starts when both are ready: waiting, no clock running, until then.
+    seats = [{"kind": "player", "external_id": "g1"}, {"kind": "bot", "bot_level": "easy"},
+             {"kind": "player", "external_id": "g2"}, {"kind": "bot", "bot_level": "easy"}]
+    match = call("POST", "/matches", {"game": "auction", "deals": 1, "seats": seats,
+                                      "start": "when_ready", "ready_within": 120}, 201)
+    match_id = match["id"]
+    assert match["status"] == "waiting" and match["turn_deadline"] is None
+    # 4. The platform follows it live with its key, from the stream process.
+    listening = sse.Listening(stream, match_id, key, timeout=60, scheme="Api-Key")
+    client.expect(apps[0].post(f"{client.API}/matches/{match_id}/ready"), 200, "ready")
+    assert call("GET", f"/matches/{match_id}", None, 200)["status"] == "waiting"
+    client.expect(apps[2].post(f"{client.API}/matches/{match_id}/ready"), 200, "ready")
+    assert call("GET", f"/matches/{match_id}", None, 200)["status"] == "active"
+    # 5. They play it to the end while the receiver is down for a while.
+    try:
+        for moves in client.moves_to_the_end(apps, match_id, random.Random(21)):
+            if moves == 4:
+                receiver.send_signal(signal.SIGKILL)
+                receiver.wait()
+            if moves == 12:
+                receiver = start_receiver(port, out, subscription["secret"])
+        # 6. A waiting match called off, and one in play stopped.
+        waiting = call("POST", "/matches", {"game": "auction", "seats": seats,
+                                            "start": "when_ready"}, 201)["id"]
+        assert call("POST", f"/matches/{waiting}/cancel", None, 200)["status"] == "cancelled"
+        in_play = call("POST", "/matches", {"game": "auction", "seats": [
+            {"kind": "player", "external_id": "g3"}, *seats[1:2], *seats[3:], *seats[1:2]],
+        }, 201)["id"]
+        assert call("POST", f"/matches/{in_play}/cancel", None, 200)["status"] == "abandoned"
+        # 7. A player erased: their token stops at once, their id is free again.
+        call("DELETE", "/players/g3", None, 204)
+        assert client.Api(web, tokens["g3"]).get(f"{client.API}/me").status == 401
+        call("GET", "/players/g3", None, 404)
+        deliveries = WebhookDelivery.objects.filter(subscription_id=subscription["id"])
+        wait_until(
+            lambda: not deliveries.exclude(status=DeliveryStatus.SUCCEEDED).exists(), 90,
+            "every delivery made",
+        )
+    finally:
+        receiver.kill()
+    received = [json.loads(line) for line in out.read_text().splitlines()]
+    assert received and all(record["valid"] for record in received)
+    firsts: dict[str, dict[str, Any]] = {}
+    for record in received:  # in the order they arrived
+        firsts.setdefault(record["id"], record["body"])
+    events = dict(WebhookEvent.objects.filter(platform=platform).values_list("id", "type"))
+    assert set(firsts) == set(events)
+    by_match: dict[str, list[int]] = {}
+    for body in firsts.values():
+        by_match.setdefault(body["data"]["match_id"], []).append(body["sequence"])
+    assert all(sequences == sorted(sequences) for sequences in by_match.values()), by_match
+    types = {body["type"] for body in firsts.values()}
+    assert {"match.started", "turn.started", "deal.ended", "match.finished",
+            "match.cancelled", "match.abandoned"} <= types
+    assert any(delivery.attempts > 1 for delivery in deliveries), "none met the dead receiver"
+    listening.join(30)
+    feed = client.expect(apps[0].get(f"{client.API}/matches/{match_id}/events?limit=500"),
+                         200, "feed")
+    assert listening.ended() and listening.actions() == feed["events"]
+    assert [m.event for m in listening.got].count("deal_ended") == 1
