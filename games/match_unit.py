@@ -108,6 +108,7 @@ class MatchUnit:
         # Each new version as it is announced (the action that made it, if any).
         self._announcements: list[_Announcement] = []
         self._seats_found = _seat_states(match)
+        self._seats_changed = False
         self._started = False
 
     # --- reading ---------------------------------------------------------------------------
@@ -221,6 +222,8 @@ class MatchUnit:
         self._started = True
         signals.match_changed.send(sender=Match, match=match, change=MatchChange.STARTED,
                                    seat=None, user_id=None)
+        # Told in the order they happen: the start, who it put on autopilot, the first turn.
+        self._tell_seat_changes()
         signals.match_progressed.send(
             sender=Match, match=match, seat=None, origin=None, ended_deal=None,
             current=self._state,
@@ -241,6 +244,7 @@ class MatchUnit:
 
     def end(self, status: str) -> None:
         """The match stops here (abandoned, cancelled); its log stays for review."""
+        self._tell_seat_changes()  # what led to the end (a person leaving) comes first
         match = self.match
         match.status = status
         match.finished_at = timezone.now()
@@ -270,17 +274,17 @@ class MatchUnit:
         dummy_plays = bool(match.rules.get("partnership_dummy"))
         for announcement in self._announcements:
             _announce_on_commit(match.id, announcement, dummy_plays)
-        seats_changed = self._tell_seat_changes()
-        if seats_changed or self._started:
+        self._tell_seat_changes()
+        if self._seats_changed or self._started:
             changed = match.id
             transaction.on_commit(lambda: notify.announce_seats(changed))
         if live is not None and self.sends_bots and selectors.bot_seat(match, live) is not None:
             match_id, version = str(match.id), match.version
             transaction.on_commit(lambda: _send_bot_turns(match_id, version))
 
-    def _tell_seat_changes(self) -> bool:
-        """Send `match_changed` for each seat whose player changed since the lock; whether any
-        did."""
+    def _tell_seat_changes(self) -> None:
+        """Send `match_changed` for each seat whose player changed since last told (since the
+        lock, at first)."""
         found, now = self._seats_found, _seat_states(self.match)
         for index in sorted(now):
             before, after = found.get(index), now[index]
@@ -298,8 +302,8 @@ class MatchUnit:
                 continue
             signals.match_changed.send(sender=Match, match=self.match, change=change, seat=index,
                                        user_id=before.user_id)
+        self._seats_changed = self._seats_changed or found != now
         self._seats_found = now
-        return found != now
 
     def _set_deadline(self) -> None:
         self.match.turn_deadline = clock.deadline(self.match, self._state, timezone.now())

@@ -231,22 +231,31 @@ def start_after_wait(*, match_id: uuid.UUID) -> bool:
 
 def leave_match(*, match_id: uuid.UUID, user: User) -> Match:
     """Leave a match. Before the start the seat opens again (a match nobody sits at any more
-    is cancelled). In play a computer player takes the seat to the end and the person's
-    result counts as abandoned; where leaving forfeits (Tour of Tables), or when nobody is
-    left, the match is abandoned."""
+    is cancelled), but at a match that waits for its people to be ready (seated by its
+    platform, with no open seat for anyone to take) a computer player takes it from the start
+    and the match starts as the others are ready. In play a computer player takes the seat to
+    the end and the person's result counts as abandoned; where leaving forfeits (Tour of
+    Tables), or when nobody is left, the match is abandoned."""
     with changing(match_id) as unit:
         match = unit.match
         seat = access.acting_seat(match, user)
-        if match.status == MatchStatus.WAITING:
+        if match.status == MatchStatus.WAITING and match.ready_by is None:
             _free_seat(unit, seat)
             return match
-        if match.status != MatchStatus.ACTIVE:
+        if match.status not in (MatchStatus.WAITING, MatchStatus.ACTIVE):
             raise MatchNotActive()
         seat.left_at = timezone.now()
         seat.autopilot = False
-        seat.save(update_fields=["left_at", "autopilot"])
+        seat.ready = True  # nobody waits for a person who left
+        seat.save(update_fields=["left_at", "autopilot", "ready"])
         people_left = [s for s in match.seats.all() if s.is_person and s.left_at is None]
-        if match.leave_forfeits or not people_left:
+        if not people_left:
+            unit.end(MatchStatus.CANCELLED if match.status == MatchStatus.WAITING
+                     else MatchStatus.ABANDONED)
+        elif match.status == MatchStatus.WAITING:
+            unit.touch("updated_at")
+            unit.start()
+        elif match.leave_forfeits:
             unit.end(MatchStatus.ABANDONED)
         else:
             unit.turn_changed()

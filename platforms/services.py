@@ -230,14 +230,12 @@ def erase_player(*, platform: Platform, external_id: str) -> None:
         raise PlayerNotFound()
     user = player.user
     AuthToken.objects.filter(user=user).delete()
-    seats = Seat.objects.filter(user=user, match__status__in=IN_PLAY, left_at__isnull=True)
-    for match_id in list(seats.values_list("match_id", flat=True)):
-        # MatchNotActive, NotYourSeat: it ended, or they left, since the query.
-        with contextlib.suppress(MatchNotActive, NotYourSeat):
-            seating.leave_match(match_id=match_id, user=user)
+    _leave_every_match(user)
     with transaction.atomic():
         if not PlatformPlayer.objects.select_for_update().filter(pk=player.pk).exists():
             return  # erased meanwhile by a concurrent call
+        # A match created for them since (`create_match` takes this lock too) is left now.
+        _leave_every_match(user)
         AuthToken.objects.filter(user=user).delete()  # any issued since the first revocation
         IdempotencyRecord.objects.filter(user=user).delete()
         Spectator.objects.filter(user=user).delete()
@@ -252,8 +250,14 @@ def erase_player(*, platform: Platform, external_id: str) -> None:
         PlatformPlayer.objects.filter(pk=player.pk).delete()
 
 
-def _check_each_player_seated_once(seats: Sequence[dict[str, Any]]) -> None:
-    """400 `invalid_input` naming each seat that repeats a player of an earlier one."""
+def _leave_every_match(user: User) -> None:
+    seats = Seat.objects.filter(user=user, match__status__in=IN_PLAY, left_at__isnull=True)
+    for match_id in list(seats.values_list("match_id", flat=True)):
+        # MatchNotActive, NotYourSeat: it ended, or they left, since the query.
+        with contextlib.suppress(MatchNotActive, NotYourSeat):
+            seating.leave_match(match_id=match_id, user=user)
+
+
 def circle_of(user: User) -> int | None:
     """A platform's account and its players are of its circle (games/circles.py): its
     account's id. One query, each half on a unique index (an OR across the join would read
@@ -294,11 +298,12 @@ def _check_seats(seats: Sequence[dict[str, Any]], *, when_ready: bool) -> None:
 
 
 def players_by_id(platform: Platform, external_ids: Sequence[str]) -> dict[str, PlatformPlayer]:
+    """The players, locked until the caller's transaction ends: an erasure (`erase_player`)
+    waits for a match seating them to be made, then takes them out of it."""
     found = {
         player.external_id: player
-        for player in PlatformPlayer.objects.select_related("user").filter(
-            platform=platform, external_id__in=list(external_ids)
-        )
+        for player in PlatformPlayer.objects.select_for_update(of=("self",))
+        .select_related("user").filter(platform=platform, external_id__in=list(external_ids))
     }
     missing = sorted(set(external_ids) - set(found))
     if missing:
@@ -322,26 +327,28 @@ def create_match(
     counted against the platform's own limits. With
     ``ready_within`` it waits that many seconds at most for its players to be ready."""
     _check_seats(seats, when_ready=ready_within is not None)
-    players = players_by_id(
-        platform, [seat["external_id"] for seat in seats if seat["kind"] == "player"]
-    )
-    specs = [
-        games_services.SeatSpec(kind="person", user=players[seat["external_id"]].user)
-        if seat["kind"] == "player"
-        else games_services.SeatSpec(kind=seat["kind"], bot_level=seat.get("bot_level", ""),
-                                     display_name=seat.get("display_name", ""))
-        for seat in seats
-    ]
-    return games_services.create_match(
-        user=platform.user, game=game, rules=rules, deal_count=deal_count, seats=specs,
-        visibility=visibility, clock_seconds=clock_seconds,
-        ready_by=(
-            None if ready_within is None else timezone.now() + timedelta(seconds=ready_within)
-        ),
-        limits=games_services.AccountLimits(
-            platform.max_unfinished_matches, platform.max_bot_seat_deals
-        ),
-    )
+    with transaction.atomic():
+        players = players_by_id(
+            platform, [seat["external_id"] for seat in seats if seat["kind"] == "player"]
+        )
+        specs = [
+            games_services.SeatSpec(kind="person", user=players[seat["external_id"]].user)
+            if seat["kind"] == "player"
+            else games_services.SeatSpec(kind=seat["kind"], bot_level=seat.get("bot_level", ""),
+                                         display_name=seat.get("display_name", ""))
+            for seat in seats
+        ]
+        return games_services.create_match(
+            user=platform.user, game=game, rules=rules, deal_count=deal_count, seats=specs,
+            visibility=visibility, clock_seconds=clock_seconds,
+            ready_by=(
+                None if ready_within is None
+                else timezone.now() + timedelta(seconds=ready_within)
+            ),
+            limits=games_services.AccountLimits(
+                platform.max_unfinished_matches, platform.max_bot_seat_deals
+            ),
+        )
 
 
 def cancel_match(*, platform: Platform, match_id: uuid.UUID) -> Match:

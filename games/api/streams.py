@@ -3,7 +3,7 @@
 A stream is the feed's cursor kept by the server: it sends every action after the caller's
 cursor (`after`, or the `Last-Event-ID` a reconnecting client sends), each as an SSE event with
 the version as its id (an action that ended a deal is followed by the deal's result, and the
-id goes with the last event of the version, so a client that resumes gets both or neither),
+id goes with the last event of the version, so a client that resumes never misses the result),
 then waits for the next announcement (games/notify.py). Besides, events without an id tell the
 state: the turn clock when it changes, and the seats (who left, who is on autopilot) when they
 change; each stream sends them as it finds them changed since what it last sent, so a client

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Sequence
+from datetime import UTC
 from typing import Any
 
 from django.utils.dateparse import parse_datetime
@@ -165,9 +166,12 @@ class PlayerPagination(CursorPagination):
 
 
 def _is_datetime(text: str) -> bool:
+    """A time the database can compare with: in range once in UTC (SQLite converts it, and a
+    year 1 a day ahead of UTC, or 9999 behind, overflows there)."""
     try:
-        return parse_datetime(text) is not None
-    except ValueError:  # well formed, out of range
+        moment = parse_datetime(text)
+        return moment is not None and 1 < moment.astimezone(UTC).year < 9999
+    except (ValueError, OverflowError):  # well formed, out of range
         return False
 
 

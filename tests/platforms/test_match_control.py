@@ -275,3 +275,60 @@ class TestQuickMatchAndLobby:
         assert lobby(platform.player("p1")) == [mine]
         assert lobby(other_platform.player("p1")) == []
         assert lobby(ordinary.client) == [theirs.json()["id"]]
+
+
+class TestLeavingBeforeTheStart:
+    """A match that waits for its people has no open seat for anyone to take: a player who
+    leaves (or is erased) before the start gives their seat to a computer player, and the
+    match starts as the others are ready."""
+
+    def test_the_others_start_it_a_computer_player_in_the_leavers_seat(self, platform) -> None:
+        match = create(platform, TWO_PLAYERS, start="when_ready")
+        assert platform.client.delete(f"{API}/platform/players/p1").status_code == 204
+        body = platform.get(f"/matches/{match['id']}").json()
+        assert body["status"] == "waiting"
+        assert Match.objects.get(pk=match["id"]).open_seats == 0
+        started = ready(platform.player("p0"), match["id"]).json()
+        assert started["status"] == "active"
+        assert started["seats"][2]["left_at"] is not None
+
+    def test_the_bound_starts_it_too(self, platform) -> None:
+        match = create(platform, TWO_PLAYERS, start="when_ready", ready_within=10)
+        assert platform.player("p1").post(f"{API}/matches/{match['id']}/leave").status_code == 200
+        Match.objects.filter(pk=match["id"]).update(ready_by=timezone.now())
+        assert sweeper.run_clocks() >= 1
+        assert Match.objects.get(pk=match["id"]).status == "active"
+
+    def test_when_nobody_is_left_it_is_cancelled_after_the_seats_told(self, platform) -> None:
+        from platforms.models import WebhookEvent
+
+        platform.post("/webhooks", {"url": "https://receiver.example/h", "event_types": [
+            "seat.left", "match.cancelled"]})
+        match = create(platform, TWO_PLAYERS, start="when_ready")
+        for external_id in ("p0", "p1"):
+            left = platform.player(external_id).post(f"{API}/matches/{match['id']}/leave")
+            assert left.status_code == 200
+        assert Match.objects.get(pk=match["id"]).status == "cancelled"
+        events = WebhookEvent.objects.filter(platform=platform.platform).order_by("sequence")
+        assert [event.type for event in events] == ["seat.left", "seat.left", "match.cancelled"]
+
+
+def test_an_erasure_leaves_a_match_made_for_the_player_meanwhile(platform, monkeypatch) -> None:
+    """A match created for a player while they are being erased (between leaving their
+    matches and the end) is left too: the erasure looks again under the player's lock, which
+    creating a match takes as well."""
+    from platforms import services
+
+    create(platform, TWO_PLAYERS)
+    leave = services._leave_every_match
+    made: list[dict[str, Any]] = []
+
+    def leave_then_a_new_match(user: Any) -> None:
+        leave(user)
+        if not made:  # the first time: a concurrent request seats them again
+            made.append(create(platform, TWO_PLAYERS))
+
+    monkeypatch.setattr(services, "_leave_every_match", leave_then_a_new_match)
+    assert platform.client.delete(f"{API}/platform/players/p1").status_code == 204
+    seat = Match.objects.get(pk=made[0]["id"]).seats.get(index=2)
+    assert seat.left_at is not None

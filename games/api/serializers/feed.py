@@ -173,8 +173,9 @@ class ClockEventSerializer(serializers.Serializer):
 class SeatStateSerializer(serializers.Serializer):
     seat = seat_field()
     open = serializers.BooleanField(help_text="Nobody has taken it yet.")
-    ready = serializers.BooleanField(help_text="False only for a person the match still waits "
-                                     "for (`start: when_ready`).")
+    ready = serializers.BooleanField(help_text="False only for a person of a match that waits "
+                                     "for its people (`start: when_ready`) who has not said "
+                                     "ready: still waited for, or not ready by the start.")
     autopilot = serializers.BooleanField(help_text="A computer player plays for its person.")
     left = serializers.BooleanField(help_text="Its person left: a computer player plays it to "
                                     "the end.")

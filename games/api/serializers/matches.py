@@ -173,8 +173,9 @@ class SeatSerializer(serializers.Serializer):
         "the person acts again or posts `return`."
     )
     ready = serializers.BooleanField(
-        help_text="False only for a person a match waits for (`ready_by`) who has not said "
-        "they are ready (`POST /matches/{id}/ready`)."
+        help_text="False only for a person of a match that waits for its people (`ready_by`) "
+        "who has not said they are ready (`POST /matches/{id}/ready`): still waited for, or "
+        "not ready by the start (then on autopilot)."
     )
 
 
