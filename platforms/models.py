@@ -145,12 +145,28 @@ class WebhookEvent(models.Model):
 
     class Meta:
         ordering = ("created_at",)
-        indexes = (
-            models.Index(fields=["match_id", "sequence"], name="webhook_event_of_match"),
+        constraints = (
+            # Also the index of a match's events in order (`webhooks._waiting_for_an_earlier`).
+            models.UniqueConstraint(fields=["match_id", "sequence"],
+                                    condition=models.Q(match_id__isnull=False),
+                                    name="webhook_event_sequence_once"),
         )
 
     def __str__(self) -> str:
         return f"{self.type} {self.id}"
+
+
+class WebhookMatchSequence(models.Model):
+    """The last `sequence` given to an event of a match. Kept apart from the events, which
+    the purge removes, so that a match idle past the retention does not start again at 1
+    (receivers keep the newest sequence they have); removed only once the match has ended
+    and none of its events is left."""
+
+    match_id = models.UUIDField(primary_key=True)
+    last = models.PositiveIntegerField()
+
+    def __str__(self) -> str:
+        return f"{self.match_id}: {self.last}"
 
 
 class DeliveryStatus(models.TextChoices):

@@ -59,6 +59,7 @@ from platforms.models import (
     PlatformPlayer,
     WebhookDelivery,
     WebhookEvent,
+    WebhookMatchSequence,
     WebhookSubscription,
 )
 
@@ -215,8 +216,7 @@ def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
             continue
         match_id = data["match_id"]
         if match_id not in last:
-            last[match_id] = WebhookEvent.objects.filter(match_id=match_id).aggregate(
-                last=Max("sequence"))["last"] or 0
+            last[match_id] = _last_sequence(match_id)
         last[match_id] += 1
         event = WebhookEvent.objects.create(
             id=f"msg_{uuid.uuid4().hex}", platform_id=platform_id, type=event_type,
@@ -228,8 +228,23 @@ def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
             WebhookDelivery(subscription=sub, event=event, next_attempt_at=now) for sub in wanted
         )
         created.extend(delivery.pk for delivery in deliveries)
+    for match_id, sequence in last.items():
+        WebhookMatchSequence.objects.filter(match_id=match_id).update(last=sequence)
     if created:
         transaction.on_commit(lambda: send(created))
+
+
+def _last_sequence(match_id: str) -> int:
+    """The match's last sequence, its counter locked until the transaction ends (the match's
+    lock already keeps its emits apart: this is belt and braces). A match without a counter
+    (its first event, or events from before counters) starts after its events kept."""
+    counter = WebhookMatchSequence.objects.select_for_update().filter(
+        match_id=match_id).values_list("last", flat=True).first()
+    if counter is None:
+        counter = WebhookEvent.objects.filter(match_id=match_id).aggregate(
+            last=Max("sequence"))["last"] or 0
+        WebhookMatchSequence.objects.create(match_id=match_id, last=counter)
+    return counter
 
 
 # --- delivering --------------------------------------------------------------------------------
@@ -371,7 +386,9 @@ def delete_subscription(subscription: WebhookSubscription) -> None:
 def purge_log() -> int:
     """Remove what is past WEBHOOK_LOG_RETENTION_DAYS, CHUNK rows a statement: subscriptions
     deleted before then, and events made before then that have nothing pending, each with its
-    deliveries. Returns how many were removed."""
+    deliveries; then the sequence counters of ended matches with no event left (a match that
+    may still emit keeps its counter, however long it is idle). Returns how many subscriptions
+    and events were removed."""
     cutoff = timezone.now() - timedelta(days=settings.WEBHOOK_LOG_RETENTION_DAYS)
     removed = 0
     while True:
@@ -381,10 +398,21 @@ def purge_log() -> int:
             deliveries__status=DeliveryStatus.PENDING
         ).values_list("pk", flat=True)[:CHUNK])
         if not gone and not old:
-            return removed
+            break
         WebhookSubscription.objects.filter(pk__in=gone).delete()
         WebhookEvent.objects.filter(pk__in=old).delete()
         removed += len(gone) + len(old)
+    ended = WebhookMatchSequence.objects.filter(
+        Exists(Match.objects.filter(pk=OuterRef("match_id"), status__in=_ENDED)),
+        ~Exists(WebhookEvent.objects.filter(match_id=OuterRef("match_id"))),
+    )
+    while counters := list(ended.values_list("pk", flat=True)[:CHUNK]):
+        WebhookMatchSequence.objects.filter(pk__in=counters).delete()
+    return removed
+
+
+# A match in one of these emits no more events.
+_ENDED = (MatchStatus.FINISHED, MatchStatus.ABANDONED, MatchStatus.CANCELLED)
 
 
 def _waiting_for_an_earlier() -> Exists:

@@ -7,9 +7,12 @@ from __future__ import annotations
 import uuid
 from datetime import timedelta
 
+import pytest
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from batak_api import jobs
+from games.models import Match, MatchStatus
 from platforms import webhooks
 from platforms.api.serializers import SubscriptionInputSerializer
 from platforms.models import (
@@ -17,6 +20,7 @@ from platforms.models import (
     EventType,
     WebhookDelivery,
     WebhookEvent,
+    WebhookMatchSequence,
     WebhookSubscription,
 )
 
@@ -169,3 +173,35 @@ def test_a_range_of_events_is_replayed(platform, monkeypatch) -> None:
 def test_a_subscription_may_want_every_event_type() -> None:
     field = SubscriptionInputSerializer().fields["event_types"]
     assert field.max_length == len(EventType.choices)
+
+
+def test_a_match_idle_past_retention_goes_on_with_its_sequence(platform, settings) -> None:
+    """The purge removes a match's old events, never its counter while it may still emit: the
+    next event does not start again at 1 (a receiver keeping the newest would drop it)."""
+    settings.WEBHOOK_LOG_RETENTION_DAYS = 30
+    hooked(platform)
+    idle = events(platform, "deal.ended", "turn.started")
+    WebhookDelivery.objects.update(status=DeliveryStatus.SUCCEEDED)
+    WebhookEvent.objects.update(created_at=timezone.now() - timedelta(days=31))
+    assert webhooks.purge_log() == 2 and not WebhookEvent.objects.exists()
+    [later] = events(platform, "deal.ended")
+    assert [event.sequence for event in idle] == [1, 2]
+    assert later.sequence == later.payload["sequence"] == 3
+    # Once the match has ended and none of its events is left, its counter goes too.
+    ended = Match.objects.create(
+        game="auction", rules={}, deal_count=1, status=MatchStatus.FINISHED, first_dealer=0,
+        created_by=platform.platform.user)
+    events(platform, "deal.ended", match_id=ended.pk)
+    WebhookDelivery.objects.update(status=DeliveryStatus.SUCCEEDED)
+    WebhookEvent.objects.update(created_at=timezone.now() - timedelta(days=31))
+    assert webhooks.purge_log() == 2
+    assert list(WebhookMatchSequence.objects.values_list("match_id", "last")) == [(MATCH, 3)]
+
+
+def test_a_match_s_sequence_is_given_once(platform) -> None:
+    hooked(platform)
+    [event] = events(platform, "deal.ended")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        WebhookEvent.objects.create(id="msg_again", platform=platform.platform,
+                                    type="deal.ended", payload={}, match_id=MATCH,
+                                    sequence=event.sequence)
