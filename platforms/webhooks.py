@@ -315,7 +315,7 @@ def redeliver(delivery: WebhookDelivery) -> WebhookDelivery:
     now = timezone.now()
     again = WebhookDelivery.objects.filter(
         _not_in_flight(now), pk=delivery.pk, subscription__deleted_at__isnull=True
-    ).update(status=DeliveryStatus.PENDING, next_attempt_at=now)
+    ).update(status=DeliveryStatus.PENDING, next_attempt_at=now, in_flight_until=None)
     if again:
         send([delivery.pk])
     return WebhookDelivery.objects.select_related("event").get(pk=delivery.pk)
@@ -442,7 +442,8 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
 
     The attempt is counted here, before anything is sent, and the next one scheduled as if
     this one fails: an attempt that never reports back (its worker killed mid-request) has
-    still used up its turn, so a receiver that kills workers cannot be retried forever."""
+    still used up its turn, so a receiver that kills workers cannot be retried forever. When
+    that was the last turn, the delivery is failed here, when it is found due again."""
     now = timezone.now()
     with transaction.atomic():
         platform_id = _sendable().filter(pk=delivery_id).values_list(
@@ -462,8 +463,17 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
         ).order_by("next_attempt_at", "pk").first()
         if delivery is None:
             return None  # taken meanwhile
-        deadline = timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS)
         delays = retry_delays()
+        if delivery.attempts > len(delays) and delivery.in_flight_until is not None:
+            # The last attempt was made and never reported back (its worker killed): no turn
+            # is left, and while pending it would hold back the later events of its match.
+            delivery.status = DeliveryStatus.FAILED
+            delivery.in_flight_until = None
+            delivery.last_error = "the last attempt did not finish"
+            delivery.save(update_fields=["status", "in_flight_until", "last_error"])
+            transaction.on_commit(lambda: _hand_on(platform_id))
+            return None
+        deadline = timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS)
         delivery.attempts += 1
         delivery.in_flight_until = now + deadline
         delivery.last_error = "the attempt did not finish"
