@@ -189,6 +189,9 @@ class WebhookDelivery(models.Model):
     # While an attempt is under way: its deadline, with a margin (None otherwise). Counts the
     # platform's attempts in flight.
     in_flight_until = models.DateTimeField(null=True, blank=True, editable=False)
+    # Made pending again by `redeliver` or `replay` (an old event again): it neither holds back
+    # the later events of its match nor waits for earlier ones, so a match in play goes on.
+    resent = models.BooleanField(default=False, editable=False)
     last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
     last_latency_ms = models.PositiveIntegerField(null=True, blank=True)
     last_error = models.CharField(max_length=300, blank=True)

@@ -16,7 +16,8 @@ once, and receivers deduplicate on the id.
 A subscription gets a match's events in order: each event has a `sequence` that increases with
 the match's events, and a delivery waits while an earlier one of its match to the same
 subscription is pending (being retried); once that one succeeds or finally fails, the next is
-sent at once. Deleting a subscription cancels what it had pending; its delivery log, like every
+sent at once. An event sent again (`redeliver`, `replay`) is outside that order: it neither
+waits nor holds back the match's live events. Deleting a subscription cancels what it had pending; its delivery log, like every
 event's, is kept for WEBHOOK_LOG_RETENTION_DAYS and then purged.
 """
 
@@ -43,7 +44,7 @@ import httpx
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, F, Max, OuterRef, Q, QuerySet, Window
+from django.db.models import Case, Exists, F, Max, OuterRef, Q, QuerySet, When, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
@@ -315,7 +316,11 @@ def redeliver(delivery: WebhookDelivery) -> WebhookDelivery:
     now = timezone.now()
     again = WebhookDelivery.objects.filter(
         _not_in_flight(now), pk=delivery.pk, subscription__deleted_at__isnull=True
-    ).update(status=DeliveryStatus.PENDING, next_attempt_at=now, in_flight_until=None)
+    ).update(
+        status=DeliveryStatus.PENDING, next_attempt_at=now, in_flight_until=None,
+        # One still pending (being retried) keeps its place in its match's order.
+        resent=Case(When(status=DeliveryStatus.PENDING, then=F("resent")), default=True),
+    )
     if again:
         send([delivery.pk])
     return WebhookDelivery.objects.select_related("event").get(pk=delivery.pk)
@@ -354,7 +359,8 @@ def replay(
     now = timezone.now()
     with transaction.atomic():
         WebhookDelivery.objects.bulk_create(
-            (WebhookDelivery(subscription=subscription, event_id=event_id, next_attempt_at=now)
+            (WebhookDelivery(subscription=subscription, event_id=event_id, next_attempt_at=now,
+                             resent=True)
              for event_id in ids),
             ignore_conflicts=True,  # the event's delivery exists: reset below
         )
@@ -362,6 +368,7 @@ def replay(
             _not_in_flight(now), subscription=subscription, event_id__in=ids
         ).exclude(status=DeliveryStatus.PENDING).update(
             status=DeliveryStatus.PENDING, attempts=0, next_attempt_at=now, delivered_at=None,
+            resent=True,
         )
         pending = list(WebhookDelivery.objects.filter(
             subscription=subscription, event_id__in=ids, status=DeliveryStatus.PENDING,
@@ -415,14 +422,16 @@ def purge_log() -> int:
 _ENDED = (MatchStatus.FINISHED, MatchStatus.ABANDONED, MatchStatus.CANCELLED)
 
 
-def _waiting_for_an_earlier() -> Exists:
-    """A pending delivery has an earlier one of its match, to its subscription, still pending
-    (one under way counts): it waits, so that the receiver gets the match's events in order."""
-    return Exists(WebhookDelivery.objects.filter(
+def _waiting_for_an_earlier() -> Q:
+    """A pending live delivery has an earlier one of its match, to its subscription, still
+    pending (one under way counts): it waits, so that the receiver gets the match's events in
+    order. One sent again (`resent`) neither waits nor is waited for: an old event replayed
+    must not hold a match in play back for the day of its retries."""
+    return Q(Exists(WebhookDelivery.objects.filter(
         subscription_id=OuterRef("subscription_id"), status=DeliveryStatus.PENDING,
-        event__match_id=OuterRef("event__match_id"),
+        resent=False, event__match_id=OuterRef("event__match_id"),
         event__sequence__lt=OuterRef("event__sequence"),
-    ))
+    )), resent=False)
 
 
 def _sendable() -> QuerySet[WebhookDelivery]:

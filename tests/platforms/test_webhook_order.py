@@ -192,6 +192,44 @@ def test_a_last_attempt_that_never_reported_back_fails_and_lets_the_next_go(
     assert first.last_error == "the last attempt did not finish"
     assert sent == [second.pk] and webhooks.due_deliveries() == [second.pk]
     # Sent again on request, it has one more attempt (not failed at once).
+    WebhookDelivery.objects.filter(pk=second.pk).update(status=DeliveryStatus.SUCCEEDED)
     webhooks.redeliver(first)
     claimed = webhooks._claim(first.pk)
     assert claimed is not None and claimed.attempts == 4
+
+
+def test_an_event_sent_again_holds_back_no_live_one(db, monkeypatch) -> None:
+    """An old event replayed or redelivered (and retried for a day at worst) neither holds back
+    the events the match makes meanwhile nor waits for them; live ones still keep their
+    order."""
+    monkeypatch.setattr(webhooks, "send", lambda ids, countdown=0: None)
+    platform = new_platform("Replayed").platform
+    subscription = webhooks.subscribe(platform=platform, url="https://a.example/h",
+                                      event_types=["deal.ended"])
+    match = uuid.uuid4()
+    before = timezone.now()
+
+    def live() -> WebhookDelivery:
+        webhooks.emit(platform.pk, [("deal.ended", {"match_id": str(match), "version": 1})])
+        return WebhookDelivery.objects.order_by("-event__sequence").first()
+
+    def retrying(*deliveries: WebhookDelivery) -> None:  # refused: its next attempt is later
+        WebhookDelivery.objects.filter(pk__in=[d.pk for d in deliveries]).update(
+            attempts=1, next_attempt_at=timezone.now() + timedelta(hours=1))
+
+    one, two = live(), live()
+    WebhookDelivery.objects.update(status=DeliveryStatus.SUCCEEDED)
+    assert webhooks.replay(subscription, since=before).count == 2
+    retrying(one)
+    assert webhooks.due_deliveries() == [two.pk]  # nor does one replayed wait for another
+    first, second = live(), live()
+    assert sorted(webhooks.due_deliveries()) == sorted([two.pk, first.pk])
+    retrying(first)  # a live one still holds back the later live ones ...
+    assert webhooks.due_deliveries() == [two.pk]
+    WebhookDelivery.objects.filter(pk=two.pk).update(status=DeliveryStatus.FAILED)
+    webhooks.redeliver(two)  # ... not one redelivered after it
+    assert webhooks.due_deliveries() == [two.pk]
+    webhooks.redeliver(first)  # still pending: it keeps its place in the order
+    assert sorted(webhooks.due_deliveries()) == sorted([two.pk, first.pk])
+    assert not WebhookDelivery.objects.get(pk=first.pk).resent
+    assert second.status == DeliveryStatus.PENDING
