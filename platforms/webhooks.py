@@ -17,8 +17,9 @@ A subscription gets a match's events in order: each event has a `sequence` that 
 the match's events, and a delivery waits while an earlier one of its match to the same
 subscription is pending (being retried); once that one succeeds or finally fails, the next is
 sent at once. An event sent again (`redeliver`, `replay`) is outside that order: it neither
-waits nor holds back the match's live events. Deleting a subscription cancels what it had pending; its delivery log, like every
-event's, is kept for WEBHOOK_LOG_RETENTION_DAYS and then purged.
+waits nor holds back the match's live events. Deleting a subscription cancels what it had
+pending; its delivery log, like every event's, is kept for WEBHOOK_LOG_RETENTION_DAYS and then
+purged.
 """
 
 from __future__ import annotations
@@ -416,6 +417,29 @@ def purge_log() -> int:
     while counters := list(ended.values_list("pk", flat=True)[:CHUNK]):
         WebhookMatchSequence.objects.filter(pk__in=counters).delete()
     return removed
+
+
+def redact_player(*, platform_id: int, external_id: str, match_ids: Iterable[uuid.UUID]) -> int:
+    """Remove an erased player's ``external_id`` from the kept payloads of the platform's
+    events of ``match_ids`` (an `external_id` field, an entry of `players`: None instead, as
+    for a seat that is no player of the platform), so that the log, and a redelivery or a
+    replay from it, no longer names them. Deliveries already made cannot be recalled. Returns
+    how many events changed."""
+    changed: list[WebhookEvent] = []
+    events = WebhookEvent.objects.filter(platform_id=platform_id, match_id__in=list(match_ids))
+    for event in events.only("id", "payload").iterator(chunk_size=CHUNK):
+        data = event.payload["data"]
+        redacted = dict(data)
+        if redacted.get("external_id") == external_id:
+            redacted["external_id"] = None
+        if isinstance(players := redacted.get("players"), list):
+            redacted["players"] = [None if player == external_id else player
+                                   for player in players]
+        if redacted != data:
+            event.payload["data"] = redacted
+            changed.append(event)
+    WebhookEvent.objects.bulk_update(changed, ["payload"], batch_size=CHUNK)
+    return len(changed)
 
 
 # A match in one of these emits no more events.

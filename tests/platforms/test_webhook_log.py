@@ -205,3 +205,29 @@ def test_a_match_s_sequence_is_given_once(platform) -> None:
         WebhookEvent.objects.create(id="msg_again", platform=platform.platform,
                                     type="deal.ended", payload={}, match_id=MATCH,
                                     sequence=event.sequence)
+
+
+def test_an_erased_player_s_id_is_removed_from_the_log(platform, other_platform) -> None:
+    hooked(platform, ["deal.ended", "turn.started", "seat.left"])
+    hooked(other_platform, ["seat.left"])
+    other_match = uuid.uuid4()
+
+    def emit(on, event_type: str, match_id: uuid.UUID, **data) -> None:
+        webhooks.emit(on.platform.pk, [(event_type, {"match_id": str(match_id), **data})])
+
+    emit(platform, "deal.ended", MATCH, players=["ayse", "bora", None, "ayse"])
+    emit(platform, "turn.started", MATCH, seat=0, external_id="ayse")
+    emit(platform, "turn.started", MATCH, seat=1, external_id="bora")
+    emit(platform, "seat.left", other_match, seat=0, external_id="ayse")
+    emit(other_platform, "seat.left", MATCH, seat=2, external_id="ayse")  # another's "ayse"
+    assert webhooks.redact_player(platform_id=platform.platform.pk, external_id="ayse",
+                                  match_ids=[MATCH]) == 2
+    data = {(event.platform_id, event.match_id, event.sequence): event.payload["data"]
+            for event in WebhookEvent.objects.all()}
+    mine, theirs = platform.platform.pk, other_platform.platform.pk
+    assert data[mine, MATCH, 1]["players"] == [None, "bora", None, None]
+    assert data[mine, MATCH, 2]["external_id"] is None
+    assert data[mine, MATCH, 3]["external_id"] == "bora"
+    assert data[mine, other_match, 1]["external_id"] == "ayse"  # not among the matches given
+    assert data[theirs, MATCH, 4]["external_id"] == "ayse"
+    assert webhooks.redact_player(platform_id=mine, external_id="ayse", match_ids=[MATCH]) == 0
