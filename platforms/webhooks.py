@@ -340,7 +340,8 @@ def replay(
 ) -> Replayed:
     """Send the platform's events created in [since, until) again to ``subscription`` (those
     of its types, or of ``event_types`` among them, of ``match_id`` if given), oldest first and
-    at most REPLAY_MAX_EVENTS of them, with their own `webhook-id`s. An event's delivery is
+    at most REPLAY_MAX_EVENTS of them (more only when more were made at one instant), with
+    their own `webhook-id`s. An event's delivery is
     made pending again (a new one if it had none); one pending already is left as it is, so
     replaying twice, or at once, sends each event once more at most."""
     types = set(subscription.event_types)
@@ -353,9 +354,18 @@ def replay(
         events = events.filter(created_at__lt=until)
     if match_id is not None:
         events = events.filter(match_id=match_id)
-    rows = list(events.order_by("created_at", "sequence").values_list(
-        "id", "created_at")[:REPLAY_MAX_EVENTS + 1])
-    next_since = rows.pop()[1] if len(rows) > REPLAY_MAX_EVENTS else None
+    ordered = events.order_by("created_at", "sequence").values_list("id", "created_at")
+    rows = list(ordered[:REPLAY_MAX_EVENTS + 1])
+    next_since = None
+    if len(rows) > REPLAY_MAX_EVENTS:
+        # The call ends before the instant of the first event left out, where the next one
+        # starts (`since` is inclusive): no event comes twice, none is skipped.
+        next_since = rows[-1][1]
+        rows = [row for row in rows if row[1] < next_since]
+        if not rows:  # more than a call's worth made at one instant: all of them, this once
+            rows = list(ordered.filter(created_at=next_since))
+            next_since = events.filter(created_at__gt=next_since).order_by(
+                "created_at").values_list("created_at", flat=True).first()
     ids = [event_id for event_id, _ in rows]
     now = timezone.now()
     with transaction.atomic():

@@ -231,3 +231,37 @@ def test_an_erased_player_s_id_is_removed_from_the_log(platform, other_platform)
     assert data[mine, other_match, 1]["external_id"] == "ayse"  # not among the matches given
     assert data[theirs, MATCH, 4]["external_id"] == "ayse"
     assert webhooks.redact_player(platform_id=mine, external_id="ayse", match_ids=[MATCH]) == 0
+
+
+
+def test_replay_calls_send_each_event_once_across_instants_shared(platform, monkeypatch) -> None:
+    """Calls going on from `next_since` (inclusive) send every event of the range once: a call
+    ends before an instant its last events share with the next, unless a whole call's worth
+    was made at that instant (then all of those)."""
+    webhook = hooked(platform)
+    made = events(platform, "deal.ended", "turn.started", "deal.ended", "turn.started",
+                  "deal.ended")
+    start = timezone.now() - timedelta(minutes=1)
+    instants = [start, start, start + timedelta(seconds=1), start + timedelta(seconds=1),
+                start + timedelta(seconds=2)]
+    for event, instant in zip(made, instants, strict=True):
+        WebhookEvent.objects.filter(pk=event.pk).update(created_at=instant)
+    monkeypatch.setattr(webhooks, "REPLAY_MAX_EVENTS", 3)
+    subscription = WebhookSubscription.objects.get(pk=webhook)
+    WebhookDelivery.objects.update(status=DeliveryStatus.SUCCEEDED)
+    calls: list[tuple[int, set[str]]] = []
+    since = start
+    while True:
+        replayed = webhooks.replay(subscription, since=since)
+        pending = WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING)
+        calls.append((replayed.count, set(pending.values_list("event_id", flat=True))))
+        pending.update(status=DeliveryStatus.SUCCEEDED)
+        if replayed.next_since is None:
+            break
+        since = replayed.next_since
+    ids = [event.pk for event in made]
+    assert calls == [(2, set(ids[:2])), (3, set(ids[2:]))]
+    # Four made at one instant, three a call: the four at once, then what follows.
+    WebhookEvent.objects.filter(pk__in=ids[:4]).update(created_at=start)
+    first = webhooks.replay(subscription, since=start)
+    assert (first.count, first.next_since) == (4, instants[4])
