@@ -207,6 +207,10 @@ class WebhookDelivery(models.Model):
         )
         indexes = (
             models.Index(fields=["status", "next_attempt_at"], name="webhook_delivery_due"),
+            # The deliveries that hold back later ones of their match (`_waiting_for_an_earlier`
+            # probes it once per earlier event): only those pending and live.
+            models.Index(fields=["subscription", "event"], name="webhook_delivery_holding",
+                         condition=models.Q(status="pending", resent=False)),
             # Few rows are in flight at any time: the index holds only those.
             models.Index(fields=["in_flight_until"], name="webhook_delivery_in_flight",
                          condition=models.Q(in_flight_until__isnull=False)),
