@@ -341,9 +341,9 @@ def replay(
     """Send the platform's events created in [since, until) again to ``subscription`` (those
     of its types, or of ``event_types`` among them, of ``match_id`` if given), oldest first and
     at most REPLAY_MAX_EVENTS of them (more only when more were made at one instant), with
-    their own `webhook-id`s. An event's delivery is
-    made pending again (a new one if it had none); one pending already is left as it is, so
-    replaying twice, or at once, sends each event once more at most."""
+    their own `webhook-id`s. An event's delivery is made pending again (a new one if it had
+    none); one pending already is left as it is, so replaying twice, or at once, sends each
+    event once more at most."""
     types = set(subscription.event_types)
     if event_types is not None:
         types &= set(event_types)
