@@ -145,12 +145,28 @@ class WebhookEvent(models.Model):
 
     class Meta:
         ordering = ("created_at",)
-        indexes = (
-            models.Index(fields=["match_id", "sequence"], name="webhook_event_of_match"),
+        constraints = (
+            # Also the index of a match's events in order (`webhooks._waiting_for_an_earlier`).
+            models.UniqueConstraint(fields=["match_id", "sequence"],
+                                    condition=models.Q(match_id__isnull=False),
+                                    name="webhook_event_sequence_once"),
         )
 
     def __str__(self) -> str:
         return f"{self.type} {self.id}"
+
+
+class WebhookMatchSequence(models.Model):
+    """The last `sequence` given to an event of a match. Kept apart from the events, which
+    the purge removes, so that a match idle past the retention does not start again at 1
+    (receivers keep the newest sequence they have); removed only once the match has ended
+    and none of its events is left."""
+
+    match_id = models.UUIDField(primary_key=True)
+    last = models.PositiveIntegerField()
+
+    def __str__(self) -> str:
+        return f"{self.match_id}: {self.last}"
 
 
 class DeliveryStatus(models.TextChoices):
@@ -173,6 +189,9 @@ class WebhookDelivery(models.Model):
     # While an attempt is under way: its deadline, with a margin (None otherwise). Counts the
     # platform's attempts in flight.
     in_flight_until = models.DateTimeField(null=True, blank=True, editable=False)
+    # Made pending again by `redeliver` or `replay` (an old event again): it neither holds back
+    # the later events of its match nor waits for earlier ones, so a match in play goes on.
+    resent = models.BooleanField(default=False, editable=False)
     last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
     last_latency_ms = models.PositiveIntegerField(null=True, blank=True)
     last_error = models.CharField(max_length=300, blank=True)
@@ -188,6 +207,10 @@ class WebhookDelivery(models.Model):
         )
         indexes = (
             models.Index(fields=["status", "next_attempt_at"], name="webhook_delivery_due"),
+            # The deliveries that hold back later ones of their match (`_waiting_for_an_earlier`
+            # probes it once per earlier event): only those pending and live.
+            models.Index(fields=["subscription", "event"], name="webhook_delivery_holding",
+                         condition=models.Q(status="pending", resent=False)),
             # Few rows are in flight at any time: the index holds only those.
             models.Index(fields=["in_flight_until"], name="webhook_delivery_in_flight",
                          condition=models.Q(in_flight_until__isnull=False)),

@@ -16,8 +16,10 @@ once, and receivers deduplicate on the id.
 A subscription gets a match's events in order: each event has a `sequence` that increases with
 the match's events, and a delivery waits while an earlier one of its match to the same
 subscription is pending (being retried); once that one succeeds or finally fails, the next is
-sent at once. Deleting a subscription cancels what it had pending; its delivery log, like every
-event's, is kept for WEBHOOK_LOG_RETENTION_DAYS and then purged.
+sent at once. An event sent again (`redeliver`, `replay`) is outside that order: it neither
+waits nor holds back the match's live events. Deleting a subscription cancels what it had
+pending; its delivery log, like every event's, is kept for WEBHOOK_LOG_RETENTION_DAYS and then
+purged.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ import httpx
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, F, Max, OuterRef, Q, QuerySet, Window
+from django.db.models import Case, Exists, F, Max, OuterRef, Q, QuerySet, When, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
@@ -59,6 +61,7 @@ from platforms.models import (
     PlatformPlayer,
     WebhookDelivery,
     WebhookEvent,
+    WebhookMatchSequence,
     WebhookSubscription,
 )
 
@@ -215,8 +218,7 @@ def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
             continue
         match_id = data["match_id"]
         if match_id not in last:
-            last[match_id] = WebhookEvent.objects.filter(match_id=match_id).aggregate(
-                last=Max("sequence"))["last"] or 0
+            last[match_id] = _last_sequence(match_id)
         last[match_id] += 1
         event = WebhookEvent.objects.create(
             id=f"msg_{uuid.uuid4().hex}", platform_id=platform_id, type=event_type,
@@ -228,8 +230,23 @@ def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
             WebhookDelivery(subscription=sub, event=event, next_attempt_at=now) for sub in wanted
         )
         created.extend(delivery.pk for delivery in deliveries)
+    for match_id, sequence in last.items():
+        WebhookMatchSequence.objects.filter(match_id=match_id).update(last=sequence)
     if created:
         transaction.on_commit(lambda: send(created))
+
+
+def _last_sequence(match_id: str) -> int:
+    """The match's last sequence, its counter locked until the transaction ends (the match's
+    lock already keeps its emits apart: this is belt and braces). A match without a counter
+    (its first event, or events from before counters) starts after its events kept."""
+    counter = WebhookMatchSequence.objects.select_for_update().filter(
+        match_id=match_id).values_list("last", flat=True).first()
+    if counter is None:
+        counter = WebhookEvent.objects.filter(match_id=match_id).aggregate(
+            last=Max("sequence"))["last"] or 0
+        WebhookMatchSequence.objects.create(match_id=match_id, last=counter)
+    return counter
 
 
 # --- delivering --------------------------------------------------------------------------------
@@ -300,7 +317,11 @@ def redeliver(delivery: WebhookDelivery) -> WebhookDelivery:
     now = timezone.now()
     again = WebhookDelivery.objects.filter(
         _not_in_flight(now), pk=delivery.pk, subscription__deleted_at__isnull=True
-    ).update(status=DeliveryStatus.PENDING, next_attempt_at=now)
+    ).update(
+        status=DeliveryStatus.PENDING, next_attempt_at=now, in_flight_until=None,
+        # One still pending (being retried) keeps its place in its match's order.
+        resent=Case(When(status=DeliveryStatus.PENDING, then=F("resent")), default=True),
+    )
     if again:
         send([delivery.pk])
     return WebhookDelivery.objects.select_related("event").get(pk=delivery.pk)
@@ -319,9 +340,10 @@ def replay(
 ) -> Replayed:
     """Send the platform's events created in [since, until) again to ``subscription`` (those
     of its types, or of ``event_types`` among them, of ``match_id`` if given), oldest first and
-    at most REPLAY_MAX_EVENTS of them, with their own `webhook-id`s. An event's delivery is
-    made pending again (a new one if it had none); one pending already is left as it is, so
-    replaying twice, or at once, sends each event once more at most."""
+    at most REPLAY_MAX_EVENTS of them (more only when more were made at one instant), with
+    their own `webhook-id`s. An event's delivery is made pending again (a new one if it had
+    none); one pending already is left as it is, so replaying twice, or at once, sends each
+    event once more at most."""
     types = set(subscription.event_types)
     if event_types is not None:
         types &= set(event_types)
@@ -332,14 +354,24 @@ def replay(
         events = events.filter(created_at__lt=until)
     if match_id is not None:
         events = events.filter(match_id=match_id)
-    rows = list(events.order_by("created_at", "sequence").values_list(
-        "id", "created_at")[:REPLAY_MAX_EVENTS + 1])
-    next_since = rows.pop()[1] if len(rows) > REPLAY_MAX_EVENTS else None
+    ordered = events.order_by("created_at", "sequence").values_list("id", "created_at")
+    rows = list(ordered[:REPLAY_MAX_EVENTS + 1])
+    next_since = None
+    if len(rows) > REPLAY_MAX_EVENTS:
+        # The call ends before the instant of the first event left out, where the next one
+        # starts (`since` is inclusive): no event comes twice, none is skipped.
+        next_since = rows[-1][1]
+        rows = [row for row in rows if row[1] < next_since]
+        if not rows:  # more than a call's worth made at one instant: all of them, this once
+            rows = list(ordered.filter(created_at=next_since))
+            next_since = events.filter(created_at__gt=next_since).order_by(
+                "created_at").values_list("created_at", flat=True).first()
     ids = [event_id for event_id, _ in rows]
     now = timezone.now()
     with transaction.atomic():
         WebhookDelivery.objects.bulk_create(
-            (WebhookDelivery(subscription=subscription, event_id=event_id, next_attempt_at=now)
+            (WebhookDelivery(subscription=subscription, event_id=event_id, next_attempt_at=now,
+                             resent=True)
              for event_id in ids),
             ignore_conflicts=True,  # the event's delivery exists: reset below
         )
@@ -347,6 +379,7 @@ def replay(
             _not_in_flight(now), subscription=subscription, event_id__in=ids
         ).exclude(status=DeliveryStatus.PENDING).update(
             status=DeliveryStatus.PENDING, attempts=0, next_attempt_at=now, delivered_at=None,
+            resent=True,
         )
         pending = list(WebhookDelivery.objects.filter(
             subscription=subscription, event_id__in=ids, status=DeliveryStatus.PENDING,
@@ -371,7 +404,9 @@ def delete_subscription(subscription: WebhookSubscription) -> None:
 def purge_log() -> int:
     """Remove what is past WEBHOOK_LOG_RETENTION_DAYS, CHUNK rows a statement: subscriptions
     deleted before then, and events made before then that have nothing pending, each with its
-    deliveries. Returns how many were removed."""
+    deliveries; then the sequence counters of ended matches with no event left (a match that
+    may still emit keeps its counter, however long it is idle). Returns how many subscriptions
+    and events were removed."""
     cutoff = timezone.now() - timedelta(days=settings.WEBHOOK_LOG_RETENTION_DAYS)
     removed = 0
     while True:
@@ -381,20 +416,56 @@ def purge_log() -> int:
             deliveries__status=DeliveryStatus.PENDING
         ).values_list("pk", flat=True)[:CHUNK])
         if not gone and not old:
-            return removed
+            break
         WebhookSubscription.objects.filter(pk__in=gone).delete()
         WebhookEvent.objects.filter(pk__in=old).delete()
         removed += len(gone) + len(old)
+    ended = WebhookMatchSequence.objects.filter(
+        Exists(Match.objects.filter(pk=OuterRef("match_id"), status__in=_ENDED)),
+        ~Exists(WebhookEvent.objects.filter(match_id=OuterRef("match_id"))),
+    )
+    while counters := list(ended.values_list("pk", flat=True)[:CHUNK]):
+        WebhookMatchSequence.objects.filter(pk__in=counters).delete()
+    return removed
 
 
-def _waiting_for_an_earlier() -> Exists:
-    """A pending delivery has an earlier one of its match, to its subscription, still pending
-    (one under way counts): it waits, so that the receiver gets the match's events in order."""
-    return Exists(WebhookDelivery.objects.filter(
+def redact_player(*, platform_id: int, external_id: str, match_ids: Iterable[uuid.UUID]) -> int:
+    """Remove an erased player's ``external_id`` from the kept payloads of the platform's
+    events of ``match_ids`` (an `external_id` field, an entry of `players`: None instead, as
+    for a seat that is no player of the platform), so that the log, and a redelivery or a
+    replay from it, no longer names them. Deliveries already made cannot be recalled. Returns
+    how many events changed."""
+    changed: list[WebhookEvent] = []
+    events = WebhookEvent.objects.filter(platform_id=platform_id, match_id__in=list(match_ids))
+    for event in events.only("id", "payload").iterator(chunk_size=CHUNK):
+        data = event.payload["data"]
+        redacted = dict(data)
+        if redacted.get("external_id") == external_id:
+            redacted["external_id"] = None
+        if isinstance(players := redacted.get("players"), list):
+            redacted["players"] = [None if player == external_id else player
+                                   for player in players]
+        if redacted != data:
+            event.payload["data"] = redacted
+            changed.append(event)
+    WebhookEvent.objects.bulk_update(changed, ["payload"], batch_size=CHUNK)
+    return len(changed)
+
+
+# A match in one of these emits no more events.
+_ENDED = (MatchStatus.FINISHED, MatchStatus.ABANDONED, MatchStatus.CANCELLED)
+
+
+def _waiting_for_an_earlier() -> Q:
+    """A pending live delivery has an earlier one of its match, to its subscription, still
+    pending (one under way counts): it waits, so that the receiver gets the match's events in
+    order. One sent again (`resent`) neither waits nor is waited for: an old event replayed
+    must not hold a match in play back for the day of its retries."""
+    return Q(Exists(WebhookDelivery.objects.filter(
         subscription_id=OuterRef("subscription_id"), status=DeliveryStatus.PENDING,
-        event__match_id=OuterRef("event__match_id"),
+        resent=False, event__match_id=OuterRef("event__match_id"),
         event__sequence__lt=OuterRef("event__sequence"),
-    ))
+    )), resent=False)
 
 
 def _sendable() -> QuerySet[WebhookDelivery]:
@@ -414,7 +485,8 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
 
     The attempt is counted here, before anything is sent, and the next one scheduled as if
     this one fails: an attempt that never reports back (its worker killed mid-request) has
-    still used up its turn, so a receiver that kills workers cannot be retried forever."""
+    still used up its turn, so a receiver that kills workers cannot be retried forever. When
+    that was the last turn, the delivery is failed here, when it is found due again."""
     now = timezone.now()
     with transaction.atomic():
         platform_id = _sendable().filter(pk=delivery_id).values_list(
@@ -434,8 +506,17 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
         ).order_by("next_attempt_at", "pk").first()
         if delivery is None:
             return None  # taken meanwhile
-        deadline = timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS)
         delays = retry_delays()
+        if delivery.attempts > len(delays) and delivery.in_flight_until is not None:
+            # The last attempt was made and never reported back (its worker killed): no turn
+            # is left, and while pending it would hold back the later events of its match.
+            delivery.status = DeliveryStatus.FAILED
+            delivery.in_flight_until = None
+            delivery.last_error = "the last attempt did not finish"
+            delivery.save(update_fields=["status", "in_flight_until", "last_error"])
+            transaction.on_commit(lambda: _hand_on(platform_id))
+            return None
+        deadline = timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS)
         delivery.attempts += 1
         delivery.in_flight_until = now + deadline
         delivery.last_error = "the attempt did not finish"

@@ -7,9 +7,12 @@ from __future__ import annotations
 import uuid
 from datetime import timedelta
 
+import pytest
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from batak_api import jobs
+from games.models import Match, MatchStatus
 from platforms import webhooks
 from platforms.api.serializers import SubscriptionInputSerializer
 from platforms.models import (
@@ -17,6 +20,7 @@ from platforms.models import (
     EventType,
     WebhookDelivery,
     WebhookEvent,
+    WebhookMatchSequence,
     WebhookSubscription,
 )
 
@@ -169,3 +173,95 @@ def test_a_range_of_events_is_replayed(platform, monkeypatch) -> None:
 def test_a_subscription_may_want_every_event_type() -> None:
     field = SubscriptionInputSerializer().fields["event_types"]
     assert field.max_length == len(EventType.choices)
+
+
+def test_a_match_idle_past_retention_goes_on_with_its_sequence(platform, settings) -> None:
+    """The purge removes a match's old events, never its counter while it may still emit: the
+    next event does not start again at 1 (a receiver keeping the newest would drop it)."""
+    settings.WEBHOOK_LOG_RETENTION_DAYS = 30
+    hooked(platform)
+    idle = events(platform, "deal.ended", "turn.started")
+    WebhookDelivery.objects.update(status=DeliveryStatus.SUCCEEDED)
+    WebhookEvent.objects.update(created_at=timezone.now() - timedelta(days=31))
+    assert webhooks.purge_log() == 2 and not WebhookEvent.objects.exists()
+    [later] = events(platform, "deal.ended")
+    assert [event.sequence for event in idle] == [1, 2]
+    assert later.sequence == later.payload["sequence"] == 3
+    # Once the match has ended and none of its events is left, its counter goes too.
+    ended = Match.objects.create(
+        game="auction", rules={}, deal_count=1, status=MatchStatus.FINISHED, first_dealer=0,
+        created_by=platform.platform.user)
+    events(platform, "deal.ended", match_id=ended.pk)
+    WebhookDelivery.objects.update(status=DeliveryStatus.SUCCEEDED)
+    WebhookEvent.objects.update(created_at=timezone.now() - timedelta(days=31))
+    assert webhooks.purge_log() == 2
+    assert list(WebhookMatchSequence.objects.values_list("match_id", "last")) == [(MATCH, 3)]
+
+
+def test_a_match_s_sequence_is_given_once(platform) -> None:
+    hooked(platform)
+    [event] = events(platform, "deal.ended")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        WebhookEvent.objects.create(id="msg_again", platform=platform.platform,
+                                    type="deal.ended", payload={}, match_id=MATCH,
+                                    sequence=event.sequence)
+
+
+def test_an_erased_player_s_id_is_removed_from_the_log(platform, other_platform) -> None:
+    hooked(platform, ["deal.ended", "turn.started", "seat.left"])
+    hooked(other_platform, ["seat.left"])
+    other_match = uuid.uuid4()
+
+    def emit(on, event_type: str, match_id: uuid.UUID, **data) -> None:
+        webhooks.emit(on.platform.pk, [(event_type, {"match_id": str(match_id), **data})])
+
+    emit(platform, "deal.ended", MATCH, players=["ayse", "bora", None, "ayse"])
+    emit(platform, "turn.started", MATCH, seat=0, external_id="ayse")
+    emit(platform, "turn.started", MATCH, seat=1, external_id="bora")
+    emit(platform, "seat.left", other_match, seat=0, external_id="ayse")
+    emit(other_platform, "seat.left", MATCH, seat=2, external_id="ayse")  # another's "ayse"
+    assert webhooks.redact_player(platform_id=platform.platform.pk, external_id="ayse",
+                                  match_ids=[MATCH]) == 2
+    data = {(event.platform_id, event.match_id, event.sequence): event.payload["data"]
+            for event in WebhookEvent.objects.all()}
+    mine, theirs = platform.platform.pk, other_platform.platform.pk
+    assert data[mine, MATCH, 1]["players"] == [None, "bora", None, None]
+    assert data[mine, MATCH, 2]["external_id"] is None
+    assert data[mine, MATCH, 3]["external_id"] == "bora"
+    assert data[mine, other_match, 1]["external_id"] == "ayse"  # not among the matches given
+    assert data[theirs, MATCH, 4]["external_id"] == "ayse"
+    assert webhooks.redact_player(platform_id=mine, external_id="ayse", match_ids=[MATCH]) == 0
+
+
+
+def test_replay_calls_send_each_event_once_across_instants_shared(platform, monkeypatch) -> None:
+    """Calls going on from `next_since` (inclusive) send every event of the range once: a call
+    ends before an instant its last events share with the next, unless a whole call's worth
+    was made at that instant (then all of those)."""
+    webhook = hooked(platform)
+    made = events(platform, "deal.ended", "turn.started", "deal.ended", "turn.started",
+                  "deal.ended")
+    start = timezone.now() - timedelta(minutes=1)
+    instants = [start, start, start + timedelta(seconds=1), start + timedelta(seconds=1),
+                start + timedelta(seconds=2)]
+    for event, instant in zip(made, instants, strict=True):
+        WebhookEvent.objects.filter(pk=event.pk).update(created_at=instant)
+    monkeypatch.setattr(webhooks, "REPLAY_MAX_EVENTS", 3)
+    subscription = WebhookSubscription.objects.get(pk=webhook)
+    WebhookDelivery.objects.update(status=DeliveryStatus.SUCCEEDED)
+    calls: list[tuple[int, set[str]]] = []
+    since = start
+    while True:
+        replayed = webhooks.replay(subscription, since=since)
+        pending = WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING)
+        calls.append((replayed.count, set(pending.values_list("event_id", flat=True))))
+        pending.update(status=DeliveryStatus.SUCCEEDED)
+        if replayed.next_since is None:
+            break
+        since = replayed.next_since
+    ids = [event.pk for event in made]
+    assert calls == [(2, set(ids[:2])), (3, set(ids[2:]))]
+    # Four made at one instant, three a call: the four at once, then what follows.
+    WebhookEvent.objects.filter(pk__in=ids[:4]).update(created_at=start)
+    first = webhooks.replay(subscription, since=start)
+    assert (first.count, first.next_since) == (4, instants[4])

@@ -8,9 +8,11 @@ import itertools
 import time
 import uuid
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
 from django.db import transaction
+from django.utils import timezone
 
 from batak_api import jobs
 from platforms import webhooks
@@ -162,3 +164,72 @@ def subscribe_to(platform, receiver: Receiver) -> None:
     subscription = webhooks.subscribe(platform=platform, url=receiver.url,
                                       event_types=["deal.ended", "turn.started"])
     receiver.secrets[str(subscription.pk)] = subscription.secret
+
+
+def test_a_last_attempt_that_never_reported_back_fails_and_lets_the_next_go(
+    db, settings, monkeypatch, django_capture_on_commit_callbacks
+) -> None:
+    """Its worker was killed on the last attempt: once the attempt's lease is over, the
+    delivery is failed (not pending forever, holding back the later events of its match)."""
+    settings.WEBHOOK_RETRY_SECONDS = "1,1"
+    platform = new_platform("Killed").platform
+    webhooks.subscribe(platform=platform, url="https://a.example/h", event_types=["deal.ended"])
+    match = uuid.uuid4()
+    webhooks.emit(platform.pk, [("deal.ended", {"match_id": str(match), "version": 1}),
+                                ("deal.ended", {"match_id": str(match), "version": 2})])
+    first, second = WebhookDelivery.objects.order_by("event__sequence")
+    lapsed = timezone.now() - timedelta(seconds=1)
+    WebhookDelivery.objects.filter(pk=first.pk).update(
+        attempts=3, in_flight_until=lapsed, next_attempt_at=lapsed)
+    assert webhooks.due_deliveries() == [first.pk]
+    sent: list[int] = []
+    monkeypatch.setattr(webhooks, "send", lambda ids, countdown=0: sent.extend(ids))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert webhooks._claim(first.pk) is None
+    first.refresh_from_db()
+    assert (first.status, first.attempts, first.in_flight_until) == (
+        DeliveryStatus.FAILED, 3, None)
+    assert first.last_error == "the last attempt did not finish"
+    assert sent == [second.pk] and webhooks.due_deliveries() == [second.pk]
+    # Sent again on request, it has one more attempt (not failed at once).
+    WebhookDelivery.objects.filter(pk=second.pk).update(status=DeliveryStatus.SUCCEEDED)
+    webhooks.redeliver(first)
+    claimed = webhooks._claim(first.pk)
+    assert claimed is not None and claimed.attempts == 4
+
+
+def test_an_event_sent_again_holds_back_no_live_one(db, monkeypatch) -> None:
+    """An old event replayed or redelivered (and retried for a day at worst) neither holds back
+    the events the match makes meanwhile nor waits for them; live ones still keep their
+    order."""
+    monkeypatch.setattr(webhooks, "send", lambda ids, countdown=0: None)
+    platform = new_platform("Replayed").platform
+    subscription = webhooks.subscribe(platform=platform, url="https://a.example/h",
+                                      event_types=["deal.ended"])
+    match = uuid.uuid4()
+    before = timezone.now()
+
+    def live() -> WebhookDelivery:
+        webhooks.emit(platform.pk, [("deal.ended", {"match_id": str(match), "version": 1})])
+        return WebhookDelivery.objects.order_by("-event__sequence").first()
+
+    def retrying(*deliveries: WebhookDelivery) -> None:  # refused: its next attempt is later
+        WebhookDelivery.objects.filter(pk__in=[d.pk for d in deliveries]).update(
+            attempts=1, next_attempt_at=timezone.now() + timedelta(hours=1))
+
+    one, two = live(), live()
+    WebhookDelivery.objects.update(status=DeliveryStatus.SUCCEEDED)
+    assert webhooks.replay(subscription, since=before).count == 2
+    retrying(one)
+    assert webhooks.due_deliveries() == [two.pk]  # nor does one replayed wait for another
+    first, second = live(), live()
+    assert sorted(webhooks.due_deliveries()) == sorted([two.pk, first.pk])
+    retrying(first)  # a live one still holds back the later live ones ...
+    assert webhooks.due_deliveries() == [two.pk]
+    WebhookDelivery.objects.filter(pk=two.pk).update(status=DeliveryStatus.FAILED)
+    webhooks.redeliver(two)  # ... not one redelivered after it
+    assert webhooks.due_deliveries() == [two.pk]
+    webhooks.redeliver(first)  # still pending: it keeps its place in the order
+    assert sorted(webhooks.due_deliveries()) == sorted([two.pk, first.pk])
+    assert not WebhookDelivery.objects.get(pk=first.pk).resent
+    assert second.status == DeliveryStatus.PENDING
