@@ -208,6 +208,7 @@ class MatchUnit:
         unready = [seat for seat in match.seats.all() if seat.is_person and not seat.ready]
         if unready and match.ready_by is not None and match.ready_by > timezone.now():
             return
+        self._tell_seat_changes()  # who sat down, first
         for seat in unready:
             seat.autopilot = True
             seat.save(update_fields=["autopilot"])
@@ -300,8 +301,10 @@ class MatchUnit:
                 change = MatchChange.AUTOPILOT_ON if after.autopilot else MatchChange.AUTOPILOT_OFF
             else:
                 continue
-            signals.match_changed.send(sender=Match, match=self.match, change=change, seat=index,
-                                       user_id=before.user_id)
+            signals.match_changed.send(
+                sender=Match, match=self.match, change=change, seat=index,
+                user_id=after.user_id if change == MatchChange.SEAT_TAKEN else before.user_id,
+            )
         self._seats_changed = self._seats_changed or found != now
         self._seats_found = now
 

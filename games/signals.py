@@ -32,5 +32,6 @@ class MatchChange(StrEnum):
 #   match    the match row (seats prefetched), after the change;
 #   change   a `MatchChange`;
 #   seat     the seat concerned (seat changes), else None;
-#   user_id  the account that held the seat before a seat change, else None.
+#   user_id  the account that held the seat before a seat change (that took it, for
+#            SEAT_TAKEN), else None.
 match_changed = Signal()

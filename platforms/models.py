@@ -104,6 +104,7 @@ class EventType(models.TextChoices):
     MATCH_CANCELLED = "match.cancelled", "A match was called off before its start"
     MATCH_ABANDONED = "match.abandoned", "A match in play was stopped unfinished"
     SEAT_TIMED_OUT = "seat.timed_out", "A player's turn clock ran out"
+    SEAT_TAKEN = "seat.taken", "A player took an open seat"
     SEAT_LEFT = "seat.left", "A player left their seat"
     AUTOPILOT_ON = "seat.autopilot_on", "A player's seat went on autopilot"
     AUTOPILOT_OFF = "seat.autopilot_off", "A player is back: their seat is off autopilot"

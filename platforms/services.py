@@ -26,6 +26,7 @@ from games import services as games_services
 from games.errors import InvalidMatch, MatchNotActive, MatchNotFound, NotYourSeat
 from games.match_unit import changing
 from games.models import IdempotencyRecord, Match, MatchStatus, Seat, Spectator
+from platforms import webhooks
 from platforms.errors import MatchOver, PlatformMatchNotFound, PlayerNotFound, UnknownPlayer
 from platforms.models import Platform, PlatformKey, PlatformPlayer
 
@@ -240,6 +241,10 @@ def erase_player(*, platform: Platform, external_id: str) -> None:
         IdempotencyRecord.objects.filter(user=user).delete()
         Spectator.objects.filter(user=user).delete()
         Seat.objects.filter(user=user).update(display_name=FORMER_PLAYER)
+        webhooks.redact_player(
+            platform_id=platform.pk, external_id=external_id,
+            match_ids=Seat.objects.filter(user=user).values_list("match_id", flat=True),
+        )
         user.username = f"erased-{secrets.token_hex(16)}"
         user.first_name = FORMER_PLAYER
         user.last_name = user.email = ""

@@ -170,6 +170,7 @@ _CHANGE_EVENTS = {
     MatchChange.STARTED: EventType.MATCH_STARTED,
     MatchChange.CANCELLED: EventType.MATCH_CANCELLED,
     MatchChange.ABANDONED: EventType.MATCH_ABANDONED,
+    MatchChange.SEAT_TAKEN: EventType.SEAT_TAKEN,
     MatchChange.SEAT_LEFT: EventType.SEAT_LEFT,
     MatchChange.AUTOPILOT_ON: EventType.AUTOPILOT_ON,
     MatchChange.AUTOPILOT_OFF: EventType.AUTOPILOT_OFF,

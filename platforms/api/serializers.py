@@ -354,6 +354,7 @@ WEBHOOK_BODIES = {
     EventType.MATCH_STARTED: envelope(EventType.MATCH_STARTED, MatchStartedSerializer),
     EventType.MATCH_CANCELLED: envelope(EventType.MATCH_CANCELLED, MatchCancelledSerializer),
     EventType.MATCH_ABANDONED: envelope(EventType.MATCH_ABANDONED, MatchAbandonedSerializer),
+    EventType.SEAT_TAKEN: envelope(EventType.SEAT_TAKEN, SeatChangedSerializer),
     EventType.SEAT_LEFT: envelope(EventType.SEAT_LEFT, SeatChangedSerializer),
     EventType.AUTOPILOT_ON: envelope(EventType.AUTOPILOT_ON, SeatChangedSerializer),
     EventType.AUTOPILOT_OFF: envelope(EventType.AUTOPILOT_OFF, SeatChangedSerializer),

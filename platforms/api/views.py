@@ -619,9 +619,10 @@ class RedeliverView(WebhookEndpoint):
         operation_id="redeliverPlatformWebhookDelivery", tags=["platform"],
         summary="Send a delivery again",
         description="One more attempt now, with the same `webhook-id`, whatever came of the "
-        "earlier ones (an attempt under way is that one more). It waits, as every delivery "
-        "does, while an earlier one of its match to this subscription is pending. Answers the "
-        "delivery. A deleted subscription's deliveries are 404. Scope `webhooks:manage`.",
+        "earlier ones (an attempt under way is that one more). A delivery that was over is "
+        "sent outside its match's order: it neither waits for nor holds back the match's live "
+        "events (one still pending keeps its place). Answers the delivery. A deleted "
+        "subscription's deliveries are 404. Scope `webhooks:manage`.",
         request=None,
         responses={202: ps.DeliverySerializer, **errors(401, 403, 404)},
         examples=[

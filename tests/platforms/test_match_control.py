@@ -197,6 +197,10 @@ OPEN_SEATS = [{"kind": "player", "external_id": "p0"}, {"kind": "open"},
 
 class TestOpenSeats:
     def test_the_platforms_players_take_a_public_matchs_open_seats(self, platform) -> None:
+        from platforms.models import WebhookEvent
+
+        platform.post("/webhooks", {"url": "https://receiver.example/h",
+                                    "event_types": ["seat.taken", "match.started"]})
         match = create(platform, OPEN_SEATS, visibility="public")
         assert match["status"] == "waiting" and match["invitation_code"] is None
         assert [seat["kind"] for seat in match["seats"]] == ["person", "open", "bot", "open"]
@@ -207,6 +211,9 @@ class TestOpenSeats:
         platform.player("p2").post(f"{API}/matches/{match['id']}/join", {}, format="json")
         body = platform.get(f"/matches/{match['id']}").json()
         assert body["status"] == "active" and body["players"] == ["p0", "p1", None, "p2"]
+        told = [(event.type, event.payload["data"].get("external_id")) for event in
+                WebhookEvent.objects.filter(platform=platform.platform).order_by("sequence")]
+        assert told == [("seat.taken", "p1"), ("seat.taken", "p2"), ("match.started", None)]
 
     def test_a_private_ones_by_the_code_the_platform_is_given(self, platform) -> None:
         match = create(platform, OPEN_SEATS)

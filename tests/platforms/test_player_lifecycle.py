@@ -240,6 +240,20 @@ class TestErasure:
         assert again.json()["language"] == ""
         assert PlatformPlayer.objects.get().user_id != user.pk
 
+    def test_the_kept_webhook_log_no_longer_names_them(self, platform) -> None:
+        from platforms.models import WebhookEvent
+
+        platform.post("/webhooks", {"url": "https://receiver.example/h", "event_types": [
+            "match.started", "seat.left", "match.abandoned"]})
+        platform.player("ext-1")
+        platform.player("ext-2")
+        platform.post("/matches", {"game": "auction", "deals": 1, "seats": TWO_PLAYERS})
+        assert delete(platform, "/players/ext-1").status_code == 204
+        events = list(WebhookEvent.objects.filter(platform=platform.platform))
+        assert {event.type for event in events} == {"match.started", "seat.left"}
+        assert all("ext-1" not in str(event.payload) for event in events)
+        assert any("ext-2" in str(event.payload) for event in events)
+
     def test_another_platform_cannot_erase_your_player(self, platform, other_platform) -> None:
         platform.player("p")
         problem(delete(other_platform, "/players/p"), 404, "not_found")
