@@ -74,6 +74,9 @@ def test_a_platform_hears_of_turns_deals_and_the_end(receiver, quick_retries) ->
                     if r["body"]["type"] == "match.finished")
     assert finished["players"] == ["ext-1", None, "ext-2", None]
     assert finished["ranking"] == Match.objects.get(pk=match["id"]).ranking
+    # The receiver has the last event a moment before its sender records the answer.
+    wait_for(lambda: not WebhookDelivery.objects.exclude(status=DeliveryStatus.SUCCEEDED)
+             .filter(subscription_id=subscription["id"]).exists())
     log = platform.get(f"/webhooks/{subscription['id']}/deliveries").json()
     assert {row["status"] for row in log["results"]} == {"succeeded"}
 
