@@ -7,6 +7,7 @@ expects to sit behind a TLS-terminating proxy that sets `X-Forwarded-Proto` and 
 """
 
 import os
+import tomllib
 from datetime import timedelta
 from pathlib import Path
 
@@ -291,7 +292,8 @@ SPECTACULAR_SETTINGS = {
         "Turkish Batak — auction (İhaleli), partnership (Eşli) and spades (Koz Maça) — "
         "matches between people and computer players."
     ),
-    "VERSION": "1.0.0",
+    # The project's own version (pyproject.toml): the API is not yet 1.0 (README, Changelog).
+    "VERSION": tomllib.loads((BASE_DIR / "pyproject.toml").read_text())["project"]["version"],
     "SERVE_INCLUDE_SCHEMA": False,
     # Serve Swagger UI and ReDoc from our own static files rather than a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",

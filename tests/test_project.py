@@ -354,3 +354,18 @@ def _closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def test_one_version_everywhere() -> None:
+    """The API documents the project's version, and the changelog says it is not yet 1.0
+    for as long as it is below."""
+    import tomllib
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[1]
+    version = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
+    schema = yaml.safe_load((root / "openapi" / "schema.yaml").read_text())
+    assert schema["info"]["version"] == version
+    if int(version.split(".")[0]) < 1:
+        assert "not yet 1.0" in (root / "README.md").read_text()
