@@ -161,17 +161,24 @@ def player_facts(player: PlatformPlayer) -> tuple[int, list[uuid.UUID]]:
     return len(tokens), [seat.match_id for seat in player.user.seats.all()]
 
 
+def _existing(platform: Platform, external_id: str, *, lock: bool = False) -> PlatformPlayer:
+    """The platform's player ``external_id`` with their account (locked until the caller's
+    transaction ends, with ``lock``); 404 `not_found` for any other id."""
+    players = PlatformPlayer.objects.select_related("user")
+    if lock:
+        players = players.select_for_update()
+    player = players.filter(platform=platform, external_id=external_id).first()
+    if player is None:
+        raise PlayerNotFound()
+    return player
+
+
 def patch_player(
     *, platform: Platform, external_id: str, display_name: str | None, language: str | None
 ) -> PlatformPlayer:
     """Change what is sent of an existing player (None: as it was); no token is issued."""
     with transaction.atomic():
-        player = (
-            PlatformPlayer.objects.select_for_update().select_related("user")
-            .filter(platform=platform, external_id=external_id).first()
-        )
-        if player is None:
-            raise PlayerNotFound()
+        player = _existing(platform, external_id, lock=True)
         if display_name is not None or language is not None:  # an empty PATCH changes nothing
             _update(player, display_name, language)
     return get_player(platform, external_id)
@@ -192,13 +199,7 @@ def refresh_token(
 ) -> tuple[str, datetime]:
     """A new player token of an existing player, changing nothing else."""
     with transaction.atomic():
-        player = (
-            PlatformPlayer.objects.select_for_update().select_related("user")
-            .filter(platform=platform, external_id=external_id).first()
-        )
-        if player is None:
-            raise PlayerNotFound()
-        return _issue_player_token(player, revoke_others)
+        return _issue_player_token(_existing(platform, external_id, lock=True), revoke_others)
 
 
 def _issue_player_token(player: PlatformPlayer, revoke_others: bool) -> tuple[str, datetime]:
@@ -212,10 +213,7 @@ def _issue_player_token(player: PlatformPlayer, revoke_others: bool) -> tuple[st
 
 def revoke_tokens(*, platform: Platform, external_id: str) -> None:
     """Every token of the player stops at once (401 on its next request)."""
-    player = PlatformPlayer.objects.filter(platform=platform, external_id=external_id).first()
-    if player is None:
-        raise PlayerNotFound()
-    AuthToken.objects.filter(user_id=player.user_id).delete()
+    AuthToken.objects.filter(user_id=_existing(platform, external_id).user_id).delete()
 
 
 def erase_player(*, platform: Platform, external_id: str) -> None:
@@ -226,9 +224,7 @@ def erase_player(*, platform: Platform, external_id: str) -> None:
     The account itself stays, renamed FORMER_PLAYER with its personal rows deleted: the
     matches it played keep their moves and results (the other players' history), and their
     seats refer to it. Each step can be done again: a call that fails half way may be retried."""
-    player = PlatformPlayer.objects.filter(platform=platform, external_id=external_id).first()
-    if player is None:
-        raise PlayerNotFound()
+    player = _existing(platform, external_id)
     user = player.user
     AuthToken.objects.filter(user=user).delete()
     _leave_every_match(user)
