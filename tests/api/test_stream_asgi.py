@@ -214,11 +214,16 @@ def test_a_follower_hears_the_clock_and_who_left(asgi_server, settings) -> None:
     first = next(message for message in messages if message.event == "seats")
     assert [seat["open"] for seat in first.json()["seats"]] == [False, True, False, False]
     client.expect(friend.post(f"{client.API}/invitations/{code}/join", {"seat": 1}), 200, "join")
-    # The table filled and started: the seats as they are, and a turn clock for a person.
-    filled = next(message for message in messages if message.event == "seats")
+    # The table filled and started: the seats as they are, and a turn clock for a person. One
+    # read may bring both (a clock and the seats, in either order), so neither waits for the other.
+    filled, clock = None, None
+    while filled is None or clock is None:
+        message = next(messages)
+        if message.event == "seats":
+            filled = message
+        elif message.event == "clock" and message.json()["deadline"]:
+            clock = message
     assert not any(seat["open"] for seat in filled.json()["seats"])
-    clock = next(message for message in messages
-                 if message.event == "clock" and message.json()["deadline"])
     assert clock.id is None or int(clock.id) <= clock.json()["version"]
     client.expect(friend.post(f"{client.API}/matches/{match['id']}/leave"), 200, "leave")
     started = time.monotonic()
