@@ -63,6 +63,8 @@ INSTALLED_APPS = [
     # Partner platforms' keys: djangorestframework-api-key (platforms/authentication.py).
     "rest_framework_api_key",
     "platforms.apps.PlatformsConfig",
+    # Ratings, leaderboards, seasons and players' records (ratings/).
+    "ratings.apps.RatingsConfig",
     # The periodic jobs' in-process runner (batak_api/jobs.py).
     "batak_api.apps.ServiceConfig",
 ]
@@ -384,6 +386,8 @@ COMPUTER_PLAYERS = "bots.interface"
 # computer players in them (each computer seat counts its match's deals).
 MAX_UNFINISHED_MATCHES = env.int("MAX_UNFINISHED_MATCHES", default=10)
 MAX_BOT_SEAT_DEALS = env.int("MAX_BOT_SEAT_DEALS", default=3 * 52)
+# Two people's rated matches together in 24 hours beyond this are casual (games/rated.py).
+RATED_MATCHES_PER_PAIR_PER_DAY = env.int("RATED_MATCHES_PER_PAIR_PER_DAY", default=10)
 BOT_STALE_AFTER_SECONDS = env.float("BOT_STALE_AFTER_SECONDS", 15)
 BOT_SWEEP_INTERVAL_SECONDS = env.float("BOT_SWEEP_INTERVAL_SECONDS", 5)
 # Tables between people (games/clock.py, games/seating.py). A turn clock gives a person this

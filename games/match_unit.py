@@ -40,7 +40,7 @@ from django.db.models import Q, prefetch_related_objects, sql
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
-from games import clock, engine, notify, presenters, selectors, signals, snapshots
+from games import clock, engine, notify, presenters, rated, selectors, signals, snapshots
 from games.computer_players import computer_players
 from games.engine.shuffle import deck_commitment, new_salt
 from games.errors import ActionRefused, MatchNotFound
@@ -213,6 +213,9 @@ class MatchUnit:
             seat.autopilot = True
             seat.save(update_fields=["autopilot"])
         match.status = MatchStatus.ACTIVE
+        if match.rated and not rated.still_rated(match):
+            match.rated = False
+            self._fields.add("rated")
         # Nobody joins a full table: its invitation and the wait for computer players are over.
         match.invitation_code = None
         match.fill_bots_at = None

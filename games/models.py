@@ -90,6 +90,8 @@ class Match(models.Model):
     fill_bots_level = models.CharField(max_length=8, choices=BotLevel.choices, blank=True)
     # Tour of Tables: a person who leaves forfeits the match instead of handing the seat over.
     leave_forfeits = models.BooleanField(default=False)
+    # A rated table (ratings/): its people's ratings change when it finishes.
+    rated = models.BooleanField(default=False)
     # A match that waits for its people to say they are ready (`Seat.ready`) starts anyway
     # then; null for one that starts as its last seat is taken. Kept once it started.
     ready_by = models.DateTimeField(null=True, blank=True, db_index=True)

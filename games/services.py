@@ -55,6 +55,7 @@ from games.models import (
     Seat,
     Visibility,
 )
+from games.rated import check_rated_table
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,8 +134,10 @@ def create_match(
     fill_bots_level: str = "",
     limits: AccountLimits | None = None,
     ready_by: datetime | None = None,
+    rated: bool = False,
 ) -> Match:
-    """A new match; it starts at once when no seat is open. A private match with open seats
+    """A new match; it starts at once when no seat is open. A ``rated`` table must be one that
+    may be rated (games/rated.py). A private match with open seats
     gets an invitation code; ``fill_bots_at`` (quick match) is when its still open seats go
     to computer players of ``fill_bots_level``. With ``ready_by`` (no seat open) it waits
     for its people to be ready (`seating.ready`), and then at the latest."""
@@ -152,6 +155,8 @@ def create_match(
         or (user.pk in people and any(spec.kind == "me" for spec in seats))
     ):
         raise InvalidMatch(field="seats")
+    if rated:
+        check_rated_table(table, sum(spec.kind in ("me", "person", "open") for spec in seats))
     bot_seats = sum(spec.kind == "bot" for spec in seats)
     if bot_seats == 4 and not user.has_perm("games.play_bot_only_matches"):
         raise PersonSeatRequired()
@@ -185,6 +190,7 @@ def create_match(
             fill_bots_at=fill_bots_at if open_seats else None,
             fill_bots_level=fill_bots_level,
             ready_by=ready_by,
+            rated=rated,
         )
         for index, spec in enumerate(seats):
             Seat.objects.create(

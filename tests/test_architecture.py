@@ -26,15 +26,18 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     # the COMPUTER_PLAYERS setting names (games/computer_players.py), and tells the partner
     # platforms of matches through its signals.
     "games": frozenset({ENGINE}),
+    # Ratings, seasons, leaderboards and players' records, written as a rated match finishes
+    # (a receiver of `games.signals.match_progressed`).
+    "ratings": frozenset({"games", ENGINE}),
     # Partner platforms: their keys, players and matches, and the webhooks they receive.
-    "platforms": frozenset({"games", ENGINE}),
+    "platforms": frozenset({"games", ENGINE, "ratings"}),
     # The story mode: its tables and characters (a character's style is `games.bot_style`).
     "tour": frozenset({"games", ENGINE}),
     # The computer players; their task looks a story character's style up in `tour.content`.
     "bots": frozenset({"games", ENGINE, "tour"}),
     # The project's top: settings, URLs, Celery app and entry points import the apps; none of
     # them imports it back (the ids they log with are bound in `games.log_context`).
-    "batak_api": frozenset({"games", ENGINE, "platforms", "tour", "bots"}),
+    "batak_api": frozenset({"games", ENGINE, "platforms", "ratings", "tour", "bots"}),
     # The clients `scripts/contract` runs meet the service over HTTP only.
     "clients": frozenset(),
     "manage": frozenset({"batak_api"}),

@@ -35,6 +35,7 @@ def play_match(
     seats: Sequence[SeatSpec] = WITH_BOTS,
     seed: int = 0,
     finish: bool = True,
+    rated: bool = False,
     choose: Callable[[list[engine.Action], random.Random], engine.Action] = (
         lambda legal, rng: rng.choice(legal)
     ),
@@ -45,7 +46,7 @@ def play_match(
     (by default at random); a request for a new deal is never offered to it."""
     rng = random.Random(seed)
     match = services.create_match(
-        user=user, game=game, rules=rules, deal_count=deal_count, seats=seats
+        user=user, game=game, rules=rules, deal_count=deal_count, seats=seats, rated=rated
     )
     for _ in range(deal_count * 150):
         match.refresh_from_db()

@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+
+
+class RatingsConfig(AppConfig):
+    name = "ratings"
+    verbose_name = "Ratings and progress"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from games.signals import match_progressed
+        from ratings import services
+
+        match_progressed.connect(services.on_match_progressed, dispatch_uid="ratings")

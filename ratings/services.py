@@ -1,0 +1,121 @@
+"""Ratings written as a rated match finishes: in the transaction that finishes it (the receiver
+of `games.signals.match_progressed`, under the match's row lock), once per match and person.
+
+Each person's rating row, and their seasons' rows, are locked in the order of their user ids
+before they change: two matches finishing at once with the same person both count, whichever
+commits first, and never deadlock on each other."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from django.db.models import F
+from django.utils import timezone
+
+from games.models import BotLevel, GameChoice, Match, MatchStatus
+from ratings import model, seasons
+from ratings.model import Skill
+from ratings.models import Period, Rating, RatingChange, SeasonStanding
+
+_Row = TypeVar("_Row", Rating, SeasonStanding)
+
+# The computer players' published ratings, as measured against each other (docs/ratings.md,
+# `python -m loadtest.bot_ratings`): a person who plays them is rated against these, and
+# they never change by play.
+BOT_RATINGS: dict[str, tuple[int, int]] = {
+    BotLevel.EASY: (1250, 60),
+    BotLevel.MEDIUM: (1500, 60),
+    BotLevel.HARD: (1650, 60),
+    BotLevel.EXPERT: (1700, 60),
+}
+
+
+def bot_skill(level: str) -> Skill:
+    return Skill.shown(*BOT_RATINGS[level])
+
+
+def on_match_progressed(sender: Any, *, match: Match, **kwargs: Any) -> None:
+    if match.status == MatchStatus.FINISHED and match.rated:
+        rate_match(match)
+
+
+def rated_places(match: Match) -> list[int]:
+    """Each seat's place as rated: the match's ranking, except that a person who left or
+    ended the match on autopilot (timed out and never came back) is last; in the partnership
+    game below both teams (place 3), elsewhere after everyone who stayed, sharing that place.
+    Those who stayed keep their order."""
+    assert match.ranking is not None
+    seats = sorted(match.seats.all(), key=lambda seat: seat.index)
+    gone = [seat.is_person and (seat.left_at is not None or seat.autopilot) for seat in seats]
+    if match.game == GameChoice.PARTNERSHIP:
+        return [3 if gone[s] else match.ranking[s] for s in range(4)]
+    stayed = [match.ranking[s] for s in range(4) if not gone[s]]
+    return [
+        len(stayed) + 1 if gone[s] else 1 + sum(other < match.ranking[s] for other in stayed)
+        for s in range(4)
+    ]
+
+
+def rate_match(match: Match) -> list[RatingChange]:
+    """Rate the finished match ``match`` (its row locked by the caller); nothing when it has
+    been rated already."""
+    if RatingChange.objects.filter(match=match).exists():
+        return []
+    seats = sorted(match.seats.all(), key=lambda seat: seat.index)
+    people = {seat.user_id: seat for seat in seats if seat.user_id is not None}
+    ratings = _locked(Rating, list(people), match, {})
+    places = rated_places(match)
+    before = [
+        ratings[seat.user_id].skill if seat.user_id is not None
+        else bot_skill(seat.bot_level) if seat.is_bot else Skill()
+        for seat in seats
+    ]
+    after = model.rate(
+        [model.Player(before[s], places[s], fixed=not seats[s].is_person) for s in range(4)],
+        partnership=match.game == GameChoice.PARTNERSHIP,
+    )
+    now = timezone.now()
+    changes = []
+    for user_id, seat in people.items():
+        row = ratings[user_id]
+        old, new = before[seat.index], after[seat.index]
+        won = places[seat.index] == 1
+        changes.append(RatingChange(
+            match=match, user_id=user_id, game=match.game, seat=seat.index,
+            place=places[seat.index], mu_before=old.mu, sigma_before=old.sigma,
+            mu_after=new.mu, sigma_after=new.sigma, rating_before=old.rating,
+            rating_after=new.rating, deviation_after=new.deviation,
+        ))
+        row.mu, row.sigma, row.rating, row.deviation = new.mu, new.sigma, new.rating, new.deviation
+        row.matches += 1
+        row.wins += won
+        row.save(update_fields=["mu", "sigma", "rating", "deviation", "matches", "wins",
+                                "updated_at"])
+    RatingChange.objects.bulk_create(changes)
+    for period in Period:
+        starts = seasons.season_start(period, now)
+        standings = _locked(SeasonStanding, list(people), match,
+                            {"period": period, "starts": starts})
+        for change in changes:
+            SeasonStanding.objects.filter(pk=standings[change.user_id].pk).update(
+                points=F("points") + change.delta, matches=F("matches") + 1,
+                wins=F("wins") + (change.place == 1), updated_at=now,
+            )
+    return changes
+
+
+def _locked(
+    table: type[_Row], user_ids: list[int], match: Match, key: dict[str, Any]
+) -> dict[int, _Row]:
+    """The rows of ``table`` of these people in this game (and season ``key``), made if
+    missing and locked in the order of their user ids."""
+    table.objects.bulk_create(
+        [table(user_id=user_id, game=match.game, circle_id=match.circle_id, **key)
+         for user_id in user_ids],
+        ignore_conflicts=True,
+    )
+    rows = (
+        table.objects.select_for_update()
+        .filter(user_id__in=user_ids, game=match.game, **key).order_by("user_id")
+    )
+    return {row.user_id: row for row in rows}
