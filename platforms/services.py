@@ -322,6 +322,7 @@ def create_match(
     visibility: str,
     clock_seconds: Any = games_services.DEFAULT_CLOCK,
     ready_within: int | None = None,
+    rated: bool = False,
 ) -> Match:
     """A match created by the platform's account, its players seated by external id, computer
     players or open seats beside them (for the platform's players only: games/circles.py);
@@ -349,6 +350,7 @@ def create_match(
             limits=games_services.AccountLimits(
                 platform.max_unfinished_matches, platform.max_bot_seat_deals
             ),
+            rated=rated,
         )
 
 
