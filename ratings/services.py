@@ -99,7 +99,7 @@ def rate_match(match: Match) -> list[RatingChange]:
         for change in changes:
             SeasonStanding.objects.filter(pk=standings[change.user_id].pk).update(
                 points=F("points") + change.delta, matches=F("matches") + 1,
-                wins=F("wins") + (change.place == 1), updated_at=timezone.now(),
+                wins=F("wins") + int(change.place == 1), updated_at=timezone.now(),
             )
     return changes
 
