@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from django.contrib.auth import get_user_model
 from django.db.models import F, Min
 from django.utils import timezone
 
@@ -101,6 +102,10 @@ def rate_match(match: Match) -> list[RatingChange]:
                 points=F("points") + change.delta, matches=F("matches") + 1,
                 wins=F("wins") + int(change.place == 1), updated_at=timezone.now(),
             )
+    # Erased while the match went on (a recount meets them too): counted, and off the boards.
+    erased = get_user_model().objects.filter(pk__in=people, is_active=False)
+    for user_id in erased.values_list("pk", flat=True):
+        take_off_the_boards(user_id)
     return changes
 
 
@@ -141,3 +146,11 @@ def recount() -> None:
     SeasonStanding.objects.all().delete()
     for match_id in order:
         rate_match(matches[match_id])
+
+
+def take_off_the_boards(user_id: int) -> None:
+    """An erased person's ratings leave every leaderboard. Their rows are kept, anonymous as
+    the account now is, in a circle of their own that no board shows: the others' ratings were
+    counted with theirs, and a recount counts them again the same way."""
+    for table in (Rating, SeasonStanding):
+        table.objects.filter(user_id=user_id).update(circle_id=user_id)

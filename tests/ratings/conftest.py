@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework.test import APIClient
 
 from tests.api.conftest import API, Player
+from tests.platforms.conftest import platform  # noqa: F401 - a fixture for these tests too
 
 
 def named_player(username: str) -> Player:
