@@ -96,6 +96,7 @@ def table_facts(match: Match) -> dict[str, Any]:
     """What match summaries and every view show of the table between people."""
     return {
         "visibility": match.visibility,
+        "rated": match.rated,
         "clock": match.clock,
         "turn_deadline": _time(match.turn_deadline),
     }
@@ -384,6 +385,7 @@ def lobby_entry(match: Match) -> dict[str, Any]:
         "seats": seats,
         "seats_taken": sum(seat["kind"] != "open" for seat in seats),
         "open_seats": match.open_seats,
+        "rated": match.rated,
         "created_by": display_name(match.created_by),
         "created_at": match.created_at.isoformat(),
         "fill_with_bots_at": _time(match.fill_bots_at),

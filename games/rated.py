@@ -34,7 +34,7 @@ class RatedTableRefused(ServiceError):
 def check_rated_table(table: engine.TableRules, people: int) -> None:
     """RatedTableRefused unless a table of these rules, with seats for ``people``, may be
     rated."""
-    if table.to_dict() != engine.TableRules.create(table.game.value).to_dict() or people < 2:
+    if table.to_dict() != engine.PRESETS[table.game].to_dict() or people < 2:
         raise RatedTableRefused(field="rated")
 
 

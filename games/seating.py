@@ -29,6 +29,7 @@ from games.errors import (
 )
 from games.match_unit import MatchUnit, changing
 from games.models import Match, MatchStatus, QuickMatchQueue, Seat, Spectator, Visibility
+from games.rated import check_rated_table
 
 logger = logging.getLogger(__name__)
 
@@ -103,12 +104,13 @@ def quick_match(
     fill_with_bots_after: int | None,
     bot_level: str,
     clock_seconds: dict[str, int] | None,
+    rated: bool = False,
 ) -> Seated:
     """A seat at the oldest public table of this game, rules and deals with a seat open, among
     the tables of the person's circle (games/circles.py), or at a new one. A new table's open
     seats go to computer players of ``bot_level`` once ``fill_with_bots_after`` seconds have
     passed (never, when None); ``clock_seconds`` is the table's turn clock (tables of another
-    clock are not compatible).
+    clock are not compatible); a ``rated`` seat is one at a rated table only.
 
     Requests for the same kind of table take one row lock in turn (both databases), so two of
     them never open two tables where one would do, and the seat lock of `take_seat` never
@@ -117,7 +119,9 @@ def quick_match(
         table = engine.TableRules.create(game, **(rules or {}))
     except engine.RuleError as error:
         raise InvalidRules.from_rule_error(error) from None
-    key = selectors.table_key(table, deal_count, clock_seconds, circles.circle_of(user))
+    if rated:
+        check_rated_table(table, people=4)
+    key = selectors.table_key(table, deal_count, clock_seconds, circles.circle_of(user), rated)
     _queue_row(key)
     with transaction.atomic():
         # The lock: an UPDATE, so SQLite's write lock and PostgreSQL's row lock both hold it.
@@ -144,7 +148,7 @@ def quick_match(
             user=user, game=game, rules=rules, deal_count=deal_count,
             seats=[services.SeatSpec(kind="me"), *[services.SeatSpec(kind="open")] * 3],
             visibility=Visibility.PUBLIC, fill_bots_at=fill_at, fill_bots_level=bot_level,
-            clock_seconds=clock_seconds,
+            clock_seconds=clock_seconds, rated=rated,
         )
         seat = match.seats.get(user=user)
         return Seated(match, seat)

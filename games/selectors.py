@@ -34,13 +34,15 @@ def table_rules(match: Match) -> engine.TableRules:
 
 def table_key(
     rules: engine.TableRules, deal_count: int, clock: dict[str, int] | None,
-    circle: int | None,
+    circle: int | None, rated: bool = False,
 ) -> str:
-    """Game, rules, deals, clock and circle as one digest: tables with one key are
-    interchangeable. A table of no circle keeps the key it had before circles."""
+    """Game, rules, deals, clock, circle and rating as one digest: tables with one key are
+    interchangeable. A casual table of no circle keeps the key it had before circles."""
     parts: list[Any] = [rules.to_dict(), deal_count, clock]
     if circle is not None:
         parts.append(circle)
+    if rated:
+        parts.append("rated")
     canonical = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 

@@ -183,7 +183,7 @@ def create_match(
                 if visibility == Visibility.PRIVATE and open_seats else None
             ),
             open_seats=open_seats,
-            table_key=selectors.table_key(table, deal_count, match_clock, circle),
+            table_key=selectors.table_key(table, deal_count, match_clock, circle, rated),
             circle_id=circle,
             clock=match_clock,
             leave_forfeits=leave_forfeits,

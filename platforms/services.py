@@ -29,6 +29,7 @@ from games.models import IdempotencyRecord, Match, MatchStatus, Seat, Spectator
 from platforms import webhooks
 from platforms.errors import MatchOver, PlatformMatchNotFound, PlayerNotFound, UnknownPlayer
 from platforms.models import Platform, PlatformKey, PlatformPlayer
+from ratings import services as ratings
 
 # A key replaced by `rotate_key` keeps working this long, so that the platform can deploy the
 # new one first.
@@ -247,6 +248,7 @@ def erase_player(*, platform: Platform, external_id: str) -> None:
         user.is_active = False
         user.set_unusable_password()
         user.save()
+        ratings.take_off_the_boards(user.pk)
         # The account is kept (above): deleting the row frees the id for a new player.
         PlatformPlayer.objects.filter(pk=player.pk).delete()
 
@@ -322,6 +324,7 @@ def create_match(
     visibility: str,
     clock_seconds: Any = games_services.DEFAULT_CLOCK,
     ready_within: int | None = None,
+    rated: bool = False,
 ) -> Match:
     """A match created by the platform's account, its players seated by external id, computer
     players or open seats beside them (for the platform's players only: games/circles.py);
@@ -349,6 +352,7 @@ def create_match(
             limits=games_services.AccountLimits(
                 platform.max_unfinished_matches, platform.max_bot_seat_deals
             ),
+            rated=rated,
         )
 
 

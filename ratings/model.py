@@ -1,8 +1,10 @@
 """The rating model, pure: four players each for themselves (the auction game, Koz Maça) or two
-teams of two (the partnership game), ranked with shared places, rated by the Plackett-Luce model
-of the `openskill` package (Weng and Lin, 2011). It rates any number of teams of any size from
-one ranking, and keeps each player's uncertainty, which shrinks as they play; two-player Elo or
-Glicko would have to split a table of four into pairs.
+teams of two (the partnership game), ranked with shared places, rated by the Bradley-Terry model
+with full pairing of the `openskill` package (Weng and Lin, 2011): every two seats of a table are
+one comparison, won, lost or drawn (a shared place is a draw), and each player's uncertainty
+shrinks as they play; two-player Elo or Glicko would have to split a table of four into pairs
+by hand. openskill's Plackett-Luce model was the first choice and was measured to mishandle
+shared places (1, 1, 3, 4): the third place gained as much as the two winners.
 
 Shown on a scale people know: `rating` = 1500 + 48 (mu - 25) and `deviation` = 48 sigma. 48 is
 200 / beta: in both models a difference of beta (openskill) or of 200 (Elo) is about a 76 %
@@ -14,9 +16,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from openskill.models import PlackettLuce, PlackettLuceRating
+from openskill.models import BradleyTerryFull, BradleyTerryFullRating
 
-MODEL = PlackettLuce()
+MODEL = BradleyTerryFull()
 SCALE = 48.0
 CENTRE = 1500
 # Provisional for a player's first rated matches of a game: until then the rating moves fast
@@ -74,7 +76,7 @@ def _rate_teams(teams: list[list[int]], players: Sequence[Player], ranks: list[i
         [MODEL.rating(mu=players[s].skill.mu, sigma=players[s].skill.sigma) for s in team]
         for team in teams
     ]
-    rated: list[list[PlackettLuceRating]] = MODEL.rate(ratings, ranks=[float(r) for r in ranks])
+    rated: list[list[BradleyTerryFullRating]] = MODEL.rate(ratings, ranks=[float(r) for r in ranks])
     after = [players[s].skill for s in range(4)]
     for team, new in zip(teams, rated, strict=True):
         for seat, skill in zip(team, new, strict=True):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from games.models import GameChoice, Match
 from ratings.model import CENTRE, MODEL, SCALE, Skill
@@ -68,7 +69,8 @@ class RatingChange(models.Model):
     rating_before = models.IntegerField()
     rating_after = models.IntegerField()
     deviation_after = models.IntegerField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    # When the match finished (a recount writes it again as it was).
+    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         constraints = (

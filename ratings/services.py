@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from django.db.models import F
+from django.contrib.auth import get_user_model
+from django.db.models import F, Min
 from django.utils import timezone
 
 from games.models import BotLevel, GameChoice, Match, MatchStatus
@@ -74,7 +75,7 @@ def rate_match(match: Match) -> list[RatingChange]:
         [model.Player(before[s], places[s], fixed=not seats[s].is_person) for s in range(4)],
         partnership=match.game == GameChoice.PARTNERSHIP,
     )
-    now = timezone.now()
+    finished = match.finished_at or timezone.now()
     changes = []
     for user_id, seat in people.items():
         row = ratings[user_id]
@@ -84,7 +85,7 @@ def rate_match(match: Match) -> list[RatingChange]:
             match=match, user_id=user_id, game=match.game, seat=seat.index,
             place=places[seat.index], mu_before=old.mu, sigma_before=old.sigma,
             mu_after=new.mu, sigma_after=new.sigma, rating_before=old.rating,
-            rating_after=new.rating, deviation_after=new.deviation,
+            rating_after=new.rating, deviation_after=new.deviation, created_at=finished,
         ))
         row.mu, row.sigma, row.rating, row.deviation = new.mu, new.sigma, new.rating, new.deviation
         row.matches += 1
@@ -93,14 +94,18 @@ def rate_match(match: Match) -> list[RatingChange]:
                                 "updated_at"])
     RatingChange.objects.bulk_create(changes)
     for period in Period:
-        starts = seasons.season_start(period, now)
+        starts = seasons.season_start(period, finished)
         standings = _locked(SeasonStanding, list(people), match,
                             {"period": period, "starts": starts})
         for change in changes:
             SeasonStanding.objects.filter(pk=standings[change.user_id].pk).update(
                 points=F("points") + change.delta, matches=F("matches") + 1,
-                wins=F("wins") + (change.place == 1), updated_at=now,
+                wins=F("wins") + int(change.place == 1), updated_at=timezone.now(),
             )
+    # Erased while the match went on (a recount meets them too): counted, and off the boards.
+    erased = get_user_model().objects.filter(pk__in=people, is_active=False)
+    for user_id in erased.values_list("pk", flat=True):
+        take_off_the_boards(user_id)
     return changes
 
 
@@ -119,3 +124,33 @@ def _locked(
         .filter(user_id__in=user_ids, game=match.game, **key).order_by("user_id")
     )
     return {row.user_id: row for row in rows}
+
+
+def recount() -> None:
+    """Every rating, rating change and season again from the stored results: the rated
+    matches in the order their ratings were first written (their changes' ids: for matches
+    that share a person, the order their ends committed in), then any rated match never rated,
+    by when it finished. The caller holds the transaction."""
+    order = list(
+        RatingChange.objects.values("match_id").annotate(first=Min("id"))
+        .order_by("first").values_list("match_id", flat=True)
+    )
+    never = (
+        Match.objects.filter(rated=True, status=MatchStatus.FINISHED).exclude(pk__in=order)
+        .order_by("finished_at", "pk").values_list("pk", flat=True)
+    )
+    order += list(never)
+    matches = Match.objects.prefetch_related("seats").in_bulk(order)
+    RatingChange.objects.all().delete()
+    Rating.objects.all().delete()
+    SeasonStanding.objects.all().delete()
+    for match_id in order:
+        rate_match(matches[match_id])
+
+
+def take_off_the_boards(user_id: int) -> None:
+    """An erased person's ratings leave every leaderboard. Their rows are kept, anonymous as
+    the account now is, in a circle of their own that no board shows: the others' ratings were
+    counted with theirs, and a recount counts them again the same way."""
+    for table in (Rating, SeasonStanding):
+        table.objects.filter(user_id=user_id).update(circle_id=user_id)

@@ -127,7 +127,7 @@ class MatchListCreateView(generics.GenericAPIView):
         match = services.create_match(
             user=signed_in(request), game=data["game"], rules=data.get("rules") or {},
             deal_count=data["deals"], seats=seats, visibility=data["visibility"],
-            clock_seconds=data.get("clock", services.DEFAULT_CLOCK),
+            clock_seconds=data.get("clock", services.DEFAULT_CLOCK), rated=data["rated"],
         )
         match.refresh_from_db(fields=selectors.MATCH_STATE)
         body = MatchSerializer(presenters.match_summary(match)).data

@@ -141,6 +141,12 @@ class PlatformMatchInputSerializer(StrictInputSerializer):
     # many=True hands min_length/max_length to the ListSerializer; the stubs do not list them.
     seats = PlatformSeatSerializer(many=True, min_length=4, max_length=4)  # type: ignore[call-arg]
     visibility = StrictChoiceField(choices=Visibility.choices, default=Visibility.PRIVATE)
+    rated = StrictBooleanField(
+        default=False,
+        help_text="A rated table: the players' ratings (among the platform's players) change "
+        "as it finishes. Needs the game's default rules and at least two players' or open "
+        "seats; the platform's players count as named accounts.",
+    )
     clock = ClockSerializer(
         required=False, allow_null=True,
         help_text="Turn clock; null for none. Default: "

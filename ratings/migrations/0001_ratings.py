@@ -2,6 +2,7 @@
 
 import django.db.models.deletion
 from django.conf import settings
+import django.utils.timezone
 from django.db import migrations, models
 
 
@@ -49,7 +50,7 @@ class Migration(migrations.Migration):
                 ('rating_before', models.IntegerField()),
                 ('rating_after', models.IntegerField()),
                 ('deviation_after', models.IntegerField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
                 ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rating_changes', to='games.match')),
                 ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rating_changes', to=settings.AUTH_USER_MODEL)),
             ],

@@ -115,6 +115,15 @@ class ClockSerializer(StrictInputSerializer):
                               help_text="For a card.")
 
 
+RATED_HELP = (
+    "A rated table: its people's ratings change as it finishes (docs/ratings.md). It needs the "
+    "game's default rules and seats for at least two people (else 400 `rated_table_refused`); "
+    "it starts casual (`rated` false) without two people with named accounts at its start, or "
+    "when two of them have played "
+    f"{settings.RATED_MATCHES_PER_PAIR_PER_DAY} rated matches together in the last 24 hours."
+)
+
+
 class MatchCreateSerializer(StrictInputSerializer):
     game = StrictChoiceField(choices=GameChoice.choices, default=GameChoice.AUCTION)
     visibility = StrictChoiceField(
@@ -129,6 +138,7 @@ class MatchCreateSerializer(StrictInputSerializer):
         "when more than one person may sit at the match (`me` and `open` seats), none otherwise.",
     )
     rules = RuleOverridesSerializer(required=False)
+    rated = StrictBooleanField(default=False, help_text=RATED_HELP)
     deals = StrictIntegerField(
         min_value=1, max_value=engine.MAX_DEALS, default=4,
         help_text="Number of deals: 4, 8 or 12 let every seat deal equally often; "
@@ -186,6 +196,7 @@ class ClockOutSerializer(serializers.Serializer):
 
 class TableFactsSerializer(serializers.Serializer):
     visibility = serializers.ChoiceField(choices=Visibility.choices)
+    rated = serializers.BooleanField(help_text=RATED_HELP)
     clock = ClockOutSerializer(allow_null=True, help_text="Null: no turn clock.")
     turn_deadline = serializers.DateTimeField(
         allow_null=True,
@@ -246,6 +257,7 @@ class LobbyTableSerializer(serializers.Serializer):
     seats = SeatSerializer(many=True)
     seats_taken = serializers.IntegerField()
     open_seats = serializers.IntegerField()
+    rated = serializers.BooleanField(help_text="A rated table.")
     created_by = serializers.CharField(help_text="The creator's display name.")
     created_at = serializers.DateTimeField()
     fill_with_bots_at = serializers.DateTimeField(allow_null=True)
@@ -259,6 +271,11 @@ class QuickMatchSerializer(StrictInputSerializer):
     game = StrictChoiceField(choices=GameChoice.choices)
     rules = RuleOverridesSerializer(required=False)
     deals = StrictIntegerField(min_value=1, max_value=engine.MAX_DEALS, default=4)
+    rated = StrictBooleanField(
+        default=False,
+        help_text="A seat at a rated table (the game's default rules; `rules` must leave them "
+        "as they are): only rated tables are joined.",
+    )
     fill_with_bots_after = StrictIntegerField(
         min_value=0, max_value=3600, required=False, allow_null=True,
         default=DEFAULT_FILL_WITH_BOTS_SECONDS,

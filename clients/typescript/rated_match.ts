@@ -1,0 +1,126 @@
+// A rated match through the TypeScript client generated from openapi/schema.yaml: two people
+// with named accounts and two computer players, each person playing their own seat with their
+// own token; then each reads the rating it gave them and finds both on the week's leaderboard.
+//
+//   npm run generate && npm run build && node build/rated_match.js http://127.0.0.1:8000
+import { randomBytes } from "node:crypto";
+
+import createClient from "openapi-fetch";
+
+import type { components, paths } from "./generated/schema.js";
+
+type Action = components["schemas"]["Action"];
+type SeatView = components["schemas"]["SeatView"];
+type Client = ReturnType<typeof createClient<paths>>;
+
+const baseUrl = process.argv[2] ?? "http://127.0.0.1:8000";
+
+function fail(message: string): never {
+  console.error(`typescript client (rated): ${message}`);
+  process.exit(1);
+}
+
+async function signUp(name: string): Promise<{ username: string; client: Client }> {
+  const anonymous = createClient<paths>({ baseUrl });
+  const username = `${name}-${randomBytes(4).toString("hex")}`;
+  const registered = await anonymous.POST("/api/v1/auth/register", {
+    body: { username, password: randomBytes(16).toString("base64url"), display_name: name },
+  });
+  if (registered.data === undefined) fail(`register: ${JSON.stringify(registered.error)}`);
+  const headers = { Authorization: `Token ${registered.data.token}` };
+  return { username, client: createClient<paths>({ baseUrl, headers }) };
+}
+
+async function submit(client: Client, match_id: string, action: Action, version: number) {
+  const path = { match_id };
+  const expected_version = version;
+  switch (action.kind) {
+    case "bid":
+      return client.POST("/api/v1/matches/{match_id}/bid", {
+        params: { path }, body: { tricks: action.tricks, expected_version },
+      });
+    case "pass":
+      return client.POST("/api/v1/matches/{match_id}/pass", {
+        params: { path }, body: { expected_version },
+      });
+    case "trump":
+      return client.POST("/api/v1/matches/{match_id}/trump", {
+        params: { path }, body: { suit: action.suit, expected_version },
+      });
+    case "announce":
+      return client.POST("/api/v1/matches/{match_id}/announce", {
+        params: { path }, body: { tricks: action.tricks, expected_version },
+      });
+    case "play":
+      return client.POST("/api/v1/matches/{match_id}/play", {
+        params: { path }, body: { card: action.card, expected_version },
+      });
+    case "redeal":
+      return client.POST("/api/v1/matches/{match_id}/redeal", {
+        params: { path }, body: { expected_version },
+      });
+  }
+}
+
+async function main(): Promise<void> {
+  const people = [await signUp("Ayse"), await signUp("Ali")];
+  const [ayse, ali] = people;
+  if (ayse === undefined || ali === undefined) fail("no people");
+  const created = await ayse.client.POST("/api/v1/matches", {
+    body: {
+      game: "auction",
+      deals: 1,
+      rated: true,
+      visibility: "public",
+      seats: [
+        { kind: "me" },
+        { kind: "open" },
+        { kind: "bot", bot_level: "easy" },
+        { kind: "bot", bot_level: "medium" },
+      ],
+    },
+  });
+  if (created.data === undefined) fail(`create: ${JSON.stringify(created.error)}`);
+  const match_id = created.data.id;
+  const path = { match_id };
+  const joined = await ali.client.POST("/api/v1/matches/{match_id}/join", {
+    params: { path }, body: { seat: 1 },
+  });
+  if (joined.data === undefined) fail(`join: ${JSON.stringify(joined.error)}`);
+  if (!joined.data.match.rated || joined.data.match.status !== "active") {
+    fail(`not a rated match in play: ${joined.data.match.status}`);
+  }
+  let turn = 0;
+  let view: SeatView;
+  for (;;) {
+    const views: SeatView[] = [];
+    for (const person of people) {
+      const read = await person.client.GET("/api/v1/matches/{match_id}/view", { params: { path } });
+      if (read.data === undefined) fail(`view: ${JSON.stringify(read.error)}`);
+      views.push(read.data);
+    }
+    const first = views[0];
+    if (first === undefined) fail("no view");
+    view = first;
+    if (view.status !== "active") break;
+    for (const [index, person] of people.entries()) {
+      const mine = views[index];
+      const deal = mine?.deal;
+      if (mine === undefined || !deal || deal.to_act !== mine.seat) continue;
+      const legal = deal.legal_actions.filter((action) => action.kind !== "redeal");
+      const chosen = legal[turn++ % legal.length];
+      if (chosen === undefined) fail("no legal action on my turn");
+      const answer = await submit(person.client, match_id, chosen, mine.version);
+      if (answer.data === undefined) fail(`move: ${JSON.stringify(answer.error)}`);
+    }
+  }
+  if (view.status !== "finished" || !view.rated) {
+    fail(`ended ${view.status}, rated ${view.rated}`);
+  }
+  console.log(
+    `typescript client (rated): a rated match of two people finished, places ` +
+      JSON.stringify(view.ranking),
+  );
+}
+
+await main();

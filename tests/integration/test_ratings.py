@@ -1,0 +1,107 @@
+"""Ratings on PostgreSQL under races: two matches of one person finishing at the same moment
+both count, in the order their ends commit (the recount agrees); one match's last card sent twice
+at once rates it once."""
+
+from __future__ import annotations
+
+import io
+import random
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.db import connections
+
+from games import computer_moves, engine, selectors, services
+from games.errors import ServiceError
+from games.models import Match, MatchStatus
+from games.services import SeatSpec
+from ratings.models import Rating, RatingChange
+from tests.admin.helpers import person
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+
+def rated_match(first, second, seed: int) -> Match:
+    """A rated match of ``first`` and ``second`` with two computer players, played to its last
+    card (not played)."""
+    seats = [SeatSpec("me"), SeatSpec("bot", bot_level="easy"),
+             SeatSpec("person", user=second), SeatSpec("bot", bot_level="medium")]
+    match = services.create_match(user=first, game="auction", deal_count=1, seats=seats,
+                                  rated=True)
+    rng = random.Random(seed)
+    while True:
+        match.refresh_from_db()
+        assert match.status == MatchStatus.ACTIVE and match.rated
+        deal = selectors.replay_deal(match, selectors.current_deal(match))
+        if sum(len(deal.hand(seat)) for seat in range(4)) == 1:
+            return match
+        last_move(match, deal, lambda legal: rng.choice(legal))()
+
+
+def last_move(match: Match, deal: engine.Deal,
+              choose: Callable[[list[engine.Action]], engine.Action]) -> Callable[[], Any]:
+    """The move of the seat to act, as a call to make (the service call its player makes)."""
+    seat = deal.to_act
+    assert seat is not None
+    legal = [a for a in deal.legal_actions(seat) if a.kind != engine.ActionKind.REDEAL]
+    action = choose(legal)
+    acting = match.seats.get(index=seat)
+    if acting.user is None:
+        return lambda: computer_moves.play_bot_turn(
+            match_id=match.id, version=match.version, choose=lambda *_: action)
+    return lambda: services.submit_action(match_id=match.id, seat=seat, action=action,
+                                          user=acting.user, expected_version=match.version)
+
+
+def at_once(calls: list[Callable[[], Any]]) -> list[Any]:
+    """Make the calls from threads of their own, released together; what each returned or
+    raised."""
+    barrier = threading.Barrier(len(calls))
+    results: list[Any] = [None] * len(calls)
+
+    def run(index: int) -> None:
+        try:
+            barrier.wait()
+            results[index] = calls[index]()
+        except Exception as error:  # the test fails on any but a refusal
+            results[index] = error
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not [r for r in results if isinstance(r, Exception) and not isinstance(r, ServiceError)]
+    return results
+
+
+def final_move(match: Match) -> Callable[[], Any]:
+    deal = selectors.replay_deal(match, selectors.current_deal(match))
+    return last_move(match, deal, lambda legal: legal[0])
+
+
+def test_two_matches_of_one_person_ending_at_once_both_count() -> None:
+    ayse, ali, veli = person("ayse"), person("ali"), person("veli")
+    for round_ in range(3):
+        first, second = rated_match(ayse, ali, round_), rated_match(ayse, veli, 10 + round_)
+        at_once([final_move(first), final_move(second)])
+        assert Match.objects.filter(status=MatchStatus.FINISHED).count() == 2 * (round_ + 1)
+        assert Rating.objects.get(user=ayse).matches == 2 * (round_ + 1)
+    assert RatingChange.objects.count() == 12
+    call_command("recount_ratings", "--check", stdout=io.StringIO())
+
+
+def test_a_last_card_sent_twice_at_once_rates_once() -> None:
+    ayse, ali = person("ayse"), person("ali")
+    match = rated_match(ayse, ali, 7)
+    results = at_once([final_move(match), final_move(match)])
+    assert sum(isinstance(result, ServiceError) or result is None for result in results) == 1
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED
+    assert RatingChange.objects.filter(match=match).count() == 2
+    assert Rating.objects.get(user=ayse).matches == Rating.objects.get(user=ali).matches == 1

@@ -1,0 +1,71 @@
+"""The rating model and the places it rates: who gains, who loses, who is last."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ratings import model
+from ratings.model import Player, Skill
+from ratings.services import bot_skill, rated_places
+
+places = st.lists(st.integers(min_value=1, max_value=4), min_size=4, max_size=4)
+
+
+def test_a_new_player_is_1500_with_400_of_doubt() -> None:
+    assert (Skill().rating, Skill().deviation) == (1500, 400)
+    skill = Skill.shown(1650, 60)
+    assert (skill.rating, skill.deviation) == (1650, 60)
+
+
+@given(places)
+def test_among_equals_a_better_place_never_gains_less(ranks: list[int]) -> None:
+    after = model.rate([Player(Skill(), place) for place in ranks], partnership=False)
+    for a in range(4):
+        for b in range(4):
+            if ranks[a] < ranks[b]:
+                assert after[a].mu > after[b].mu
+            if ranks[a] == ranks[b]:
+                assert after[a] == after[b]
+        assert after[a].sigma < Skill().sigma  # every match tells something
+
+
+def test_a_computer_player_keeps_its_published_rating() -> None:
+    hard = bot_skill("hard")
+    after = model.rate([Player(Skill(), 4), Player(hard, 1, fixed=True), Player(Skill(), 2),
+                        Player(hard, 3, fixed=True)], partnership=False)
+    assert after[1] == after[3] == hard
+    assert after[0].mu < Skill().mu < after[2].mu
+
+
+def test_partners_share_their_team_result_unless_one_left() -> None:
+    start = [Player(Skill(), 1), Player(Skill(), 2), Player(Skill(), 1), Player(Skill(), 2)]
+    after = model.rate(start, partnership=True)
+    assert after[0] == after[2] and after[1] == after[3] and after[0].mu > after[1].mu
+    # Seat 2 left a winning team: rated as if its team lost; its partner as the team did.
+    start[2] = Player(Skill(), 3)
+    after = model.rate(start, partnership=True)
+    assert after[2].mu < Skill().mu < after[0].mu
+
+
+def seats(*gone: int, bots: tuple[int, ...] = ()) -> SimpleNamespace:
+    return [
+        SimpleNamespace(index=s, is_person=s not in bots, left_at="then" if s in gone else None,
+                        autopilot=False)
+        for s in range(4)
+    ]
+
+
+def finished(game: str, ranking: list[int], *gone: int) -> SimpleNamespace:
+    rows = seats(*gone)
+    return SimpleNamespace(game=game, ranking=ranking,
+                           seats=SimpleNamespace(all=lambda: rows))
+
+
+def test_who_left_is_last_and_the_others_keep_their_order() -> None:
+    assert rated_places(finished("auction", [1, 2, 3, 4])) == [1, 2, 3, 4]
+    assert rated_places(finished("auction", [1, 2, 3, 4], 0)) == [4, 1, 2, 3]
+    assert rated_places(finished("auction", [1, 2, 2, 4], 0, 3)) == [3, 1, 1, 3]
+    assert rated_places(finished("partnership", [1, 2, 1, 2], 2)) == [1, 2, 3, 2]
