@@ -135,8 +135,11 @@ def bootstrap(results: Sequence[MatchResult], rounds: int, orders: int, rng: ran
 
 
 def spreads(draws: Sequence[dict[str, float]]) -> dict[str, float]:
-    return {level: statistics.stdev(draw[level] for draw in draws) if len(draws) > 1 else 0.0
-            for level in LEVELS}
+    return {level: _stdev([draw[level] for draw in draws]) for level in LEVELS}
+
+
+def _stdev(values: Sequence[float]) -> float:
+    return statistics.stdev(values) if len(values) > 1 else 0.0
 
 
 def ahead_shares(draws: Sequence[dict[str, float]]) -> dict[tuple[str, str], float]:
@@ -211,8 +214,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ratings averaged over {args.orders} orders of the matches; bootstrap "
           f"({args.bootstrap} draws): share of draws with the stronger level ahead")
     for (weaker, stronger), share in ahead_shares(draws).items():
-        difference = statistics.fmean(draw[stronger] - draw[weaker] for draw in draws)
-        print(f"  {stronger} over {weaker}: {difference:+.0f} points, ahead in {100 * share:.0f}%")
+        difference = fits[stronger].rating - fits[weaker].rating
+        spread_of_difference = _stdev([draw[stronger] - draw[weaker] for draw in draws])
+        print(f"  {stronger} over {weaker}: {difference:+} ± {spread_of_difference:.0f} points, "
+              f"ahead in {100 * share:.0f}%")
     print("BOT_RATINGS =", {level: value for level, value in published(fits, spread).items()})
     return 0
 

@@ -60,8 +60,8 @@ def test_the_bootstrap_is_sure_of_a_clear_order_and_unsure_of_a_coin_toss() -> N
     assert all(share == 1 for share in bot_ratings.ahead_shares(clear).values())
     rng = random.Random(2)
     coin = [MatchResult(levels, tuple(rng.sample(range(1, 5), 4)))
-            for levels in bot_ratings.schedule(96)]
-    shares = bot_ratings.ahead_shares(bot_ratings.bootstrap(coin, 30, 1, rng, partnership=False))
+            for levels in bot_ratings.schedule(48)]
+    shares = bot_ratings.ahead_shares(bot_ratings.bootstrap(coin, 20, 1, rng, partnership=False))
     assert any(0 < share < 1 for share in shares.values())
 
 
