@@ -20,14 +20,17 @@ from ratings.models import Period, Rating, RatingChange, SeasonStanding
 
 _Row = TypeVar("_Row", Rating, SeasonStanding)
 
-# The computer players' published ratings, as measured against each other (docs/ratings.md,
-# `python -m loadtest.bot_ratings`): a person who plays them is rated against these, and
-# they never change by play.
+# The computer players' published ratings: each level's rating against the others, one of each
+# at every table, rated match by match with this model and anchored on the levels' mean at 1500;
+# the deviation is the rating's bootstrap spread (docs/ratings.md, "Computer players' ratings":
+# `python -m loadtest.bot_ratings --matches 336 --deals 4 --seed 1`, auction game, 2026-12-04).
+# A person who plays them is rated against these; they never change by play. Hard and Expert
+# finished level (Expert +5 ± 45 points): the same rating.
 BOT_RATINGS: dict[str, tuple[int, int]] = {
-    BotLevel.EASY: (1250, 60),
-    BotLevel.MEDIUM: (1500, 60),
-    BotLevel.HARD: (1650, 60),
-    BotLevel.EXPERT: (1700, 60),
+    BotLevel.EASY: (1310, 30),
+    BotLevel.MEDIUM: (1470, 25),
+    BotLevel.HARD: (1610, 30),
+    BotLevel.EXPERT: (1610, 30),
 }
 
 
