@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from games import notify
 from games.models import BotLevel, GameChoice, Match, MatchStatus
 from ratings import model, seasons
 from ratings.model import Skill
 from ratings.models import Period, Rating, RatingChange, SeasonStanding
+from ratings.signals import ratings_changed
 
 _Row = TypeVar("_Row", Rating, SeasonStanding)
 
@@ -101,7 +104,21 @@ def rate_match(match: Match) -> list[RatingChange]:
                 points=F("points") + change.delta, matches=F("matches") + 1,
                 wins=F("wins") + (change.place == 1), updated_at=now,
             )
+    ratings_changed.send(sender=Match, match=match, changes=changes)
+    announced = [stream_change(change) for change in changes]
+    match_id = match.id
+    transaction.on_commit(lambda: notify.announce_ratings(match_id, announced))
     return changes
+
+
+def stream_change(change: RatingChange) -> dict[str, Any]:
+    """A rating change as the live stream's `rating_changed` and the `rating.changed` webhook
+    tell it."""
+    return {
+        "seat": change.seat, "place": change.place, "rating_before": change.rating_before,
+        "rating_after": change.rating_after, "delta": change.delta,
+        "deviation": change.deviation_after,
+    }
 
 
 def _locked(
