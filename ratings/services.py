@@ -102,7 +102,7 @@ def rate_match(match: Match) -> list[RatingChange]:
         for change in changes:
             SeasonStanding.objects.filter(pk=standings[change.user_id].pk).update(
                 points=F("points") + change.delta, matches=F("matches") + 1,
-                wins=F("wins") + (change.place == 1), updated_at=now,
+                wins=F("wins") + int(change.place == 1), updated_at=now,
             )
     ratings_changed.send(sender=Match, match=match, changes=changes)
     announced = [stream_change(change) for change in changes]

@@ -252,3 +252,22 @@ def test_an_open_offer_keeps_the_stream_open_until_it_expires(settings) -> None:
     assert offered == ["open", "expired"]
     assert got[-1].event == "rematch_offered"
     assert Match.objects.count() == 1
+
+
+def test_a_hub_keeps_announced_ratings_and_rereads_on_a_rematch_change() -> None:
+    import asyncio
+
+    from games import notify
+
+    async def hear() -> None:
+        async with notify.listen("m") as moves:
+            hub = moves.hub
+            # As Redis brings them: the ratings with their values, the rematch as a wake.
+            hub.state_changed("m", b'{"ratings":[{"seat":0,"delta":5}]}')
+            hub.state_changed("m", b'{"ratings":"nonsense"}')
+            hub.state_changed("m", notify.REMATCH_CHANGED)
+            assert moves.ratings() == [[{"seat": 0, "delta": 5}]]
+            assert moves.ratings() == []
+            assert moves.seats_changed()  # read again, as after a seat change
+
+    asyncio.run(hear())
