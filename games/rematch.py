@@ -50,6 +50,12 @@ def status_of(offer: RematchOffer) -> str:
     return offer.status
 
 
+def offer_is_open(match: Match) -> bool:
+    """Whether the finished ``match`` has a rematch offer still waiting for answers."""
+    offer = RematchOffer.objects.filter(match=match, status=RematchStatus.OPEN).first()
+    return offer is not None and status_of(offer) == RematchStatus.OPEN
+
+
 def offer_of(match: Match) -> RematchOffer:
     offer = RematchOffer.objects.filter(match=match).first()
     if offer is None:

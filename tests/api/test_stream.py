@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 import random
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games.api import streams
-from games.models import Match
+from games.models import Match, RematchOffer
 from games.services import SeatSpec
 from tests import sse
 from tests.admin.helpers import person, play_match
@@ -252,6 +254,13 @@ def test_an_open_offer_keeps_the_stream_open_until_it_expires(settings) -> None:
     assert offered == ["open", "expired"]
     assert got[-1].event == "rematch_offered"
     assert Match.objects.count() == 1
+    # A client that resumes after the end hears an open offer; once it expired, 204.
+    RematchOffer.objects.update(status="open", expires_at=timezone.now() + timedelta(seconds=1))
+    _, got = stream(me, str(match.id), HTTP_LAST_EVENT_ID=str(match.version))
+    assert [message.event for message in got] == [
+        "retry", "end", "rematch_offered", "rematch_offered"]
+    response, _ = stream(me, str(match.id), HTTP_LAST_EVENT_ID=str(match.version))
+    assert response.status_code == 204
 
 
 def test_a_hub_keeps_announced_ratings_and_rereads_on_a_rematch_change() -> None:
