@@ -388,6 +388,8 @@ MAX_UNFINISHED_MATCHES = env.int("MAX_UNFINISHED_MATCHES", default=10)
 MAX_BOT_SEAT_DEALS = env.int("MAX_BOT_SEAT_DEALS", default=3 * 52)
 # Two people's rated matches together in 24 hours beyond this are casual (games/rated.py).
 RATED_MATCHES_PER_PAIR_PER_DAY = env.int("RATED_MATCHES_PER_PAIR_PER_DAY", default=10)
+# A rematch offer waits this long for its answers (games/rematch.py).
+REMATCH_OFFER_SECONDS = env.int("REMATCH_OFFER_SECONDS", default=60)
 BOT_STALE_AFTER_SECONDS = env.float("BOT_STALE_AFTER_SECONDS", 15)
 BOT_SWEEP_INTERVAL_SECONDS = env.float("BOT_SWEEP_INTERVAL_SECONDS", 5)
 # Tables between people (games/clock.py, games/seating.py). A turn clock gives a person this
@@ -410,6 +412,9 @@ IN_PROCESS_JOBS = env.bool("IN_PROCESS_JOBS", default=not REDIS_URL)
 # 30 s, as it holds a thread), and the client resumes it with Last-Event-ID.
 STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", 15)
 STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", 3600)
+# A finished match's stream stays open this long after its `end` (and while a rematch offer is
+# open), for the ratings and the rematch (games/api/streams.py).
+STREAM_AFTER_END_SECONDS = env.float("STREAM_AFTER_END_SECONDS", 60)
 # Bounded waiting (games/api/slots.py): open streams per account (across processes with Redis)
 # and per server process; event-feed long polls per account, and per process the requests that
 # wait holding a thread (long polls, and streams on gunicorn): half of gunicorn's threads

@@ -92,7 +92,10 @@ def access(match: Match, user: User | AnonymousUser) -> Access:
     public = match.visibility == Visibility.PUBLIC
     if seat is not None:
         return Access(Role.SPECTATOR if public else Role.LEAVER, None)
-    if match.created_by_id == user.pk:
+    # A platform's account has a creator's say over every match of its circle: those it made,
+    # and those its players opened (quick match, open seats, a rematch).
+    if match.created_by_id == user.pk or (match.circle_id is not None
+                                          and match.circle_id == user.pk):
         return Access(Role.CREATOR, None)
     if user.is_staff:
         return Access(Role.STAFF, None)

@@ -191,6 +191,48 @@ class MatchNotActive(ServiceError):
     default_detail = _("The match is not in play.")
 
 
+class RematchNotFinished(ServiceError):
+    status = 409
+    code = "rematch_not_finished"
+    default_detail = _("A rematch can only be offered once the match has finished.")
+
+
+class RematchNotFound(ServiceError):
+    status = 404
+    code = "not_found"
+    default_detail = _("Nobody has offered a rematch of this match.")
+
+
+class RematchAlreadyOffered(ServiceError):
+    status = 409
+    code = "rematch_already_offered"
+    default_detail = _("A rematch of this match is already offered: accept or decline it.")
+
+
+class RematchDeclined(ServiceError):
+    status = 409
+    code = "rematch_declined"
+    default_detail = _("The rematch of this match was declined.")
+
+
+class RematchStarted(ServiceError):
+    status = 409
+    code = "rematch_started"
+    default_detail = _("The rematch of this match has already started.")
+
+
+class RematchExpired(ServiceError):
+    status = 409
+    code = "rematch_expired"
+    default_detail = _("The rematch offer has expired: offer a new one.")
+
+
+class RematchAlreadyAnswered(ServiceError):
+    status = 409
+    code = "rematch_already_answered"
+    default_detail = _("You have already answered this rematch offer.")
+
+
 class StaleVersion(ServiceError):
     status = 409
     code = "stale_version"

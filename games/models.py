@@ -310,3 +310,36 @@ class QuickMatchQueue(models.Model):
 
     def __str__(self) -> str:
         return f"quick-match queue {self.table_key}"
+
+
+class RematchStatus(models.TextChoices):
+    OPEN = "open", _("Waiting for answers")
+    ACCEPTED = "accepted", _("Accepted by everyone: the new match started")
+    DECLINED = "declined", _("Declined")
+    # Never stored: an open offer past its `expires_at` reads as expired (games/rematch.py).
+    EXPIRED = "expired", _("Expired unanswered")
+
+
+class RematchOffer(models.Model):
+    """A finished match's offer of a rematch: one per match (an expired one is replaced by the
+    next offer). ``answers`` holds one entry per seat of the finished match, in seat order:
+    ``{"user_id": the person asked, or None for a computer player, "answer": "accepted",
+    "declined" or None while waited for}``."""
+
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="rematch_offer")
+    offered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    status = models.CharField(
+        max_length=8, choices=RematchStatus.choices, default=RematchStatus.OPEN
+    )
+    answers = models.JSONField()
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    # The rematch, once everyone accepted; unique: one finished match starts one rematch.
+    new_match = models.OneToOneField(
+        Match, null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
+    )
+
+    def __str__(self) -> str:
+        return f"rematch offer of {self.match_id}"

@@ -16,7 +16,9 @@ it, so a listener that has heard every version up to it needs no look at the dat
 turn clock's deadline after it and, when it ended a deal, the deal's result. A change of who
 plays a seat (a person leaving, a seat going on autopilot or coming back) is announced too (no
 version: `announce_seats`): the streams send the seats' new state, and a stream of a person who
-left ends at once rather than at its next look at who may follow it.
+left ends at once rather than at its next look at who may follow it. After a match finished,
+a change of its rematch offer is announced the same way (`announce_rematch`), and its ratings'
+changes with their values (`announce_ratings`: games does not read the ratings).
 """
 
 from __future__ import annotations
@@ -112,6 +114,41 @@ def announce_seats(match_id: uuid.UUID | str) -> None:
         logger.info("seats not announced: %s", error, extra={"match_id": str(match_id)})
 
 
+# What `announce_rematch` publishes: like a seat change, the streams read the state again.
+REMATCH_CHANGED = b'{"rematch":true}'
+
+
+def announce_rematch(match_id: uuid.UUID | str) -> None:
+    """Tell the live streams of the finished ``match_id`` (once called, after the commit)
+    that its rematch offer changed: each reads it again, as after a seat change."""
+    _publish_state(match_id, REMATCH_CHANGED, "rematch")
+
+
+def announce_ratings(match_id: uuid.UUID | str, changes: list[dict[str, Any]]) -> None:
+    """Tell the live streams of ``match_id`` (once called, after the commit that rated it)
+    how its people's ratings changed (as the stream's `rating_changed` sends them). Only the
+    streams open then hear it: the ratings are kept by `ratings`, which games never reads."""
+    _publish_state(match_id, json.dumps({"ratings": changes}, separators=(",", ":")).encode(),
+                   "ratings")
+
+
+def _publish_state(match_id: uuid.UUID | str, message: bytes, what: str) -> None:
+    with _waiters_lock:
+        for waiting in _waiters.get(str(match_id), ()):
+            waiting.set()
+    client = _redis()
+    if client is None:
+        with _hubs_lock:
+            hubs = list(_hubs.values())
+        for hub in hubs:
+            hub.state_changed_threadsafe(str(match_id), message)
+        return
+    try:
+        client.publish(_channel(match_id), message)
+    except redis.RedisError as error:
+        logger.info("%s not announced: %s", what, error, extra={"match_id": str(match_id)})
+
+
 def wait(match_id: uuid.UUID | str, moved: Callable[[], bool], timeout: float) -> None:
     """Return once ``match_id`` is announced or ``moved()`` (a look at the database) is true,
     or after ``timeout`` seconds at most; the caller then reads the database again."""
@@ -182,6 +219,8 @@ class _Hub:
         self.news: dict[str, dict[int, News]] = {}
         # How many seat changes of each match were heard since its first listener came.
         self.seat_changes: dict[str, int] = {}
+        # The ratings' changes announced of each match listened to (`announce_ratings`).
+        self.ratings: dict[str, list[list[dict[str, Any]]]] = {}
         self.subscriber: asyncio.Task[None] | None = None
 
     def wake(self, match_id: str, news: News | None = None) -> None:
@@ -201,6 +240,23 @@ class _Hub:
         if match_id in self.listeners:
             self.seat_changes[match_id] = self.seat_changes.get(match_id, 0) + 1
             self.wake(match_id)
+
+    def state_changed(self, match_id: str, message: bytes) -> None:
+        """A rematch's change (read again, as a seat change is) or a match's ratings (kept
+        for its listeners, who send them once they sent its end)."""
+        if message == REMATCH_CHANGED:
+            self.seats_changed(match_id)
+            return
+        changes = _ratings(message)
+        if changes is not None and match_id in self.listeners:
+            self.ratings.setdefault(match_id, []).append(changes)
+            self.wake(match_id)
+
+    def state_changed_threadsafe(self, match_id: str, message: bytes) -> None:
+        loop = self.loop()
+        if match_id in self.listeners and loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop stopped in between
+                loop.call_soon_threadsafe(self.state_changed, match_id, message)
 
     def seats_changed_threadsafe(self, match_id: str) -> None:
         loop = self.loop()
@@ -247,6 +303,10 @@ class _Hub:
                             match_id = message["channel"].decode()[prefix:]
                             if message["data"] == SEATS_CHANGED:
                                 self.seats_changed(match_id)
+                            elif message["data"] == REMATCH_CHANGED or message["data"].startswith(
+                                RATINGS_PREFIX
+                            ):
+                                self.state_changed(match_id, message["data"])
                             else:
                                 self.wake(match_id, _news(message["data"]))
             except (redis.RedisError, OSError) as error:
@@ -255,6 +315,19 @@ class _Hub:
                 await client.aclose()
             await asyncio.sleep(retry)
             retry = min(2 * retry, REDIS_RETRY_MAX_SECONDS)
+
+
+RATINGS_PREFIX = b'{"ratings":'
+
+
+def _ratings(data: bytes) -> list[dict[str, Any]] | None:
+    """The changes an `announce_ratings` message carries, or None for anything else."""
+    try:
+        changes = json.loads(data).get("ratings")
+    except (ValueError, AttributeError):
+        return None
+    valid = isinstance(changes, list) and all(isinstance(change, dict) for change in changes)
+    return changes if valid else None
 
 
 def _news(data: bytes) -> News | None:
@@ -302,12 +375,19 @@ class Moves:
         self.match_id = match_id
         self.event = asyncio.Event()
         self._seat_changes = hub.seat_changes.get(match_id, 0)
+        self._ratings_sent = 0
 
     def seats_changed(self) -> bool:
         """Whether who plays a seat changed since the listener came or last asked."""
         changes = self.hub.seat_changes.get(self.match_id, 0)
         changed, self._seat_changes = changes != self._seat_changes, changes
         return changed
+
+    def ratings(self) -> list[list[dict[str, Any]]]:
+        """The ratings' changes announced since the listener last asked."""
+        heard = self.hub.ratings.get(self.match_id, [])
+        fresh, self._ratings_sent = heard[self._ratings_sent:], len(heard)
+        return fresh
 
     def news_after(self, after: int) -> tuple[list[News], bool]:
         """The announcements of the versions right after ``after``, in order, and whether a
@@ -352,3 +432,4 @@ async def listen(match_id: uuid.UUID | str) -> AsyncIterator[Moves]:
                 hub.woken_at.pop(moves.match_id, None)
                 hub.news.pop(moves.match_id, None)
                 hub.seat_changes.pop(moves.match_id, None)
+                hub.ratings.pop(moves.match_id, None)

@@ -25,6 +25,10 @@ class MatchChange(StrEnum):
     SEAT_LEFT = "seat_left"
     AUTOPILOT_ON = "autopilot_on"
     AUTOPILOT_OFF = "autopilot_off"  # the person acts again
+    # After the finish (games/rematch.py), under the finished match's lock like every change,
+    # so a match's followers get them after its end, in order.
+    REMATCH_OFFERED = "rematch_offered"
+    REMATCH_STARTED = "rematch_started"
 
 
 # A match changed other than by an action: it started or ended unfinished, or who plays a seat
@@ -33,5 +37,6 @@ class MatchChange(StrEnum):
 #   change   a `MatchChange`;
 #   seat     the seat concerned (seat changes), else None;
 #   user_id  the account that held the seat before a seat change (that took it, for
-#            SEAT_TAKEN), else None.
+#            SEAT_TAKEN; that offered it, for a rematch), else None;
+#   rematch  the `RematchOffer` (REMATCH_OFFERED, REMATCH_STARTED), else not sent.
 match_changed = Signal()

@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, URLResolver, include, path, re_path
 
-from games.api import accounts, feed, lobby, matches, play, problems, tables
+from games.api import accounts, feed, lobby, matches, play, problems, rematch, tables
 
 app_name = "games"
 
@@ -24,6 +24,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("matches/<uuid:match_id>/return", tables.ReturnView.as_view(), name="return"),
     path("matches/<uuid:match_id>/ready", tables.ReadyView.as_view(), name="ready"),
     path("matches/<uuid:match_id>/spectate", tables.SpectateView.as_view(), name="spectate"),
+    path("matches/<uuid:match_id>/rematch", rematch.RematchView.as_view(), name="rematch"),
+    path("matches/<uuid:match_id>/rematch/accept", rematch.AcceptRematchView.as_view(),
+         name="rematch-accept"),
+    path("matches/<uuid:match_id>/rematch/decline", rematch.DeclineRematchView.as_view(),
+         name="rematch-decline"),
     path("lobby", lobby.LobbyView.as_view(), name="lobby"),
     path("quick-match", lobby.QuickMatchView.as_view(), name="quick-match"),
     path("invitations/<str:code>/join", tables.InvitationJoinView.as_view(),

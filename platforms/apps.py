@@ -10,7 +10,9 @@ class PlatformsConfig(AppConfig):
         from games import circles
         from games.signals import match_changed, match_progressed
         from platforms import services, webhooks
+        from ratings.signals import ratings_changed
 
         match_progressed.connect(webhooks.on_match_progressed, dispatch_uid="platform-webhooks")
         match_changed.connect(webhooks.on_match_changed, dispatch_uid="platform-webhooks")
+        ratings_changed.connect(webhooks.on_ratings_changed, dispatch_uid="platform-webhooks")
         circles.use(services.circle_of)

@@ -108,6 +108,9 @@ class EventType(models.TextChoices):
     SEAT_LEFT = "seat.left", "A player left their seat"
     AUTOPILOT_ON = "seat.autopilot_on", "A player's seat went on autopilot"
     AUTOPILOT_OFF = "seat.autopilot_off", "A player is back: their seat is off autopilot"
+    REMATCH_OFFERED = "rematch.offered", "A rematch of a finished match was offered"
+    REMATCH_STARTED = "rematch.started", "Everyone accepted: the rematch started"
+    RATING_CHANGED = "rating.changed", "A rated match's players' ratings changed"
 
 
 class WebhookSubscription(models.Model):

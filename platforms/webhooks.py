@@ -50,8 +50,8 @@ from django.db.models.functions import RowNumber
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
-from games import engine, lanes
-from games.models import Match, MatchStatus
+from games import engine, lanes, rematch
+from games.models import Match, MatchStatus, RematchOffer
 from games.signals import MatchChange
 from platforms.addresses import public_addresses, resolve
 from platforms.models import (
@@ -64,6 +64,8 @@ from platforms.models import (
     WebhookMatchSequence,
     WebhookSubscription,
 )
+from ratings.models import RatingChange
+from ratings.services import stream_change
 
 logger = logging.getLogger(__name__)
 
@@ -88,25 +90,13 @@ def subscribe(*, platform: Platform, url: str, event_types: Iterable[str]) -> We
 
 # --- events ------------------------------------------------------------------------------------
 
-# Matches known not to be a platform's. A platform's account is made with the platform
-# (`services.register_platform`), so a match created by any other account never becomes one:
-# most moves are spared the look-up. Match ids are random UUIDs, never handed out again (an
-# account id would be: SQLite reuses the ids of rolled-back rows). Bounded by starting afresh.
-_NOT_PLATFORMS: set[uuid.UUID] = set()
-_NOT_PLATFORMS_MAX = 100_000
-
-
 def _platform_id(match: Match) -> int | None:
-    if match.id in _NOT_PLATFORMS:
+    """The platform whose circle the match is of (games/circles.py): the matches it made and
+    those its players opened (quick match, open seats, a rematch). Most matches are of no
+    circle and need no look-up."""
+    if match.circle_id is None:
         return None
-    platform_id = Platform.objects.filter(user_id=match.created_by_id).values_list(
-        "pk", flat=True
-    ).first()
-    if platform_id is None:
-        if len(_NOT_PLATFORMS) >= _NOT_PLATFORMS_MAX:
-            _NOT_PLATFORMS.clear()
-        _NOT_PLATFORMS.add(match.id)
-    return platform_id
+    return Platform.objects.filter(user_id=match.circle_id).values_list("pk", flat=True).first()
 
 
 def on_match_progressed(
@@ -182,7 +172,11 @@ def on_match_changed(
     **kwargs: Any,
 ) -> None:
     """The event of a platform's match that a change other than an action makes (in its
-    transaction): its start, its end unfinished, a player leaving or on autopilot."""
+    transaction): its start, its end unfinished, a player leaving or on autopilot, its
+    rematch."""
+    if change in (MatchChange.REMATCH_OFFERED, MatchChange.REMATCH_STARTED):
+        _rematch_event(match, change, kwargs["rematch"])
+        return
     event_type = _CHANGE_EVENTS.get(change)
     if event_type is None:
         return
@@ -201,6 +195,45 @@ def on_match_changed(
         data["seat"] = seat
         data["external_id"] = players.get(user_id)
     emit(platform_id, [(event_type, data)])
+
+
+def _rematch_event(match: Match, change: MatchChange, offer: RematchOffer) -> None:
+    """`rematch.offered` or `rematch.started` of a platform's finished match, in its sequence
+    (under its lock, like its other events)."""
+    platform_id = _platform_id(match)
+    if platform_id is None:
+        return
+    view = rematch.offer_view(offer)
+    data: dict[str, Any] = {"match_id": str(match.id), "version": match.version}
+    if change == MatchChange.REMATCH_OFFERED:
+        players = _external_ids(platform_id, [offer.offered_by_id])
+        data.update(seat=view["offered_by"], external_id=players.get(offer.offered_by_id),
+                    asked=[entry["seat"] for entry in view["seats"] if entry["asked"]],
+                    expires_at=view["expires_at"])
+        emit(platform_id, [(EventType.REMATCH_OFFERED, data)])
+        return
+    assert offer.new_match is not None
+    seats = {row.index: row for row in offer.new_match.seats.all()}
+    players = _external_ids(platform_id, [row.user_id for row in seats.values()])
+    data.update(new_match_id=str(offer.new_match.id),
+                players=[players.get(seats[index].user_id) for index in range(4)])
+    emit(platform_id, [(EventType.REMATCH_STARTED, data)])
+
+
+def on_ratings_changed(
+    sender: Any, *, match: Match, changes: list[RatingChange], **kwargs: Any
+) -> None:
+    """`rating.changed` of a platform's rated match, after its `match.finished` (the ratings
+    are written by the receiver of the same signal that follows this app's)."""
+    platform_id = _platform_id(match)
+    if platform_id is None or not changes:
+        return
+    players = _external_ids(platform_id, [change.user_id for change in changes])
+    emit(platform_id, [(EventType.RATING_CHANGED, {
+        "match_id": str(match.id), "version": match.version,
+        "changes": [{**stream_change(change), "external_id": players.get(change.user_id)}
+                    for change in sorted(changes, key=lambda change: change.seat)],
+    })])
 
 
 def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:

@@ -10,13 +10,16 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from django.contrib.auth import get_user_model
+from django.db import transaction
 from django.db.models import F, Min
 from django.utils import timezone
 
+from games import notify
 from games.models import BotLevel, GameChoice, Match, MatchStatus
 from ratings import model, seasons
 from ratings.model import Skill
 from ratings.models import Period, Rating, RatingChange, SeasonStanding
+from ratings.signals import ratings_changed
 
 _Row = TypeVar("_Row", Rating, SeasonStanding)
 
@@ -40,7 +43,18 @@ def bot_skill(level: str) -> Skill:
 
 def on_match_progressed(sender: Any, *, match: Match, **kwargs: Any) -> None:
     if match.status == MatchStatus.FINISHED and match.rated:
-        rate_match(match)
+        tell(match, rate_match(match))
+
+
+def tell(match: Match, changes: list[RatingChange]) -> None:
+    """Tell the platforms' webhooks (in this transaction) and, once committed, the match's
+    live streams what the match did to its people's ratings. A recount tells nobody."""
+    if not changes:
+        return
+    ratings_changed.send(sender=Match, match=match, changes=changes)
+    announced = [stream_change(change) for change in changes]
+    match_id = match.id
+    transaction.on_commit(lambda: notify.announce_ratings(match_id, announced))
 
 
 def rated_places(match: Match) -> list[int]:
@@ -110,6 +124,16 @@ def rate_match(match: Match) -> list[RatingChange]:
     for user_id in erased.values_list("pk", flat=True):
         take_off_the_boards(user_id)
     return changes
+
+
+def stream_change(change: RatingChange) -> dict[str, Any]:
+    """A rating change as the live stream's `rating_changed` and the `rating.changed` webhook
+    tell it."""
+    return {
+        "seat": change.seat, "place": change.place, "rating_before": change.rating_before,
+        "rating_after": change.rating_after, "delta": change.delta,
+        "deviation": change.deviation_after,
+    }
 
 
 def _locked(

@@ -20,6 +20,13 @@ def _no_clock_timer(settings):
     settings.IN_PROCESS_JOBS = False
 
 
+@pytest.fixture(autouse=True)
+def _streams_end_at_the_end(settings):
+    """A finished match's stream closes with its `end`, as a match without a rematch's would
+    after STREAM_AFTER_END_SECONDS: the tests of what comes after the end set it."""
+    settings.STREAM_AFTER_END_SECONDS = 0
+
+
 @pytest.fixture
 def asgi_server(transactional_db):
     """The service as `scripts/serve` runs it (uvicorn, batak_api/asgi.py) in a thread of the

@@ -132,7 +132,7 @@ class MatchEndpoint(APIView):
         except Match.DoesNotExist:
             raise MatchNotFound() from None
         platform = platform_key(request)
-        if platform and self.match.created_by_id != signed_in(request).pk:
+        if platform and self.match.circle_id != signed_in(request).pk:
             raise MatchNotFound()
         self.access = access.require(self.match, signed_in(request), self.permission)
         if self.seat is not None:

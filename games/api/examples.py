@@ -258,3 +258,18 @@ TOKEN: dict[str, Any] = {
     "expiry": "2026-12-31T20:21:39.197808Z",
     "user": USER,
 }
+
+REMATCH: dict[str, Any] = {
+    "match_id": "6990c34b-402a-4832-b7a0-91140a5b4ddf",
+    "status": "open",
+    "offered_by": 0,
+    "seats": [
+        {"seat": 0, "new_seat": 1, "asked": True, "answer": "accepted"},
+        {"seat": 1, "new_seat": 2, "asked": True, "answer": None},
+        {"seat": 2, "new_seat": 3, "asked": False, "answer": "accepted"},
+        {"seat": 3, "new_seat": 0, "asked": False, "answer": "accepted"},
+    ],
+    "created_at": "2026-12-04T15:20:00+00:00",
+    "expires_at": "2026-12-04T15:21:00+00:00",
+    "new_match_id": None,
+}

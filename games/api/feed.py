@@ -23,7 +23,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from games import access, presenters, selectors, services
+from games import access, presenters, rematch, selectors, services
 from games.api import examples, slots, streams
 from games.api.base import (
     PLATFORM_MATCH_READS,
@@ -227,12 +227,18 @@ STREAM_DESCRIPTION = (
     "line (`: heartbeat`) comes when nothing has happened for "
     f"{settings.STREAM_HEARTBEAT_SECONDS:g} s, and counts as the caller's presence. Once the "
     "match has ended (or is cancelled) and every action is sent, an `end` event (`StreamEnd`: "
-    "`{\"version\": N, \"status\": \"finished\"}`) closes the stream. The server may also "
+    "`{\"version\": N, \"status\": \"finished\"}`) closes the stream; a finished match's "
+    f"stays open {settings.STREAM_AFTER_END_SECONDS:g} s more, and while a rematch offer is "
+    "open, for what follows the finish (no id: told as state, like `seats`): `rating_changed` "
+    "as a rated match's ratings change (to the streams open then), `rematch_offered` as its "
+    "rematch offer changes (`GET /matches/{id}/rematch` reads it), and `rematch_started`, "
+    "after which (or a declined or expired offer) it closes. The server may also "
     "close a stream at any time (at the latest after "
     f"{settings.STREAM_MAX_SECONDS:g} s, or {streams.MAX_WSGI_SECONDS} s on a server that holds "
     "a thread per request); reconnect with `Last-Event-ID` (EventSource does, after the "
     "`retry` interval). Once the match is over, a request with nothing after its cursor is "
-    "answered 204, which tells EventSource to stop. The stream looks again every heartbeat "
+    "answered 204, which tells EventSource to stop (while a rematch offer is open it gets the "
+    "`end` and the offer, as above). The stream looks again every heartbeat "
     "interval whether its caller may still read the match, as every request to the feed does, "
     "and ends when not (a revoked or lapsed token, a seat given up; a seat given up ends it "
     "at once on a server that holds no thread per stream): the reconnection then gets the "
@@ -281,8 +287,8 @@ class StreamView(MatchEndpoint):
                 examples=[OpenApiExample("A short match", STREAM_EXAMPLE)],
             ),
             204: OpenApiResponse(
-                description="The match has ended and nothing is after the cursor: no stream "
-                "(EventSource stops reconnecting)."
+                description="The match has ended, nothing is after the cursor and no rematch "
+                "offer of it is open: no stream (EventSource stops reconnecting)."
             ),
             **errors(400, 401, 403, 404),
             429: OpenApiResponse(PROBLEM, description=(
@@ -301,8 +307,10 @@ class StreamView(MatchEndpoint):
                 raise InvalidLastEventId()
             after = int(resume)
         check_cursor(self.match, after)
-        if self.match.status not in streams.LIVE and after >= self.match.version:
-            # Over, and nothing left to send: 204 tells EventSource to stop reconnecting.
+        if (self.match.status not in streams.LIVE and after >= self.match.version
+                and not rematch.offer_is_open(self.match)):
+            # Over, and nothing left to send: 204 tells EventSource to stop reconnecting (but
+            # while a rematch offer is open, the stream tells how it goes).
             return HttpResponse(status=status.HTTP_204_NO_CONTENT)
         token = request.auth if isinstance(request.auth, AuthToken) else None
         follower = streams.Follower(self.match, after, signed_in(request), token)

@@ -12,7 +12,12 @@ carries the committed action, so a listener that has heard every version up to i
 without a look at the database; one that missed a version reads the feed instead. Announcements
 are only hints, as for the long poll: after STREAM_HEARTBEAT_SECONDS with nothing heard a
 listener looks at the database anyway, so a lost one delays an event, never loses it. When the
-match has ended and everything is sent, an `end` event closes the stream. A stream outlives its
+match has ended and everything is sent, an `end` event tells it. The stream of a match that
+ended unfinished then closes; that of a finished match stays open STREAM_AFTER_END_SECONDS more
+(and while a rematch offer of it is open), for what comes after the finish: its people's
+`rating_changed` (heard from its announcement only: games never reads the ratings), and its
+rematch, read like the seats (`rematch_offered` as the offer changes, `rematch_started`, then
+it closes; a declined or expired offer closes it too). A stream outlives its
 request, so it checks again every heartbeat interval that its caller may still read the match,
 and at once when a person leaves the match (their stream then ends: games/notify.py).
 
@@ -35,6 +40,7 @@ from collections import OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -46,10 +52,10 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone
 from knox.models import AuthToken
 
-from games import access, notify, presenters, seating, selectors, services
+from games import access, notify, presenters, rematch, seating, selectors, services
 from games.api import slots
-from games.api.serializers.feed import EventSerializer
-from games.models import Match, MatchStatus, Seat, Visibility
+from games.api.serializers.feed import EventSerializer, RematchOfferSerializer
+from games.models import Match, MatchStatus, RematchOffer, RematchStatus, Seat, Visibility
 
 T = TypeVar("T")
 
@@ -81,6 +87,9 @@ class Page:
     knows_deadline: bool = False
     # The seats' state, if this page read it.
     seats: list[dict[str, Any]] | None = None
+    # The match's status, and of a finished match its rematch offer (None: none yet) as read.
+    status: str = ""
+    rematch: dict[str, Any] | None = None
 
 
 def _on_a_live_connection(read: Callable[[], T]) -> T:
@@ -110,12 +119,16 @@ def _read_page(match_id: uuid.UUID, after: int) -> Page:
         for event in EventSerializer(page["events"], many=True).data
     ]
     ended = not page["has_more"] and page["status"] not in LIVE
+    offer = (RematchOffer.objects.filter(match_id=match_id).first()
+             if ended and page["status"] == MatchStatus.FINISHED else None)
     caught_up = not page["has_more"] and page["status"] == MatchStatus.ACTIVE
     deadline = match.turn_deadline.isoformat() if caught_up and match.turn_deadline else None
     return Page(
         b"".join(frames), page["next_after"], page["has_more"], ended,
         end=_end_frame(page["version"], page["status"]) if ended else b"",
         deadline=deadline, knows_deadline=caught_up, seats=_seats(match_id),
+        status=page["status"],
+        rematch=None if offer is None else RematchOfferSerializer(rematch.offer_view(offer)).data,
     )
 
 
@@ -146,14 +159,26 @@ class Follower:
         # The state last sent (`clock`, `seats`): sent again only when it changed.
         self.deadline: str | None = None
         self.seats: list[dict[str, Any]] | None = None
+        self.rematch: dict[str, Any] | None = None
+        # Once a finished match's end is sent: until when (monotonic) the stream stays open.
+        self.open_until: float | None = None
+
+    @property
+    def done(self) -> bool:
+        """Whether the stream has sent all it will."""
+        return self.ended and (self.open_until is None or time.monotonic() >= self.open_until)
 
     def take(self, page: Page) -> bytes:
         """The page's frames, with the state events that changed since the last sent."""
         self.after = page.next_after
+        if page.ended and self.ended:  # after the end: only the rematch may still change
+            return self._after_end(page)
         self.ended = page.ended
         frames = [page.frames]
         if page.ended:  # the state of a match that ended tells nothing more
-            return b"".join((page.frames, page.end))
+            if page.status == MatchStatus.FINISHED:
+                self.open_until = time.monotonic() + settings.STREAM_AFTER_END_SECONDS
+            return b"".join((page.frames, page.end, self._after_end(page)))
         if page.knows_deadline and page.deadline != self.deadline:
             self.deadline = page.deadline
             frames.append(_frame(None, "clock", {"version": page.next_after,
@@ -162,6 +187,27 @@ class Follower:
             self.seats = page.seats
             frames.append(_frame(None, "seats", {"seats": page.seats}))
         return b"".join(frames)
+
+    def _after_end(self, page: Page) -> bytes:
+        """The rematch's events, if its offer changed since last sent; the stream stays open
+        while the offer is, and closes once it is answered or expired."""
+        offer = page.rematch
+        if offer is None or offer == self.rematch or self.open_until is None:
+            return b""
+        self.rematch = offer
+        if offer["status"] == RematchStatus.OPEN:
+            left = (
+                datetime.fromisoformat(offer["expires_at"]) - timezone.now()
+            ).total_seconds()
+            self.open_until = max(self.open_until, time.monotonic() + left)
+            return _frame(None, "rematch_offered", offer)
+        self.open_until = time.monotonic()  # answered or expired: nothing more will come
+        if offer["status"] == RematchStatus.ACCEPTED:
+            return _frame(None, "rematch_offered", offer) + _frame(
+                None, "rematch_started",
+                {"match_id": offer["match_id"], "new_match_id": offer["new_match_id"]},
+            )
+        return _frame(None, "rematch_offered", offer)
 
     def check(self, fresh: bool = False) -> bool:
         """Whether the listener would still be let in (its account active, its token valid,
@@ -255,6 +301,7 @@ def _page_heard(match_id: uuid.UUID, heard: list[notify.News]) -> Page:
         b"".join(frames), last["version"], more=False, ended=ended,
         end=_end_frame(last["version"], last["status"]) if ended else b"",
         deadline=last["deadline"], knows_deadline=last["status"] == MatchStatus.ACTIVE,
+        status=last["status"],
     )
 
 
@@ -314,7 +361,7 @@ def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, No
         if frames := follower.take(page):
             yield frames
             quiet_since = time.monotonic()
-        if follower.ended or (left := deadline - time.monotonic()) <= 0:
+        if follower.done or (left := deadline - time.monotonic()) <= 0:
             return
         if page.more:
             continue
@@ -325,6 +372,8 @@ def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, No
         if time.monotonic() - quiet_since >= settings.STREAM_HEARTBEAT_SECONDS:
             yield HEARTBEAT
             quiet_since = time.monotonic()
+        if follower.open_until is not None:
+            left = min(left, follower.open_until - time.monotonic())
         match = Match(pk=follower.match_id)
         selectors.wait_for_move(match, follower.after, min(left, settings.STREAM_HEARTBEAT_SECONDS))
 
@@ -380,8 +429,12 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
                     yield frames
                     sent_at = time.monotonic()
                 more = page.more
+            if follower.ended and (ratings := moves.ratings()):
+                yield b"".join(_frame(None, "rating_changed", {"changes": changes})
+                               for changes in ratings)
+                sent_at = time.monotonic()
             now = time.monotonic()
-            if follower.ended or now >= deadline:
+            if follower.done or now >= deadline:
                 return
             # A person who left may no longer follow the match: looked at at once.
             if seats_changed or now >= next_check:
@@ -390,7 +443,8 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
                 next_check = now + every
             if more:
                 continue
-            until = min(deadline, next_check, sent_at + every, heard_at + every)
+            until = min(deadline, next_check, sent_at + every, heard_at + every,
+                        follower.open_until or deadline)
             look, quiet_since, heard_at = await _wait_for_news(
                 moves, until, heard_at, quiet_since
             )

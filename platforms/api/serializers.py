@@ -336,6 +336,45 @@ class SeatChangedSerializer(serializers.Serializer):
                                         help_text="The platform's player at the seat.")
 
 
+class RematchOfferedSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField(help_text="The finished match.")
+    version = serializers.IntegerField(help_text="The finished match's last version.")
+    seat = seat_field(help_text="The offerer's seat.")
+    external_id = serializers.CharField(allow_null=True,
+                                        help_text="The platform's player who offered it.")
+    asked = serializers.ListField(
+        child=seat_field(), help_text="The seats of the people asked, the offerer among them "
+        "(the computer players, and those taking a leaver's seat, accept at once)."
+    )
+    expires_at = serializers.DateTimeField(help_text="Unanswered by then, the offer expires.")
+
+
+class RematchStartedSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField(help_text="The finished match.")
+    version = serializers.IntegerField(help_text="The finished match's last version.")
+    new_match_id = serializers.UUIDField(help_text="The rematch (its own events follow, "
+                                         "`match.started` first, in its own sequence).")
+    players = serializers.ListField(child=serializers.CharField(allow_null=True),
+                                    help_text="The platform's players by the rematch's seats "
+                                    "(rotated: seat i's player sits at (i + 1) % 4).")
+
+
+class PlayerRatingChangeSerializer(serializers.Serializer):
+    seat = seat_field()
+    external_id = serializers.CharField(allow_null=True)
+    place = serializers.IntegerField(help_text="The place as rated: a leaver's is last.")
+    rating_before = serializers.IntegerField()
+    rating_after = serializers.IntegerField()
+    delta = serializers.IntegerField()
+    deviation = serializers.IntegerField(help_text="The rating's deviation after the match.")
+
+
+class RatingChangedSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField()
+    version = serializers.IntegerField(help_text="The match's last version.")
+    changes = PlayerRatingChangeSerializer(many=True, help_text="One per rated person, by seat.")
+
+
 def envelope(event_type: str, data: type[serializers.Serializer]) -> type[serializers.Serializer]:
     """A webhook body: `{type, timestamp, sequence, data}`."""
     name = "".join(part.capitalize() for part in event_type.replace(".", "_").split("_"))
@@ -364,4 +403,7 @@ WEBHOOK_BODIES = {
     EventType.SEAT_LEFT: envelope(EventType.SEAT_LEFT, SeatChangedSerializer),
     EventType.AUTOPILOT_ON: envelope(EventType.AUTOPILOT_ON, SeatChangedSerializer),
     EventType.AUTOPILOT_OFF: envelope(EventType.AUTOPILOT_OFF, SeatChangedSerializer),
+    EventType.REMATCH_OFFERED: envelope(EventType.REMATCH_OFFERED, RematchOfferedSerializer),
+    EventType.REMATCH_STARTED: envelope(EventType.REMATCH_STARTED, RematchStartedSerializer),
+    EventType.RATING_CHANGED: envelope(EventType.RATING_CHANGED, RatingChangedSerializer),
 }

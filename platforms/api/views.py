@@ -90,10 +90,11 @@ def platform_match(match: Match) -> dict[str, Any]:
     """The match's summary with the platform's external id of each seat's player."""
     summary = presenters.match_summary(match)
     users = {seat.index: seat.user_id for seat in match.seats.all()}
+    assert match.circle_id is not None, "a platform's match is of its circle"
     # Keyed for lookups by a seat's user id, None for a computer or an open seat (no entry).
     ids: dict[int | None, str] = dict(
         PlatformPlayer.objects.filter(
-            platform__user_id=match.created_by_id, user_id__in=[u for u in users.values() if u]
+            platform__user_id=match.circle_id, user_id__in=[u for u in users.values() if u]
         ).values_list("user_id", "external_id")
     )
     return {**summary, "players": [ids.get(users.get(index)) for index in range(4)],
@@ -394,7 +395,7 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
     )
     def get(self, request: Request) -> Response:
         query = valid_query(MatchListQuerySerializer, request)
-        matches = Match.objects.filter(created_by=self.platform.user).prefetch_related(
+        matches = Match.objects.filter(circle=self.platform.user).prefetch_related(
             "seats").order_by("-created_at")
         if "status" in query:
             matches = matches.filter(status=query["status"])

@@ -99,7 +99,9 @@ def test_the_stream_names_the_schema_of_each_event() -> None:
     assert media["x-sse-events"] == {
         name: {"$ref": f"{REF}{component}"} for name, component in (
             ("action", "Event"), ("deal_ended", "DealEndedEvent"), ("clock", "ClockEvent"),
-            ("seats", "SeatsEvent"), ("end", "StreamEnd"))}
+            ("seats", "SeatsEvent"), ("end", "StreamEnd"),
+            ("rating_changed", "RatingChangedEvent"), ("rematch_offered", "RematchOffer"),
+            ("rematch_started", "RematchStartedEvent"))}
     assert set(_schemas()["StreamEnd"]["required"]) == {"version", "status"}
 
 

@@ -305,7 +305,7 @@ OPERATION_IDS = {
     "listDeals", "getDeal", "listTourTables", "getTourTable", "startTourTable", "getTourMatch",
     "listLobby", "quickMatch", "getInvitation", "renewInvitation", "revokeInvitation",
     "joinByInvitation", "cancelMatch", "leaveMatch", "returnToSeat", "readyForMatch",
-    "spectateMatch",
+    "spectateMatch", "getRematch", "offerRematch", "acceptRematch", "declineRematch",
     "putPlatformPlayer", "getPlatformPlayer", "listPlatformPlayers", "patchPlatformPlayer",
     "deletePlatformPlayer", "refreshPlatformPlayerToken", "revokePlatformPlayerTokens",
     "listPlatformMatches", "createPlatformMatch", "getPlatformMatch", "cancelPlatformMatch",

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import json
 import random
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
 
 from games.api import streams
+from games.models import Match, RematchOffer
+from games.services import SeatSpec
 from tests import sse
+from tests.admin.helpers import person, play_match
 
 from .conftest import Player, create_match, new_player, play_random_turn, submit, table_of_four
 
@@ -210,3 +216,67 @@ def test_a_cursor_past_the_matchs_version_is_a_problem(player) -> None:
         assert response.json()["code"] == "cursor_ahead"
         assert response.json()["current_version"] == version
     assert me.get(f"/matches/{match_id}/events?after={version}&wait=0").json()["events"] == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_finished_matchs_stream_tells_its_rematch_after_the_end(player, settings) -> None:
+    settings.STREAM_AFTER_END_SECONDS = 30
+    match_id, me = finished_match(player)
+    started = me.post(f"/matches/{match_id}/rematch").json()  # computer players accept at once
+    response, got = stream(me, match_id)
+    after_end = [message.event for message in got][[m.event for m in got].index("end"):]
+    # Told as state (no id: resuming from the last version tells it again), then it closes.
+    assert after_end == ["end", "rematch_offered", "rematch_started"]
+    assert {message.id for message in got[-3:]} == {got[-3].id}  # no id of their own
+    assert got[-2].json() == started
+    assert got[-1].json() == {"match_id": match_id, "new_match_id": started["new_match_id"]}
+    # A stream from an earlier cursor tells it again; one with nothing after it is 204.
+    _, again = stream(me, match_id, HTTP_LAST_EVENT_ID=str(got[-3].json()["version"] - 1))
+    assert [message.event for message in again][-3:] == [
+        "end", "rematch_offered", "rematch_started"]
+    response, _ = stream(me, match_id, HTTP_LAST_EVENT_ID=got[-1].id)
+    assert response.status_code == 204
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_open_offer_keeps_the_stream_open_until_it_expires(settings) -> None:
+    settings.STREAM_AFTER_END_SECONDS = 0
+    settings.REMATCH_OFFER_SECONDS = 1
+    ayse, ali = person("ayse"), person("ali")
+    match = play_match(ayse, seats=[SeatSpec("me"), SeatSpec("bot", bot_level="easy"),
+                                    SeatSpec("person", user=ali),
+                                    SeatSpec("bot", bot_level="easy")])
+    me = Player(APIClient(), ayse.pk, "ayse")
+    me.client.force_authenticate(ayse)
+    assert me.post(f"/matches/{match.id}/rematch").status_code == 201
+    _, got = stream(me, str(match.id))
+    offered = [message.json()["status"] for message in got if message.event == "rematch_offered"]
+    assert offered == ["open", "expired"]
+    assert got[-1].event == "rematch_offered"
+    assert Match.objects.count() == 1
+    # A client that resumes after the end hears an open offer; once it expired, 204.
+    RematchOffer.objects.update(status="open", expires_at=timezone.now() + timedelta(seconds=1))
+    _, got = stream(me, str(match.id), HTTP_LAST_EVENT_ID=str(match.version))
+    assert [message.event for message in got] == [
+        "retry", "end", "rematch_offered", "rematch_offered"]
+    response, _ = stream(me, str(match.id), HTTP_LAST_EVENT_ID=str(match.version))
+    assert response.status_code == 204
+
+
+def test_a_hub_keeps_announced_ratings_and_rereads_on_a_rematch_change() -> None:
+    import asyncio
+
+    from games import notify
+
+    async def hear() -> None:
+        async with notify.listen("m") as moves:
+            hub = moves.hub
+            # As Redis brings them: the ratings with their values, the rematch as a wake.
+            hub.state_changed("m", b'{"ratings":[{"seat":0,"delta":5}]}')
+            hub.state_changed("m", b'{"ratings":"nonsense"}')
+            hub.state_changed("m", notify.REMATCH_CHANGED)
+            assert moves.ratings() == [[{"seat": 0, "delta": 5}]]
+            assert moves.ratings() == []
+            assert moves.seats_changed()  # read again, as after a seat change
+
+    asyncio.run(hear())

@@ -231,3 +231,33 @@ def test_a_follower_hears_the_clock_and_who_left(asgi_server, settings) -> None:
     assert time.monotonic() - started < 3
     assert [seat["left"] for seat in left.json()["seats"]] == [False, True, False, False]
     follower.close()
+
+
+def test_a_follower_hears_the_ratings_and_the_rematch_after_the_end(asgi_server,
+                                                                     settings) -> None:
+    settings.STREAM_AFTER_END_SECONDS = 30
+    me = client.guest(asgi_server, "Me")
+    match_id = client.match_against_bots(me, levels=("easy",) * 3)
+    listening = sse.Listening(asgi_server, match_id, me.token, timeout=10)
+    client.play_to_the_end({0: me}, match_id, random.Random(3))
+
+    def heard(event: str) -> None:
+        deadline = time.monotonic() + 10
+        while not any(message.event == event for message in listening.got):
+            assert time.monotonic() < deadline, f"no {event}"
+            time.sleep(0.02)
+
+    heard("end")
+    assert listening.is_alive()  # open after the end, for what follows it
+    change = {"seat": 0, "place": 1, "rating_before": 1500, "rating_after": 1524, "delta": 24,
+              "deviation": 310}
+    notify.announce_ratings(match_id, [change])  # as ratings does once a rated match is rated
+    heard("rating_changed")
+    offer = client.expect(me.post(f"{client.API}/matches/{match_id}/rematch"), 201, "rematch")
+    listening.join(10)
+    assert not listening.is_alive()
+    events = [message.event for message in listening.got]
+    assert events[events.index("end"):] == [
+        "end", "rating_changed", "rematch_offered", "rematch_started"]
+    assert listening.got[-3].json() == {"changes": [change]}
+    assert listening.got[-1].json()["new_match_id"] == offer["new_match_id"]

@@ -27,7 +27,7 @@ from games.api.serializers.play import (
     TrickSerializer,
     kinds_of,
 )
-from games.models import ActionOrigin, GameChoice, MatchStatus
+from games.models import ActionOrigin, GameChoice, MatchStatus, RematchStatus
 
 
 class PublicDealSerializer(serializers.Serializer):
@@ -190,6 +190,55 @@ class StreamEndSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=MatchStatus.choices)
 
 
+# --- after the finish: the rematch (games/rematch.py) and the ratings --------------------------
+
+
+class RematchSeatSerializer(serializers.Serializer):
+    seat = seat_field(help_text="The seat at the finished match.")
+    new_seat = seat_field(help_text="Where its player sits at the rematch: (seat + 1) % 4.")
+    asked = serializers.BooleanField(
+        help_text="A person still seated, whose answer is waited for; false: a computer player "
+        "(one takes the seat of a person who left), who accepts at once."
+    )
+    answer = serializers.ChoiceField(
+        choices=["accepted", "declined"], allow_null=True,
+        help_text="Null while waited for; the offerer's is `accepted`.",
+    )
+
+
+class RematchOfferSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField(help_text="The finished match.")
+    status = serializers.ChoiceField(
+        choices=RematchStatus.choices,
+        help_text="`open` until every seat accepted (`accepted`: the rematch started), one "
+        "declined, or `expires_at` passed unanswered (`expired`: a new offer may be made).",
+    )
+    offered_by = seat_field(help_text="The offerer's seat.")
+    seats = RematchSeatSerializer(many=True)
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+    new_match_id = serializers.UUIDField(allow_null=True,
+                                         help_text="The rematch, once it started.")
+
+
+class RematchStartedEventSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField(help_text="The finished match.")
+    new_match_id = serializers.UUIDField(help_text="The rematch: follow it with its own stream.")
+
+
+class SeatRatingChangeSerializer(serializers.Serializer):
+    seat = seat_field()
+    place = serializers.IntegerField(help_text="The place as rated: a leaver's is last.")
+    rating_before = serializers.IntegerField()
+    rating_after = serializers.IntegerField()
+    delta = serializers.IntegerField(help_text="`rating_after` - `rating_before`.")
+    deviation = serializers.IntegerField(help_text="The rating's deviation after the match.")
+
+
+class RatingChangedEventSerializer(serializers.Serializer):
+    changes = SeatRatingChangeSerializer(many=True, help_text="One per rated person, by seat.")
+
+
 # Each event the stream sends, by name, and the shape of its data (the schema's `x-sse-events`).
 STREAM_EVENTS: dict[str, type[serializers.Serializer]] = {
     "action": EventSerializer,
@@ -197,4 +246,7 @@ STREAM_EVENTS: dict[str, type[serializers.Serializer]] = {
     "clock": ClockEventSerializer,
     "seats": SeatsEventSerializer,
     "end": StreamEndSerializer,
+    "rating_changed": RatingChangedEventSerializer,
+    "rematch_offered": RematchOfferSerializer,
+    "rematch_started": RematchStartedEventSerializer,
 }

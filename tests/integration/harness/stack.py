@@ -70,6 +70,9 @@ def production_env(database_url: str, redis_url: str, **overrides: str) -> dict[
         "DJANGO_NUM_PROXIES": "0",
         "LOG_LEVEL": "INFO",
         "PYTHONUNBUFFERED": "1",
+        # The tests follow a finished match's stream to its `end`, and no further (a test of
+        # what follows the end sets it).
+        "STREAM_AFTER_END_SECONDS": "0",
     }
     env.update(overrides)
     return env
