@@ -306,6 +306,7 @@ OPERATION_IDS = {
     "listLobby", "quickMatch", "getInvitation", "renewInvitation", "revokeInvitation",
     "joinByInvitation", "cancelMatch", "leaveMatch", "returnToSeat", "readyForMatch",
     "spectateMatch",
+    "getLeaderboard", "getLeaderboardAroundMe", "getLeaderboardEntry",
     "putPlatformPlayer", "getPlatformPlayer", "listPlatformPlayers", "patchPlatformPlayer",
     "deletePlatformPlayer", "refreshPlatformPlayerToken", "revokePlatformPlayerTokens",
     "listPlatformMatches", "createPlatformMatch", "getPlatformMatch", "cancelPlatformMatch",
