@@ -26,6 +26,7 @@ from games.api.serializers.matches import ClockSerializer, MatchSerializer, Rule
 from games.models import BotLevel, GameChoice, MatchStatus, Visibility
 from platforms.addresses import AddressNotAllowed, public_addresses
 from platforms.models import DeliveryStatus, EventType
+from ratings.serializers import EntrySerializer, PageSerializer
 
 EXTERNAL_ID_PATTERN = r"^[A-Za-z0-9_.:@+-]{1,128}$"
 # How long a match created with `start: when_ready` waits for its players, in seconds.
@@ -359,3 +360,13 @@ WEBHOOK_BODIES = {
     EventType.AUTOPILOT_ON: envelope(EventType.AUTOPILOT_ON, SeatChangedSerializer),
     EventType.AUTOPILOT_OFF: envelope(EventType.AUTOPILOT_OFF, SeatChangedSerializer),
 }
+
+
+class PlatformEntrySerializer(EntrySerializer):
+    external_id = serializers.CharField(
+        allow_null=True, help_text="Your id of the player (null: a player since erased).",
+    )
+
+
+class PlatformLeaderboardSerializer(PageSerializer):
+    results = PlatformEntrySerializer(many=True)

@@ -183,8 +183,13 @@ def test_a_platforms_players_and_everyone_else_see_their_own_circles() -> None:
     outside = client_of(outsiders[1])
     assert [e["player"] for e in outside.get(BOARD).json()["results"]] == ["out000", "out001"]
     problem(outside.get(f"{BOARD}/players/{insider.username}"), 404, "not_on_leaderboard")
-    # The platform's key reads the platform API, not the people's boards.
+    # The platform's key reads its board, with its ids, on the platform API only.
     problem(alpha.client.get(BOARD), 403, "platform_key_not_accepted")
+    body = alpha.get("/leaderboards/auction").json()
+    assert [(e["player"], e["external_id"], e["place"]) for e in body["results"]] == [
+        (insider.username, "ext-1", 1)]
+    hooks_only = new_platform("Gamma", scopes=["webhooks:manage"])
+    problem(hooks_only.get("/leaderboards/auction"), 403, "missing_scope")
 
 
 @pytest.mark.parametrize("path, status, code", [
