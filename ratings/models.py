@@ -41,9 +41,11 @@ class Rating(models.Model):
                 fields=["game", "circle", "-rating", "user"], name="rating_board",
             ),
             # The all-time board: established players only, so that a place is a count of
-            # index entries alone, without reading each row ahead for its matches.
+            # index entries alone, without reading each row ahead for its matches (SQLite
+            # checks the condition again: the index holds `matches` for it).
             models.Index(
-                fields=["game", "circle", "-rating", "user"], name="rating_board_established",
+                fields=["game", "circle", "-rating", "user", "matches"],
+                name="rating_board_established",
                 condition=models.Q(matches__gte=PROVISIONAL_MATCHES),
             ),
         )
