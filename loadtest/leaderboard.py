@@ -5,7 +5,8 @@ established, the rest provisional; ratings spread as people's are, so many tie) 
 current week's and month's standings of each, then asks the API, in-process through
 Django's test client (the whole request stack, signed in with a token), ``--repeat`` times
 each: the all-time board's first page, a deep page by cursor (90 % down), around-me for
-players spread over the board, a player's place, and the week's first page and around-me.
+players spread over the board, a player's place, and the week's first page and around-me;
+and, for the request stack's own cost, ``GET /me``.
 Prints each request's p50, p95 and p99 in milliseconds and its count of SQL statements.
 
 The database is SQLite (a scratch file) unless DATABASE_URL names a PostgreSQL server: then a
@@ -90,6 +91,8 @@ def run(players: int, repeat: int, database: str) -> None:
     base = f"/api/v1/leaderboards/{GAME}"
     deep_cursor = encode_cursor(Key(*deep))
     requests: dict[str, Callable[[int], tuple[str, str]]] = {
+        # The request stack's own cost on this machine: an authenticated read of one row.
+        "baseline: GET /me": lambda i: ("/api/v1/me", readers[i % READERS][1]),
         "first page (50)": lambda i: (base, readers[i % READERS][1]),
         "deep page by cursor (50)": lambda i: (f"{base}?cursor={deep_cursor}",
                                                readers[i % READERS][1]),
