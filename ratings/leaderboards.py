@@ -71,8 +71,7 @@ class Key:
     user_id: int
 
 
-def board(user: User, game: str, season: str = ALL_TIME, starts: date | None = None,
-          now: datetime | None = None) -> Board:
+def board(user: User, game: str, season: str = ALL_TIME, starts: date | None = None) -> Board:
     """``user``'s circle's board of ``game``: all-time, or the week's or month's season that
     starts on ``starts`` (the current one when None). StartsWithoutSeason, InvalidSeasonStart."""
     circle = circles.circle_of(user)
@@ -80,7 +79,7 @@ def board(user: User, game: str, season: str = ALL_TIME, starts: date | None = N
         if starts is not None:
             raise StartsWithoutSeason(field="starts")
         return Board(game, circle, None, None)
-    current = seasons.season_start(season, now or timezone.now())
+    current = seasons.season_start(season, timezone.now())
     if starts is None:
         starts = current
     elif starts > current or seasons.season_start(season, _midday(starts)) != starts:
