@@ -337,6 +337,8 @@ SPECTACULAR_SETTINGS = {
         {"name": "history", "description": "Ended deals, with their revealed decks."},
         {"name": "rules", "description": "Table rules."},
         {"name": "tour", "description": "Tour of Tables, the story mode."},
+        {"name": "leaderboards", "description": "Each game's boards: all-time by rating, "
+         "and the week's and month's by the rating points won in them."},
     ],
 }
 

@@ -1,8 +1,9 @@
 """The platform API's routes, under /api/v1/platform/."""
 
-from django.urls import path
+from django.urls import path, re_path
 
 from platforms.api import views
+from ratings.urls import GAME
 
 urlpatterns = [
     path("players", views.PlayersView.as_view(), name="platform-players"),
@@ -15,6 +16,8 @@ urlpatterns = [
     path("matches/<uuid:match_id>", views.PlatformMatchView.as_view(), name="platform-match"),
     path("matches/<uuid:match_id>/cancel", views.CancelPlatformMatchView.as_view(),
          name="platform-match-cancel"),
+    re_path(rf"^leaderboards/{GAME}$", views.PlatformLeaderboardView.as_view(),
+            name="platform-leaderboard"),
     path("webhooks", views.WebhooksView.as_view(), name="platform-webhooks"),
     path("webhooks/<int:webhook_id>", views.WebhookView.as_view(), name="platform-webhook"),
     path("webhooks/<int:webhook_id>/deliveries", views.DeliveriesView.as_view(),

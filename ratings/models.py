@@ -10,7 +10,7 @@ from django.db import models
 from django.utils import timezone
 
 from games.models import GameChoice, Match
-from ratings.model import CENTRE, MODEL, SCALE, Skill
+from ratings.model import CENTRE, MODEL, PROVISIONAL_MATCHES, SCALE, Skill
 
 
 class Rating(models.Model):
@@ -40,6 +40,14 @@ class Rating(models.Model):
             # A leaderboard's page and a player's place: one index range, in the board's order.
             models.Index(
                 fields=["game", "circle", "-rating", "user"], name="rating_board",
+            ),
+            # The all-time board: established players only, so that a place is a count of
+            # index entries alone, without reading each row ahead for its matches (SQLite
+            # checks the condition again: the index holds `matches` for it).
+            models.Index(
+                fields=["game", "circle", "-rating", "user", "matches"],
+                name="rating_board_established",
+                condition=models.Q(matches__gte=PROVISIONAL_MATCHES),
             ),
         )
 

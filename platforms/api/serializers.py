@@ -26,6 +26,7 @@ from games.api.serializers.matches import ClockSerializer, MatchSerializer, Rule
 from games.models import BotLevel, GameChoice, MatchStatus, Visibility
 from platforms.addresses import AddressNotAllowed, public_addresses
 from platforms.models import DeliveryStatus, EventType
+from ratings.serializers import EntrySerializer, PageSerializer
 
 EXTERNAL_ID_PATTERN = r"^[A-Za-z0-9_.:@+-]{1,128}$"
 # How long a match created with `start: when_ready` waits for its players, in seconds.
@@ -407,3 +408,13 @@ WEBHOOK_BODIES = {
     EventType.REMATCH_STARTED: envelope(EventType.REMATCH_STARTED, RematchStartedSerializer),
     EventType.RATING_CHANGED: envelope(EventType.RATING_CHANGED, RatingChangedSerializer),
 }
+
+
+class PlatformEntrySerializer(EntrySerializer):
+    external_id = serializers.CharField(
+        allow_null=True, help_text="Your id of the player (null: a player since erased).",
+    )
+
+
+class PlatformLeaderboardSerializer(PageSerializer):
+    results = PlatformEntrySerializer(many=True)

@@ -51,6 +51,8 @@ from platforms.models import (
     WebhookDelivery,
     WebhookSubscription,
 )
+from ratings.api import ENTRY, GAME_PARAMETER, PLACES, LeaderboardPage, entry_body
+from ratings.serializers import PageQuerySerializer
 
 EXTERNAL_ID = re.compile(ps.EXTERNAL_ID_PATTERN)
 EXTERNAL_ID_PARAMETER = OpenApiParameter(
@@ -444,6 +446,34 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
         match = Match.objects.prefetch_related("seats").get(pk=match.pk)
         return Response(ps.PlatformMatchSerializer(platform_match(match)).data,
                         status=status.HTTP_201_CREATED)
+
+
+class PlatformLeaderboardView(PlatformEndpoint):
+    permission_classes: Sequence[type[BasePermission]] = [READ_PLAYERS]
+
+    @extend_schema(
+        operation_id="getPlatformLeaderboard", tags=["platform"],
+        summary="A game's leaderboard of the platform's players",
+        description=(
+            "The board your players see (`GET /leaderboards/{game}`), with your id of each: "
+            "best first, 50 a page (1 to 100 with `page_size`), by cursor. " + PLACES
+            + " Scope `players:read` or `players:write`."
+        ),
+        parameters=[GAME_PARAMETER, PageQuerySerializer],
+        responses={200: ps.PlatformLeaderboardSerializer, **errors(400, 401, 403, 404)},
+        examples=[OpenApiExample("The all-time board", response_only=True, status_codes=["200"],
+                                 value={"game": "auction", "season": "all", "starts": None,
+                                        "results": [{**ENTRY, "external_id": "user-42"}],
+                                        "next": None})],
+    )
+    def get(self, request: Request, game: str) -> Response:
+        board = LeaderboardPage(request, game)
+        ids = dict(PlatformPlayer.objects.filter(
+            platform=self.platform, user_id__in=[entry.row.user_id for entry in board.entries]
+        ).values_list("user_id", "external_id"))
+        results = [{**entry_body(entry), "external_id": ids.get(entry.row.user_id)}
+                   for entry in board.entries]
+        return Response(ps.PlatformLeaderboardSerializer(board.body(results)).data)
 
 
 class PlatformMatchView(PlatformEndpoint):

@@ -306,9 +306,11 @@ OPERATION_IDS = {
     "listLobby", "quickMatch", "getInvitation", "renewInvitation", "revokeInvitation",
     "joinByInvitation", "cancelMatch", "leaveMatch", "returnToSeat", "readyForMatch",
     "spectateMatch", "getRematch", "offerRematch", "acceptRematch", "declineRematch",
+    "getLeaderboard", "getLeaderboardAroundMe", "getLeaderboardEntry",
     "putPlatformPlayer", "getPlatformPlayer", "listPlatformPlayers", "patchPlatformPlayer",
     "deletePlatformPlayer", "refreshPlatformPlayerToken", "revokePlatformPlayerTokens",
     "listPlatformMatches", "createPlatformMatch", "getPlatformMatch", "cancelPlatformMatch",
+    "getPlatformLeaderboard",
     "listPlatformWebhooks", "createPlatformWebhook", "deletePlatformWebhook",
     "listPlatformWebhookDeliveries", "redeliverPlatformWebhookDelivery", "replayPlatformWebhook",
 }

@@ -1,0 +1,82 @@
+"""The leaderboards' query and answer shapes."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from ratings.leaderboards import ALL_TIME
+from ratings.models import Period
+
+SEASONS = [ALL_TIME, *Period.values]
+MAX_PAGE_SIZE = 100
+PAGE_SIZE = 50
+MAX_AROUND = 50
+AROUND = 10
+
+
+class BoardQuerySerializer(serializers.Serializer):
+    season = serializers.ChoiceField(
+        choices=SEASONS, default=ALL_TIME,
+        help_text="`all`: by rating, established players only; `week`, `month`: by the rating "
+        "points won in the season.",
+    )
+    starts = serializers.DateField(
+        required=False, help_text="A past season's first day (a Monday for `week`, the 1st for "
+        "`month`); left out: the current season. Not with `season=all`.",
+    )
+
+
+class PageQuerySerializer(BoardQuerySerializer):
+    page_size = serializers.IntegerField(min_value=1, max_value=MAX_PAGE_SIZE, default=PAGE_SIZE)
+    cursor = serializers.CharField(
+        required=False, help_text="From a `next` link; left out: the first page. One this "
+        "board did not give is 400 `invalid_cursor`.",
+    )
+
+
+class AroundQuerySerializer(BoardQuerySerializer):
+    size = serializers.IntegerField(
+        min_value=1, max_value=MAX_AROUND, default=AROUND,
+        help_text="How many entries above and below yours.",
+    )
+
+
+class EntrySerializer(serializers.Serializer):
+    place = serializers.IntegerField(
+        help_text="1 + the players with a higher rating (points): a tie shares a place, and the "
+        "next place skips as many (1, 2, 2, 4).",
+    )
+    player = serializers.CharField(help_text="The username.")
+    display_name = serializers.CharField()
+    rating = serializers.IntegerField(required=False, help_text="All-time board only.")
+    deviation = serializers.IntegerField(required=False, help_text="All-time board only.")
+    points = serializers.IntegerField(
+        required=False, help_text="Season boards only: the rating points won in the season.",
+    )
+    matches = serializers.IntegerField(help_text="Rated matches played (in the season).")
+    wins = serializers.IntegerField(help_text="Rated matches finished first (in the season).")
+
+
+class BoardSerializer(serializers.Serializer):
+    game = serializers.CharField()
+    season = serializers.ChoiceField(choices=SEASONS)
+    starts = serializers.DateField(allow_null=True, help_text="The season's first day; null "
+                                   "for the all-time board.")
+
+
+class PageSerializer(BoardSerializer):
+    results = EntrySerializer(many=True)
+    next = serializers.CharField(
+        allow_null=True, help_text="The next page's path and query, relative to the server "
+        "(null on the last page).",
+    )
+
+
+class AroundSerializer(BoardSerializer):
+    place = serializers.IntegerField(help_text="Your place.")
+    results = EntrySerializer(many=True, help_text="Up to `size` entries above yours, yours, "
+                              "and up to `size` below.")
+
+
+class PlayerEntrySerializer(BoardSerializer, EntrySerializer):
+    """The board and the player's entry on it."""
