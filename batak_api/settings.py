@@ -337,6 +337,8 @@ SPECTACULAR_SETTINGS = {
         {"name": "history", "description": "Ended deals, with their revealed decks."},
         {"name": "rules", "description": "Table rules."},
         {"name": "tour", "description": "Tour of Tables, the story mode."},
+        {"name": "players", "description": "Players' profiles, finished matches and rating "
+         "histories, and your privacy."},
     ],
 }
 
