@@ -72,7 +72,9 @@ class RatingChangeSerializer(serializers.Serializer):
     delta = serializers.IntegerField()
 
 
-class PlayedMatchSerializer(serializers.Serializer):
+class PlayedMatchFields(serializers.Serializer):
+    # A match of a player's history but its other seats, which the people's API and the
+    # platform API name differently.
     id = serializers.UUIDField()
     game = serializers.ChoiceField(choices=GameChoice.choices)
     finished_at = serializers.DateTimeField()
@@ -83,8 +85,11 @@ class PlayedMatchSerializer(serializers.Serializer):
         help_text="1-based, shared on a tie; in a rated match as rated (a leaver last)."
     )
     score = serializers.IntegerField(help_text="The seat's total.")
-    others = OtherSeatSerializer(many=True)
     rating_change = RatingChangeSerializer(allow_null=True, help_text="Null: a casual match.")
+
+
+class PlayedMatchSerializer(PlayedMatchFields):
+    others = OtherSeatSerializer(many=True)
 
 
 class RatingPointSerializer(serializers.Serializer):

@@ -53,7 +53,7 @@ PROFILE = {
                              "batak_percent"), None)}},
     ],
 }
-PLAYED_MATCH = {
+PLAYED_MATCH: dict[str, Any] = {
     "id": "0b7e3c52-6a43-4b8e-9d0a-3f1f7c2a9e11", "game": "auction",
     "finished_at": "2026-12-03T20:41:07Z", "deal_count": 4, "rated": True, "seat": 0,
     "place": 1, "score": 320,

@@ -311,6 +311,7 @@ OPERATION_IDS = {
     "listPlatformMatches", "createPlatformMatch", "getPlatformMatch", "cancelPlatformMatch",
     "listPlatformWebhooks", "createPlatformWebhook", "deletePlatformWebhook",
     "listPlatformWebhookDeliveries", "redeliverPlatformWebhookDelivery", "replayPlatformWebhook",
+    "getPlatformPlayerProfile", "listPlatformPlayerMatches",
     "getPlayer", "listPlayerMatches", "listPlayerRatings", "getPrivacy", "patchPrivacy",
 }
 

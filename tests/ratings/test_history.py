@@ -4,6 +4,7 @@ oneself, never the ratings); other circles and unknown names are not found."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from games.services import SeatSpec
 from platforms.models import PlatformPlayer
 from ratings.models import GameRecord, RatingChange
 from tests.admin.helpers import person, play_match
-from tests.platforms.conftest import new_platform, problem
+from tests.platforms.conftest import new_platform, play_to_the_end, problem
 
 pytestmark = pytest.mark.django_db
 
@@ -191,3 +192,39 @@ def test_other_circles_and_unknown_names_are_not_found() -> None:
 
 def test_sign_in_is_needed() -> None:
     problem(APIClient().get(f"{API}/players/ayse"), 401, "not_authenticated")
+
+
+def test_a_platform_reads_its_players_history_whatever_their_privacy() -> None:
+    platform = new_platform("Alpha Games")
+    # People only: computer players move once a transaction commits, which a test's never does.
+    apps = {seat: platform.player(f"p{seat}", f"Player {seat}") for seat in range(4)}
+    seats = [{"kind": "player", "external_id": f"p{seat}"} for seat in range(4)]
+    created = platform.post("/matches", {"game": "auction", "deals": 1, "seats": seats,
+                                         "clock": None})
+    assert created.status_code == 201, created.content
+    match_id = created.json()["id"]
+    play_to_the_end(platform, apps, match_id, random.Random(2))
+    apps[0].patch(f"{API}/me/privacy", {"history_public": False, "statistics_public": False},
+                  format="json")
+    problem(apps[1].get(f"{API}/players/"
+                        f"{PlatformPlayer.objects.get(external_id='p0').user.username}/matches"),
+            403, "history_hidden")
+
+    page = platform.get("/players/p0/matches").json()
+    [line] = page["results"]
+    assert (line["id"], line["seat"], line["rated"]) == (match_id, 0, False)
+    assert [(o["seat"], o["external_id"], o["display_name"]) for o in line["others"]] == [
+        (1, "p1", "Player 1"), (2, "p2", "Player 2"), (3, "p3", "Player 3")]
+    assert page["next"] is None
+    profile = platform.get("/players/p0/profile").json()
+    assert profile["display_name"] == "Player 0"
+    assert profile["statistics_hidden"] is False
+    assert profile["games"][0]["statistics"]["matches"] == 1
+    assert platform.get("/players/p0/matches?game=spades").json()["results"] == []
+
+    other = new_platform("Beta Cards")
+    for path in ("/players/p0/matches", "/players/p0/profile"):
+        problem(other.get(path), 404, "not_found")
+    webhooks_only = new_platform("Gamma", scopes=["webhooks:manage"])
+    problem(webhooks_only.get("/players/p0/profile"), 403, "missing_scope")
+    problem(platform.client.get(f"{API}/players/me"), 403, "platform_key_not_accepted")
