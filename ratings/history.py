@@ -14,11 +14,10 @@ from django.db.models import Prefetch, QuerySet
 from django.db.models.functions import Lower
 
 from games import circles, selectors
-from games.models import GameChoice, Match, MatchStatus, Seat
+from games.models import GameChoice, Seat
 from ratings.errors import HistoryHidden, PlayerNotFound
 from ratings.model import PROVISIONAL_MATCHES
-from ratings.models import GameRecord, Privacy, Rating, RatingChange
-from ratings.statistics import places
+from ratings.models import GameRecord, PlayedMatch, Privacy, Rating, RatingChange
 
 ME = "me"
 
@@ -102,39 +101,38 @@ def profile(user: User, privacy: Privacy) -> dict[str, Any]:
 
 def finished_matches(
     user: User, privacy: Privacy, *, game: str | None = None, rated: bool | None = None
-) -> QuerySet[Match]:
-    """``user``'s finished matches (unordered: the caller's pagination orders them), each with
-    its seats and ``user``'s rating change prefetched. 403 `history_hidden` when ``privacy``
-    hides them."""
+) -> QuerySet[PlayedMatch]:
+    """``user``'s finished matches (unordered: the caller's pagination orders them on the
+    index of `PlayedMatch`), each with its match, seats and ``user``'s rating change
+    prefetched. 403 `history_hidden` when ``privacy`` hides them."""
     if not privacy.history_public:
         raise HistoryHidden()
-    matches = Match.objects.filter(seats__user=user, status=MatchStatus.FINISHED)
+    rows = PlayedMatch.objects.filter(user=user)
     if game is not None:
-        matches = matches.filter(game=game)
+        rows = rows.filter(game=game)
     if rated is not None:
-        matches = matches.filter(rated=rated)
-    return matches.defer("rules").prefetch_related(
-        Prefetch("seats", queryset=Seat.objects.select_related("user")),
-        Prefetch("rating_changes", queryset=RatingChange.objects.filter(user=user),
+        rows = rows.filter(rated=rated)
+    return rows.select_related("match").defer("match__rules").prefetch_related(
+        Prefetch("match__seats", queryset=Seat.objects.select_related("user")),
+        Prefetch("match__rating_changes", queryset=RatingChange.objects.filter(user=user),
                  to_attr="own_changes"),
     )
 
 
-def match_line(match: Match, user: User) -> dict[str, Any]:
-    """One match of ``user``'s finished matches (`finished_matches`), as their history shows it."""
-    seats = list(match.seats.all())
-    seat = next(seat for seat in seats if seat.user_id == user.pk)
+def match_line(row: PlayedMatch) -> dict[str, Any]:
+    """One match of a person's finished matches (`finished_matches`), as their history shows
+    it."""
+    match = row.match
     change: RatingChange | None = next(iter(getattr(match, "own_changes", [])), None)
     return {
-        "id": match.pk, "game": match.game, "finished_at": match.finished_at,
-        "deal_count": match.deal_count, "rated": match.rated, "seat": seat.index,
-        "place": change.place if change else places(match)[seat.index],
-        "score": match.totals[seat.index],
+        "id": match.pk, "game": row.game, "finished_at": row.finished_at,
+        "deal_count": match.deal_count, "rated": row.rated, "seat": row.seat,
+        "place": row.place, "score": row.score,
         "others": [
             {"seat": other.index, "display_name": other.display_name,
              "username": other.user.get_username() if other.user else None,
              "bot_level": other.bot_level or None}
-            for other in seats if other.index != seat.index
+            for other in match.seats.all() if other.index != row.seat
         ],
         "rating_change": {"before": change.rating_before, "after": change.rating_after,
                           "delta": change.delta} if change else None,

@@ -156,6 +156,37 @@ class GameRecord(models.Model):
         return f"{self.user} {self.game}: {self.matches} matches"
 
 
+class PlayedMatch(models.Model):
+    """A finished match in the history of a person seated at its end, written with their
+    `GameRecord` as it finishes: their history's pages are ranges of one index, however many
+    matches they and everyone else played (a join of seats and matches would sort all of
+    theirs for every page)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="played_matches"
+    )
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")
+    game = models.CharField(max_length=16, choices=GameChoice.choices)
+    rated = models.BooleanField()
+    finished_at = models.DateTimeField()
+    seat = models.PositiveSmallIntegerField()
+    place = models.PositiveSmallIntegerField(help_text="As rated for a rated match.")
+    score = models.IntegerField()
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["user", "match"], name="played_match_once"),
+        )
+        indexes = (
+            models.Index(fields=["user", "-finished_at", "-match"], name="played_newest"),
+            models.Index(fields=["user", "game", "-finished_at", "-match"],
+                         name="played_newest_game"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.match_id}"
+
+
 class Privacy(models.Model):
     """What a person shows others. No row: the defaults, everything public (as on lichess);
     their ratings are public whatever they choose, being on the leaderboards."""

@@ -434,10 +434,9 @@ class PlayerMatchesView(PlatformEndpoint, generics.GenericAPIView):
         page = self.paginate_queryset(matches) or []
         ids: dict[int | None, str] = dict(PlatformPlayer.objects.filter(
             platform=self.platform,
-            user_id__in={seat.user_id for match in page for seat in match.seats.all()},
+            user_id__in={seat.user_id for row in page for seat in row.match.seats.all()},
         ).values_list("user_id", "external_id"))
-        data = [_with_external_ids(match, history.match_line(match, user), ids)
-                for match in page]
+        data = [_with_external_ids(row.match, history.match_line(row), ids) for row in page]
         return self.get_paginated_response(
             ps.PlatformPlayedMatchSerializer(data, many=True).data)
 

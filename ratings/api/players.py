@@ -115,13 +115,13 @@ def _is_datetime(text: str) -> bool:
 
 
 class MatchPagination(NewestFirstPagination):
-    ordering = ("-finished_at", "-id")
+    ordering = ("-finished_at", "-match_id")  # the index `played_newest`
 
 
 class RatingPagination(NewestFirstPagination):
     page_size = 50
     max_page_size = 200
-    ordering = ("-created_at", "-id")
+    ordering = ("-created_at", "-id")  # the index `rating_history`
     example_path = "/api/v1/players/ayse/ratings/auction"
 
 
@@ -195,7 +195,7 @@ class PlayerMatchesView(generics.GenericAPIView):
             rated=query.get("rated"),
         )
         page = self.paginate_queryset(matches) or []
-        data = [history.match_line(match, user) for match in page]
+        data = [history.match_line(row) for row in page]
         return self.get_paginated_response(rs.PlayedMatchSerializer(data, many=True).data)
 
 
