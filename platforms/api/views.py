@@ -421,8 +421,10 @@ class PlayerMatchesView(PlatformEndpoint, generics.GenericAPIView):
                    **errors(400, 401, 403, 404)},
         examples=[OpenApiExample("A rated match", response_only=True, status_codes=["200"],
                                  value={**players.PLAYED_MATCH, "others": [
-                                     {**other, "external_id": "user-7" if other["username"]
-                                      else None, "username": None}
+                                     {"seat": other["seat"],
+                                      "display_name": other["display_name"],
+                                      "external_id": "user-7" if other["username"] else None,
+                                      "bot_level": other["bot_level"]}
                                      for other in players.PLAYED_MATCH["others"]]}),
                   PLAYER_NOT_FOUND],
     )
