@@ -339,6 +339,8 @@ SPECTACULAR_SETTINGS = {
         {"name": "tour", "description": "Tour of Tables, the story mode."},
         {"name": "leaderboards", "description": "Each game's boards: all-time by rating, "
          "and the week's and month's by the rating points won in them."},
+        {"name": "players", "description": "Players' profiles, finished matches and rating "
+         "histories, and your privacy."},
     ],
 }
 

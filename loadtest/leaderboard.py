@@ -73,7 +73,7 @@ def run(players: int, repeat: int, database: str) -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from ratings.api import encode_cursor
+    from ratings.api.leaderboards import encode_cursor
     from ratings.leaderboards import Key
 
     call_command("migrate", verbosity=0)

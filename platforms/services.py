@@ -128,6 +128,11 @@ def get_player(platform: Platform, external_id: str) -> PlatformPlayer:
     return player
 
 
+def player_account(platform: Platform, external_id: str) -> User:
+    """The account of the platform's player ``external_id``; 404 `not_found` for any other."""
+    return _existing(platform, external_id).user
+
+
 def list_players(
     platform: Platform, *, external_id_prefix: str | None, updated_since: datetime | None
 ) -> QuerySet[PlatformPlayer]:

@@ -8,6 +8,7 @@ class RatingsConfig(AppConfig):
 
     def ready(self) -> None:
         from games.signals import match_progressed
-        from ratings import services
+        from ratings import services, statistics
 
         match_progressed.connect(services.on_match_progressed, dispatch_uid="ratings")
+        match_progressed.connect(statistics.on_match_progressed, dispatch_uid="statistics")

@@ -1,4 +1,4 @@
-"""Refusals of the leaderboards, as `ServiceError`s (problem documents, six languages)."""
+"""Refusals of the ratings' endpoints, as `ServiceError`s (problem documents, six languages)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,18 @@ class InvalidSeasonStart(ServiceError):
         "`starts` must be a season's first day (a Monday for a week, the 1st for a month), "
         "not after the current season's."
     )
+
+
+class PlayerNotFound(ServiceError):
+    status = 404
+    code = "not_found"
+    default_detail = _("No such player.")
+
+
+class HistoryHidden(ServiceError):
+    status = 403
+    code = "history_hidden"
+    default_detail = _("This player keeps their match history private.")
 
 
 class InvalidCursor(ServiceError):

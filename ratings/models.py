@@ -133,3 +133,88 @@ class SeasonStanding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} {self.game} {self.period} {self.starts}: {self.points}"
+
+
+
+class GameRecord(models.Model):
+    """A person's statistics of a game, over every finished match they were seated at the end
+    of, rated or casual (ratings/statistics.py), kept as each match finishes."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="game_records"
+    )
+    game = models.CharField(max_length=16, choices=GameChoice.choices)
+    matches = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0, help_text="Matches finished first.")
+    deals = models.PositiveIntegerField(default=0, help_text="Finished deals played.")
+    points = models.BigIntegerField(default=0, help_text="Points of those deals.")
+    declared = models.PositiveIntegerField(
+        default=0, help_text="Deals the seat declared: won the auction, or announced in Koz Maça."
+    )
+    made = models.PositiveIntegerField(default=0, help_text="Of those, the contracts made.")
+    batak = models.PositiveIntegerField(
+        default=0, help_text="Deals the seat went down as declarer's side, or took no trick."
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["user", "game"], name="game_record_once_per_game"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.game}: {self.matches} matches"
+
+
+class PlayedMatch(models.Model):
+    """A finished match in the history of a person seated at its end, written with their
+    `GameRecord` as it finishes: their history's pages are ranges of one index, however many
+    matches they and everyone else played (a join of seats and matches would sort all of
+    theirs for every page)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="played_matches"
+    )
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")
+    game = models.CharField(max_length=16, choices=GameChoice.choices)
+    rated = models.BooleanField()
+    finished_at = models.DateTimeField()
+    seat = models.PositiveSmallIntegerField()
+    place = models.PositiveSmallIntegerField(help_text="As rated for a rated match.")
+    score = models.IntegerField()
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["user", "match"], name="played_match_once"),
+        )
+        indexes = (
+            models.Index(fields=["user", "-finished_at", "-match"], name="played_newest"),
+            models.Index(fields=["user", "game", "-finished_at", "-match"],
+                         name="played_newest_game"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.match_id}"
+
+
+class Privacy(models.Model):
+    """What a person shows others. No row: the defaults, everything public (as on lichess);
+    their ratings are public whatever they choose, being on the leaderboards."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE,
+        related_name="privacy",
+    )
+    history_public = models.BooleanField(
+        default=True, help_text="Others may list the person's finished matches."
+    )
+    statistics_public = models.BooleanField(
+        default=True, help_text="Others may see the person's statistics."
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "privacy settings"
+
+    def __str__(self) -> str:
+        return f"{self.user} privacy"

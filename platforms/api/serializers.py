@@ -26,7 +26,8 @@ from games.api.serializers.matches import ClockSerializer, MatchSerializer, Rule
 from games.models import BotLevel, GameChoice, MatchStatus, Visibility
 from platforms.addresses import AddressNotAllowed, public_addresses
 from platforms.models import DeliveryStatus, EventType
-from ratings.serializers import EntrySerializer, PageSerializer
+from ratings.api.leaderboard_serializers import EntrySerializer, PageSerializer
+from ratings.api.player_serializers import PlayedMatchFields
 
 EXTERNAL_ID_PATTERN = r"^[A-Za-z0-9_.:@+-]{1,128}$"
 # How long a match created with `start: when_ready` waits for its players, in seconds.
@@ -101,6 +102,19 @@ class PlatformPlayerSerializer(serializers.Serializer):
         help_text="The matches, waiting or in play, at which the player has a seat they have "
         "not left.",
     )
+
+
+class PlatformOtherSeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    display_name = serializers.CharField(help_text="As the seat was taken.")
+    external_id = serializers.CharField(
+        allow_null=True, help_text="Your platform's id of the player; null for a computer player."
+    )
+    bot_level = serializers.ChoiceField(choices=BotLevel.choices, allow_null=True)
+
+
+class PlatformPlayedMatchSerializer(PlayedMatchFields):
+    others = PlatformOtherSeatSerializer(many=True)
 
 
 class PlayerListQuerySerializer(serializers.Serializer):

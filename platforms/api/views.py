@@ -51,8 +51,12 @@ from platforms.models import (
     WebhookDelivery,
     WebhookSubscription,
 )
-from ratings.api import ENTRY, GAME_PARAMETER, PLACES, LeaderboardPage, entry_body
-from ratings.serializers import PageQuerySerializer
+from ratings import history
+from ratings.api import player_serializers as rs
+from ratings.api import players
+from ratings.api.leaderboard_serializers import PageQuerySerializer
+from ratings.api.leaderboards import ENTRY, GAME_PARAMETER, PLACES, LeaderboardPage, entry_body
+from ratings.models import Privacy
 
 EXTERNAL_ID = re.compile(ps.EXTERNAL_ID_PATTERN)
 EXTERNAL_ID_PARAMETER = OpenApiParameter(
@@ -371,6 +375,87 @@ class PlayerTokensView(PlatformEndpoint):
     def delete(self, request: Request, external_id: str) -> Response:
         services.revoke_tokens(platform=self.platform, external_id=checked(external_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class PlayerProfileView(PlatformEndpoint):
+    permission_classes: Sequence[type[BasePermission]] = [READ_PLAYERS]
+
+    @extend_schema(
+        operation_id="getPlatformPlayerProfile", tags=["platform"],
+        summary="A player's ratings and statistics",
+        description=(
+            "As `GET /players/{username}` answers it, whatever the player's privacy (they are "
+            "your platform's): per game their rating among your platform's players (null until "
+            "rated) and their statistics over every finished match (docs/ratings.md). An "
+            "unknown id is 404. Scope `players:read` or `players:write`."
+        ),
+        parameters=[EXTERNAL_ID_PARAMETER],
+        responses={200: rs.ProfileSerializer, **errors(400, 401, 403, 404)},
+        examples=[OpenApiExample("A player", response_only=True, status_codes=["200"],
+                                 value={**players.PROFILE, "username": "player-5f0c…",
+                                        "display_name": "Ayşe"}),
+                  PLAYER_NOT_FOUND],
+    )
+    def get(self, request: Request, external_id: str) -> Response:
+        user = services.player_account(self.platform, checked(external_id))
+        return Response(rs.ProfileSerializer(history.profile(user, Privacy(user=user))).data)
+
+
+class PlayerMatchPagination(players.MatchPagination):
+    example_path = "/api/v1/platform/players/user-42/matches"
+
+
+class PlayerMatchesView(PlatformEndpoint, generics.GenericAPIView):
+    permission_classes: Sequence[type[BasePermission]] = [READ_PLAYERS]
+    pagination_class = PlayerMatchPagination
+    serializer_class = ps.PlatformPlayedMatchSerializer
+
+    @extend_schema(
+        operation_id="listPlatformPlayerMatches", tags=["platform"],
+        summary="A player's finished matches",
+        description=(
+            "As `GET /players/{username}/matches` answers it, whatever the player's privacy, "
+            "with your platform's ids of the other seats' players: newest first, 20 a page (up "
+            "to 100 with `page_size`), by cursor; `game` and `rated` filter. An unknown id is "
+            "404. Scope `players:read` or `players:write`."
+        ),
+        parameters=[EXTERNAL_ID_PARAMETER, players.MatchesQuerySerializer],
+        responses={200: ps.PlatformPlayedMatchSerializer(many=True),
+                   **errors(400, 401, 403, 404)},
+        examples=[OpenApiExample("A rated match", response_only=True, status_codes=["200"],
+                                 value={**players.PLAYED_MATCH, "others": [
+                                     {"seat": other["seat"],
+                                      "display_name": other["display_name"],
+                                      "external_id": "user-7" if other["username"] else None,
+                                      "bot_level": other["bot_level"]}
+                                     for other in players.PLAYED_MATCH["others"]]}),
+                  PLAYER_NOT_FOUND],
+    )
+    def get(self, request: Request, external_id: str) -> Response:
+        query = valid_query(players.MatchesQuerySerializer, request)
+        user = services.player_account(self.platform, checked(external_id))
+        matches = history.finished_matches(
+            user, Privacy(user=user), game=query.get("game"), rated=query.get("rated"))
+        page = self.paginate_queryset(matches) or []
+        ids: dict[int | None, str] = dict(PlatformPlayer.objects.filter(
+            platform=self.platform,
+            user_id__in={seat.user_id for row in page for seat in row.match.seats.all()},
+        ).values_list("user_id", "external_id"))
+        data = [_with_external_ids(row.match, history.match_line(row), ids) for row in page]
+        return self.get_paginated_response(
+            ps.PlatformPlayedMatchSerializer(data, many=True).data)
+
+
+def _with_external_ids(
+    match: Match, line: dict[str, Any], ids: dict[int | None, str]
+) -> dict[str, Any]:
+    """A match of a player's history with the other seats' players named by their external
+    ids, rather than by usernames."""
+    users = {seat.index: seat.user_id for seat in match.seats.all()}
+    others = [{"seat": other["seat"], "display_name": other["display_name"],
+               "external_id": ids.get(users[other["seat"]]), "bot_level": other["bot_level"]}
+              for other in line["others"]]
+    return {**line, "others": others}
 
 
 class PlatformMatchPagination(MatchPagination):

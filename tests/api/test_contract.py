@@ -313,6 +313,8 @@ OPERATION_IDS = {
     "getPlatformLeaderboard",
     "listPlatformWebhooks", "createPlatformWebhook", "deletePlatformWebhook",
     "listPlatformWebhookDeliveries", "redeliverPlatformWebhookDelivery", "replayPlatformWebhook",
+    "getPlatformPlayerProfile", "listPlatformPlayerMatches",
+    "getPlayer", "listPlayerMatches", "listPlayerRatings", "getPrivacy", "patchPrivacy",
 }
 
 

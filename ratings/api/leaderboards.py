@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from games.api.base import errors, example, path_and_query, signed_in, valid_query
 from games.models import GameChoice
 from ratings import leaderboards
-from ratings import serializers as rs
+from ratings.api import leaderboard_serializers as rs
 from ratings.errors import InvalidCursor
 from ratings.leaderboards import ALL_TIME, Board, Entry, Key
 from ratings.model import PROVISIONAL_MATCHES
