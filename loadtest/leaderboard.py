@@ -128,7 +128,7 @@ def seed(players: int) -> tuple[list[tuple[str, str]], tuple[int, int]]:
     from django.utils import timezone
     from knox.models import AuthToken
 
-    from ratings import seasons
+    from ratings import board_counts, seasons
     from ratings.model import PROVISIONAL_MATCHES
     from ratings.models import Period, Rating, SeasonStanding
 
@@ -155,6 +155,8 @@ def seed(players: int) -> tuple[list[tuple[str, str]], tuple[int, int]]:
         for period in Period for user in users
     ]
     SeasonStanding.objects.bulk_create(standings, batch_size=5000)
+    # The boards' counts of players per score, as play keeps them (ratings/board_counts.py).
+    board_counts.rebuild()
     board = list(
         Rating.objects.filter(game=GAME, matches__gte=PROVISIONAL_MATCHES)
         .order_by("-rating", "user_id").values_list("rating", "user_id", "user__username")

@@ -7,8 +7,9 @@ Places are standard competition ranking: a row's place is 1 + the rows of a stri
 score, so equal scores share a place and the next score's place skips them (1, 2, 2, 4).
 
 Every read is a few ranges of the boards' indexes (`rating_board`, `season_board`): a page or a
-window of rows, and for its first row two counts, the rows of a higher score (its place) and
-the rows of its score before it (its position within the tie). Nothing walks the board."""
+window of rows; a place is summed from the board's counts of players per score
+(ratings/board_counts.py), and a row's position within its tie is a count of that tie. Nothing
+walks the board."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from games import circles
-from ratings import seasons
+from ratings import board_counts, seasons
 from ratings.errors import InvalidSeasonStart, NotOnLeaderboard, StartsWithoutSeason
 from ratings.model import PROVISIONAL_MATCHES
 from ratings.models import Period, Rating, SeasonStanding
@@ -37,6 +38,10 @@ class Board:
     circle_id: int | None
     period: str | None  # None: all-time
     starts: date | None  # the season's first day; None: all-time
+
+    @property
+    def key(self) -> str:
+        return board_counts.board_key(self.game, self.circle_id, self.period, self.starts)
 
     @property
     def score(self) -> str:
@@ -168,7 +173,7 @@ def _above(board: Board, key: Key, size: int) -> list[Row]:
 
 
 def _place(board: Board, score: int) -> int:
-    return 1 + board.rows().filter(**{f"{board.score}__gt": score}).count()
+    return 1 + board_counts.ahead(board.key, score)
 
 
 def _placed(board: Board, rows: Sequence[Row]) -> list[Entry]:

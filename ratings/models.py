@@ -218,3 +218,20 @@ class Privacy(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} privacy"
+
+
+class ScoreCount(models.Model):
+    """How many players have ``score`` on the leaderboard ``board`` (ratings/board_counts.py):
+    a place is summed from these, not counted row by row."""
+
+    board = models.CharField(max_length=64)
+    score = models.IntegerField()
+    players = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["board", "score"], name="score_count_once"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.board} {self.score}: {self.players}"

@@ -7,18 +7,19 @@ commits first, and never deadlock on each other."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, TypeVar
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import F, Min
+from django.db.models import Min
 from django.utils import timezone
 
 from games import notify
 from games.models import BotLevel, GameChoice, Match, MatchStatus
-from ratings import model, seasons
+from ratings import board_counts, model, seasons
 from ratings.model import Skill
-from ratings.models import Period, Rating, RatingChange, SeasonStanding
+from ratings.models import Period, Rating, RatingChange, ScoreCount, SeasonStanding
 from ratings.signals import ratings_changed
 
 _Row = TypeVar("_Row", Rating, SeasonStanding)
@@ -94,8 +95,10 @@ def rate_match(match: Match) -> list[RatingChange]:
     )
     finished = match.finished_at or timezone.now()
     changes = []
+    counts: board_counts.Deltas = Counter()
     for user_id, seat in people.items():
         row = ratings[user_id]
+        was = (board_counts.rating_key(row), row.rating)
         old, new = before[seat.index], after[seat.index]
         won = places[seat.index] == 1
         changes.append(RatingChange(
@@ -109,16 +112,22 @@ def rate_match(match: Match) -> list[RatingChange]:
         row.wins += won
         row.save(update_fields=["mu", "sigma", "rating", "deviation", "matches", "wins",
                                 "updated_at"])
+        board_counts.moved(counts, was, (board_counts.rating_key(row), row.rating))
     RatingChange.objects.bulk_create(changes)
     for period in Period:
         starts = seasons.season_start(period, finished)
         standings = _locked(SeasonStanding, list(people), match,
                             {"period": period, "starts": starts})
         for change in changes:
-            SeasonStanding.objects.filter(pk=standings[change.user_id].pk).update(
-                points=F("points") + change.delta, matches=F("matches") + 1,
-                wins=F("wins") + int(change.place == 1), updated_at=timezone.now(),
-            )
+            standing = standings[change.user_id]
+            was = (board_counts.standing_key(standing), standing.points)
+            standing.points += change.delta
+            standing.matches += 1
+            standing.wins += change.place == 1
+            standing.save(update_fields=["points", "matches", "wins", "updated_at"])
+            board_counts.moved(counts, was, (board_counts.standing_key(standing),
+                                             standing.points))
+    board_counts.apply(counts)
     # Erased while the match went on (a recount meets them too): counted, and off the boards.
     erased = get_user_model().objects.filter(pk__in=people, is_active=False)
     for user_id in erased.values_list("pk", flat=True):
@@ -171,6 +180,7 @@ def recount() -> None:
     RatingChange.objects.all().delete()
     Rating.objects.all().delete()
     SeasonStanding.objects.all().delete()
+    ScoreCount.objects.all().delete()
     for match_id in order:
         rate_match(matches[match_id])
 
@@ -179,5 +189,16 @@ def take_off_the_boards(user_id: int) -> None:
     """An erased person's ratings leave every leaderboard. Their rows are kept, anonymous as
     the account now is, in a circle of their own that no board shows: the others' ratings were
     counted with theirs, and a recount counts them again the same way."""
-    for table in (Rating, SeasonStanding):
-        table.objects.filter(user_id=user_id).update(circle_id=user_id)
+    counts: board_counts.Deltas = Counter()
+    for row in Rating.objects.select_for_update().filter(user_id=user_id).order_by("pk"):
+        was = (board_counts.rating_key(row), row.rating)
+        row.circle_id = user_id
+        row.save(update_fields=["circle"])
+        board_counts.moved(counts, was, (board_counts.rating_key(row), row.rating))
+    for standing in SeasonStanding.objects.select_for_update().filter(user_id=user_id
+                                                                      ).order_by("pk"):
+        was = (board_counts.standing_key(standing), standing.points)
+        standing.circle_id = user_id
+        standing.save(update_fields=["circle"])
+        board_counts.moved(counts, was, (board_counts.standing_key(standing), standing.points))
+    board_counts.apply(counts)

@@ -12,7 +12,7 @@ from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from games.services import SeatSpec
-from ratings import seasons
+from ratings import board_counts, seasons
 from ratings.model import PROVISIONAL_MATCHES
 from ratings.models import Period, Rating, SeasonStanding
 from tests.admin.helpers import person, play_match
@@ -36,6 +36,7 @@ def rate(users, ratings, matches: int = PROVISIONAL_MATCHES, game: str = "auctio
         Rating(user=user, game=game, rating=rating, matches=matches, wins=1, circle_id=circle_id)
         for user, rating in zip(users, ratings, strict=True)
     )
+    board_counts.rebuild()
 
 
 def client_of(user) -> APIClient:
@@ -91,6 +92,7 @@ def test_provisional_players_are_left_out_of_all_time_but_on_season_boards() -> 
                        points=points, matches=1)
         for user, points in ((settled, 5), (fresh, 40))
     )
+    board_counts.rebuild()
     client = client_of(fresh)
     assert [e["player"] for e in client.get(BOARD).json()["results"]] == ["p000"]
     body = client.get(f"{BOARD}?season=week").json()
@@ -108,10 +110,12 @@ def test_a_past_season_by_its_start_and_a_wrong_start_refused() -> None:
     month = seasons.season_start(Period.MONTH, timezone.now())
     last = seasons.season_start(Period.MONTH, timezone.now().replace(day=1) - timedelta(days=1))
     SeasonStanding.objects.bulk_create([
-        SeasonStanding(user=users[0], game="auction", period=Period.MONTH, starts=last, points=9),
+        SeasonStanding(user=users[0], game="auction", period=Period.MONTH, starts=last, points=9,
+                       matches=1),
         SeasonStanding(user=users[1], game="auction", period=Period.MONTH, starts=month,
-                       points=3),
+                       points=3, matches=1),
     ])
+    board_counts.rebuild()
     client = client_of(users[0])
     past = client.get(f"{BOARD}?season=month&starts={last.isoformat()}").json()
     assert [e["player"] for e in past["results"]] == ["p000"]

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from ratings import services
-from ratings.models import Rating, RatingChange, SeasonStanding
+from ratings.models import Rating, RatingChange, ScoreCount, SeasonStanding
 
 Snapshot = dict[str, set[tuple[Any, ...]]]
 
@@ -25,6 +25,8 @@ def snapshot() -> Snapshot:
             "sigma_after", "rating_before", "rating_after", "deviation_after", "created_at")),
         "season standings": set(SeasonStanding.objects.values_list(
             "user_id", "game", "circle_id", "period", "starts", "points", "matches", "wins")),
+        "leaderboard counts": set(ScoreCount.objects.exclude(players=0).values_list(
+            "board", "score", "players")),
     }
 
 
