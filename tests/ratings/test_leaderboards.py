@@ -68,7 +68,7 @@ def test_order_and_shared_places() -> None:
     ]
     first = body["results"][0]
     assert first == {"place": 1, "player": "p001", "display_name": "Name 1", "rating": 1700,
-                     "deviation": 400, "matches": PROVISIONAL_MATCHES, "wins": 1}
+                     "deviation": 200, "matches": PROVISIONAL_MATCHES, "wins": 1}
 
 
 def test_cursor_pages_cover_every_entry_once_however_many_tie() -> None:
@@ -167,7 +167,7 @@ def test_a_players_place() -> None:
     body = client.get(f"{BOARD}/players/p002").json()
     assert body == {"game": "auction", "season": "all", "starts": None, "place": 2,
                     "player": "p002", "display_name": "Name 2", "rating": 1500,
-                    "deviation": 400, "matches": PROVISIONAL_MATCHES, "wins": 1}
+                    "deviation": 200, "matches": PROVISIONAL_MATCHES, "wins": 1}
     problem(client.get(f"{BOARD}/players/p003"), 404, "not_on_leaderboard")
     problem(client.get(f"{BOARD}/players/nobody"), 404, "not_on_leaderboard")
     problem(client.get("/api/v1/leaderboards/spades/players/p002"), 404, "not_on_leaderboard")

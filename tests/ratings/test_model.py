@@ -14,8 +14,17 @@ from ratings.services import bot_skill, rated_places
 places = st.lists(st.integers(min_value=1, max_value=4), min_size=4, max_size=4)
 
 
-def test_a_new_player_is_1500_with_400_of_doubt() -> None:
-    assert (Skill().rating, Skill().deviation) == (1500, 400)
+def test_a_new_player_is_1500_with_200_of_doubt() -> None:
+    assert (Skill().rating, Skill().deviation) == (1500, 200)
+
+
+def test_one_first_match_moves_a_new_player_by_less_than_200() -> None:
+    # Last at a table of another new person, an Easy and a Medium computer player: the match
+    # that moved a new player by 489 points from openskill's default doubt.
+    after = model.rate([Player(Skill(), 4), Player(Skill(), 3),
+                        Player(bot_skill("easy"), 2, fixed=True),
+                        Player(bot_skill("medium"), 1, fixed=True)], partnership=False)
+    assert 1300 < after[0].rating < after[1].rating < 1500
     skill = Skill.shown(1650, 60)
     assert (skill.rating, skill.deviation) == (1650, 60)
 
