@@ -19,8 +19,10 @@ from uuid import UUID
 import httpx
 from batak_api_client import AuthenticatedClient, Client
 from batak_api_client.api.accounts import register
+from batak_api_client.api.leaderboards import get_leaderboard
 from batak_api_client.api.matches import create_match, join_match
 from batak_api_client.api.play import get_seat_view
+from batak_api_client.api.players import get_player
 from batak_api_client.models import (
     BotLevel,
     BotSeatRequest,
@@ -28,6 +30,7 @@ from batak_api_client.models import (
     Game,
     Joined,
     JoinRequest,
+    LeaderboardPage,
     Match,
     MatchCreateRequest,
     MatchStatus,
@@ -36,8 +39,10 @@ from batak_api_client.models import (
     OpenSeatRequest,
     OpenSeatRequestKind,
     Problem,
+    Profile,
     RedealAction,
     RegisterInputRequest,
+    SeasonEnum,
     SeatView,
     Token,
     VisibilityEnum,
@@ -73,6 +78,33 @@ def sign_up(base_url: str, name: str) -> tuple[str, AuthenticatedClient]:
     )
 
 
+def check_ratings(people: list[tuple[str, AuthenticatedClient]]) -> dict[str, int]:
+    """Each person's rating after their first rated match, read back from their profile and
+    the week's leaderboard; by username."""
+    # Each person's rating moved off 1500 ± 200, provisional after one match.
+    ratings: dict[str, int] = {}
+    for username, client in people:
+        profile = expect(get_player.sync_detailed("me", client=client), Profile, "profile")
+        rated = [entry.rating for entry in profile.games if entry.game == Game.AUCTION]
+        rating = rated[0] if rated else None
+        if profile.username != username or rating is None or rating.matches != 1 or not (
+            rating.provisional and rating.deviation < 200
+        ):
+            fail(f"{username}'s profile: {profile}")
+        ratings[username] = rating.rating
+    # Both on the week's board of their game (the all-time board waits for established ratings),
+    # with what the rated match won them.
+    board = expect(get_leaderboard.sync_detailed(
+        Game.AUCTION, client=people[0][1], season=SeasonEnum.WEEK, page_size=100),
+        LeaderboardPage, "leaderboard")
+    week = {entry.player: entry for entry in board.results}
+    for username, rating in ratings.items():
+        entry = week.get(username)
+        if entry is None or entry.points != rating - 1500 or entry.matches != 1:
+            fail(f"{username} on the week's board: {entry}")
+    return ratings
+
+
 def main(base_url: str) -> None:
     rng = random.Random(11)
     people = [sign_up(base_url, "Ayse"), sign_up(base_url, "Ali")]
@@ -101,8 +133,9 @@ def main(base_url: str) -> None:
                        "move")
     if views[0].status != MatchStatus.FINISHED or not views[0].rated:
         fail(f"ended {views[0].status}, rated {views[0].rated}")
+    ratings = check_ratings(people)
     print(f"python client (rated): a rated match of two people finished, places "
-          f"{views[0].ranking}")
+          f"{views[0].ranking}; ratings {ratings}, both on the week's leaderboard")
 
 
 if __name__ == "__main__":

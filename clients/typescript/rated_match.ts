@@ -117,9 +117,36 @@ async function main(): Promise<void> {
   if (view.status !== "finished" || !view.rated) {
     fail(`ended ${view.status}, rated ${view.rated}`);
   }
+  // Each person's rating moved off 1500 ± 200, provisional after one match.
+  const ratings = new Map<string, number>();
+  for (const person of people) {
+    const profile = await person.client.GET("/api/v1/players/{username}", {
+      params: { path: { username: "me" } },
+    });
+    if (profile.data === undefined) fail(`profile: ${JSON.stringify(profile.error)}`);
+    const rating = profile.data.games.find((game) => game.game === "auction")?.rating;
+    if (profile.data.username !== person.username || !rating || rating.matches !== 1 ||
+        !rating.provisional || rating.deviation >= 200) {
+      fail(`${person.username}'s profile: ${JSON.stringify(profile.data)}`);
+    }
+    ratings.set(person.username, rating.rating);
+  }
+  // Both on the week's board of their game (the all-time board waits for established
+  // ratings), with what the rated match won them.
+  const board = await ayse.client.GET("/api/v1/leaderboards/{game}", {
+    params: { path: { game: "auction" }, query: { season: "week", page_size: 100 } },
+  });
+  if (board.data === undefined) fail(`leaderboard: ${JSON.stringify(board.error)}`);
+  for (const [username, rating] of ratings) {
+    const entry = board.data.results.find((row) => row.player === username);
+    if (!entry || entry.points !== rating - 1500 || entry.matches !== 1) {
+      fail(`${username} on the week's board: ${JSON.stringify(entry)}`);
+    }
+  }
   console.log(
     `typescript client (rated): a rated match of two people finished, places ` +
-      JSON.stringify(view.ranking),
+      `${JSON.stringify(view.ranking)}; ratings ${JSON.stringify([...ratings])}, both on the ` +
+      "week's leaderboard",
   );
 }
 

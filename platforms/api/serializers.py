@@ -26,7 +26,10 @@ from games.api.serializers.matches import ClockSerializer, MatchSerializer, Rule
 from games.models import BotLevel, GameChoice, MatchStatus, Visibility
 from platforms.addresses import AddressNotAllowed, public_addresses
 from platforms.models import DeliveryStatus, EventType
-from ratings.api.leaderboard_serializers import EntrySerializer, PageSerializer
+from ratings.api.leaderboard_serializers import (
+    LeaderboardEntrySerializer,
+    LeaderboardPageSerializer,
+)
 from ratings.api.player_serializers import PlayedMatchFields
 
 EXTERNAL_ID_PATTERN = r"^[A-Za-z0-9_.:@+-]{1,128}$"
@@ -424,11 +427,11 @@ WEBHOOK_BODIES = {
 }
 
 
-class PlatformEntrySerializer(EntrySerializer):
+class PlatformLeaderboardEntrySerializer(LeaderboardEntrySerializer):
     external_id = serializers.CharField(
         allow_null=True, help_text="Your id of the player (null: a player since erased).",
     )
 
 
-class PlatformLeaderboardSerializer(PageSerializer):
-    results = PlatformEntrySerializer(many=True)
+class PlatformLeaderboardSerializer(LeaderboardPageSerializer):
+    results = PlatformLeaderboardEntrySerializer(many=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from games.models import GameChoice
 from ratings.leaderboards import ALL_TIME
 from ratings.models import Period
 
@@ -41,7 +42,7 @@ class AroundQuerySerializer(BoardQuerySerializer):
     )
 
 
-class EntrySerializer(serializers.Serializer):
+class LeaderboardEntrySerializer(serializers.Serializer):
     place = serializers.IntegerField(
         help_text="1 + the players with a higher rating (points): a tie shares a place, and the "
         "next place skips as many (1, 2, 2, 4).",
@@ -57,26 +58,27 @@ class EntrySerializer(serializers.Serializer):
     wins = serializers.IntegerField(help_text="Rated matches finished first (in the season).")
 
 
-class BoardSerializer(serializers.Serializer):
-    game = serializers.CharField()
+class LeaderboardSerializer(serializers.Serializer):
+    game = serializers.ChoiceField(choices=GameChoice.choices)
     season = serializers.ChoiceField(choices=SEASONS)
     starts = serializers.DateField(allow_null=True, help_text="The season's first day; null "
                                    "for the all-time board.")
 
 
-class PageSerializer(BoardSerializer):
-    results = EntrySerializer(many=True)
+class LeaderboardPageSerializer(LeaderboardSerializer):
+    results = LeaderboardEntrySerializer(many=True)
     next = serializers.CharField(
         allow_null=True, help_text="The next page's path and query, relative to the server "
         "(null on the last page).",
     )
 
 
-class AroundSerializer(BoardSerializer):
+class LeaderboardAroundSerializer(LeaderboardSerializer):
     place = serializers.IntegerField(help_text="Your place.")
-    results = EntrySerializer(many=True, help_text="Up to `size` entries above yours, yours, "
-                              "and up to `size` below.")
+    results = LeaderboardEntrySerializer(
+        many=True, help_text="Up to `size` entries above yours, yours, and up to `size` below.",
+    )
 
 
-class PlayerEntrySerializer(BoardSerializer, EntrySerializer):
+class LeaderboardPlayerSerializer(LeaderboardSerializer, LeaderboardEntrySerializer):
     """The board and the player's entry on it."""

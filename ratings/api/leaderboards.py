@@ -121,7 +121,7 @@ class LeaderboardView(APIView):
             "unknown game 404 `not_found`."
         ),
         parameters=[GAME_PARAMETER, rs.PageQuerySerializer],
-        responses={200: rs.PageSerializer, **errors(400, 401, 403, 404)},
+        responses={200: rs.LeaderboardPageSerializer, **errors(400, 401, 403, 404)},
         examples=[example("The all-time board", {
             "game": "auction", "season": "all", "starts": None,
             "results": [ENTRY, {**ENTRY, "place": 2, "player": "mehmet",
@@ -131,7 +131,7 @@ class LeaderboardView(APIView):
     def get(self, request: Request, game: str) -> Response:
         board = LeaderboardPage(request, game)
         results = [entry_body(entry) for entry in board.entries]
-        return Response(rs.PageSerializer(board.body(results)).data)
+        return Response(rs.LeaderboardPageSerializer(board.body(results)).data)
 
 
 class AroundMeView(APIView):
@@ -145,7 +145,7 @@ class AroundMeView(APIView):
             "rated matches are to go): 404 `not_on_leaderboard`."
         ),
         parameters=[GAME_PARAMETER, rs.AroundQuerySerializer],
-        responses={200: rs.AroundSerializer, **errors(400, 401, 403, 404)},
+        responses={200: rs.LeaderboardAroundSerializer, **errors(400, 401, 403, 404)},
         examples=[example("Around me", {
             "game": "auction", "season": "all", "starts": None, "place": 2,
             "results": [ENTRY, {**ENTRY, "place": 2, "player": "mehmet",
@@ -158,7 +158,7 @@ class AroundMeView(APIView):
         entries, own = leaderboards.around(board, signed_in(request).pk, query["size"])
         body = {**board_body(board), "place": own.place,
                 "results": [entry_body(entry) for entry in entries]}
-        return Response(rs.AroundSerializer(body).data)
+        return Response(rs.LeaderboardAroundSerializer(body).data)
 
 
 class PlayerEntryView(APIView):
@@ -170,7 +170,7 @@ class PlayerEntryView(APIView):
             "of your circle, is 404 `not_on_leaderboard`."
         ),
         parameters=[GAME_PARAMETER, USERNAME_PARAMETER, rs.BoardQuerySerializer],
-        responses={200: rs.PlayerEntrySerializer, **errors(400, 401, 403, 404)},
+        responses={200: rs.LeaderboardPlayerSerializer, **errors(400, 401, 403, 404)},
         examples=[example("A player", {"game": "auction", "season": "all", "starts": None,
                                        **ENTRY})],
     )
@@ -178,4 +178,5 @@ class PlayerEntryView(APIView):
         query = valid_query(rs.BoardQuerySerializer, request)
         board = board_of(request, game, query)
         entry = leaderboards.player(board, username)
-        return Response(rs.PlayerEntrySerializer({**board_body(board), **entry_body(entry)}).data)
+        body = {**board_body(board), **entry_body(entry)}
+        return Response(rs.LeaderboardPlayerSerializer(body).data)
