@@ -38,6 +38,12 @@ class DealNotFound(ServiceError):
     default_detail = _("No such finished deal in this match.")
 
 
+class InvalidCursor(ServiceError):
+    status = 400
+    code = "invalid_cursor"
+    default_detail = _("This cursor is not one this list gave; start again without it.")
+
+
 class NotYourSeat(ServiceError):
     status = 403
     code = "not_your_seat"

@@ -39,12 +39,6 @@ class PlayerNotFound(ServiceError):
     default_detail = _("Your platform has no such player.")
 
 
-class InvalidCursor(ServiceError):
-    status = 400
-    code = "invalid_cursor"
-    default_detail = _("This cursor is not one this list gave; start again without it.")
-
-
 class PlatformMatchNotFound(ServiceError):
     status = 404
     code = "not_found"

@@ -34,13 +34,6 @@ class HistoryHidden(ServiceError):
     default_detail = _("This player keeps their match history private.")
 
 
-class InvalidCursor(ServiceError):
-    status = 400
-    code = "invalid_cursor"
-    # The platform API's sentence (platforms/errors.py), translated once for both.
-    default_detail = _("This cursor is not one this list gave; start again without it.")
-
-
 class NotOnLeaderboard(ServiceError):
     status = 404
     code = "not_on_leaderboard"

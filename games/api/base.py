@@ -7,10 +7,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from datetime import UTC
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from django.contrib.auth.models import User
+from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -18,16 +20,15 @@ from drf_spectacular.utils import (
     OpenApiResponse,
 )
 from rest_framework import serializers, status
-from rest_framework.pagination import PageNumberPagination
+from rest_framework.exceptions import NotFound
+from rest_framework.pagination import Cursor, CursorPagination, PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import access, seating, services
 from games.api.serializers.problems import ProblemSerializer
-from games.errors import (
-    MatchNotFound,
-)
+from games.errors import InvalidCursor, MatchNotFound
 from games.models import Match, Seat, Visibility
 
 # --- documentation helpers ---------------------------------------------------------------------
@@ -163,6 +164,53 @@ def etag_response(request: Request, data: Any) -> Response:
     if etag in [tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")]:
         return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
     return Response(data, headers={"ETag": etag})
+
+
+class TimeCursorPagination(CursorPagination):
+    """Pages by DRF's cursor on a time (the time, then an offset among equal times): a walk
+    sees each row once while rows are added. A cursor the list did not give is 400
+    `invalid_cursor`; `next` and `previous` are relative, as `MatchPagination`'s are. A list
+    names its `ordering` (a time first), its page sizes and its `example_path`."""
+
+    page_size_query_param = "page_size"
+    # The list's path, for the schema's examples of its links.
+    example_path = ""
+
+    def decode_cursor(self, request: Request) -> Cursor | None:
+        try:
+            cursor = super().decode_cursor(request)
+        except NotFound:
+            raise InvalidCursor(field="cursor") from None
+        # DRF checks only the cursor's encoding: a forged position would fail in the query.
+        if cursor and cursor.position is not None and not _is_datetime(str(cursor.position)):
+            raise InvalidCursor(field="cursor")
+        return cursor
+
+    def get_next_link(self) -> str | None:
+        return path_and_query(super().get_next_link())
+
+    def get_previous_link(self) -> str | None:
+        return path_and_query(super().get_previous_link())
+
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        paged = super().get_paginated_response_schema(schema)
+        for name, none in (("next", "the last"), ("previous", "the first")):
+            paged["properties"][name].update(
+                format="uri-reference", example=f"{self.example_path}?cursor=cD0yMDI2",
+                description=f"The {name} page's path and query, relative to the server "
+                f"(null on {none} page).",
+            )
+        return paged
+
+
+def _is_datetime(text: str) -> bool:
+    """A time the database can compare with: in range once in UTC (SQLite converts it, and a
+    year 1 a day ahead of UTC, or 9999 behind, overflows there)."""
+    try:
+        moment = parse_datetime(text)
+        return moment is not None and 1 < moment.astimezone(UTC).year < 9999
+    except (ValueError, OverflowError):  # well formed, out of range
+        return False
 
 
 # Far beyond any list a person has; bounds the offset a page number asks the database for.

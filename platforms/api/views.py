@@ -5,16 +5,12 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Sequence
-from datetime import UTC
 from typing import Any
 
-from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.authentication import BaseAuthentication
-from rest_framework.exceptions import NotFound
-from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,8 +22,8 @@ from games.api import examples
 from games.api.base import (
     MAX_PAGE,
     MatchPagination,
+    TimeCursorPagination,
     errors,
-    path_and_query,
     valid_input,
     valid_query,
 )
@@ -38,7 +34,6 @@ from platforms.api import serializers as ps
 from platforms.authentication import PlatformKeyAuthentication, scoped
 from platforms.errors import (
     DeliveryNotFound,
-    InvalidCursor,
     InvalidExternalId,
     PlatformMatchNotFound,
     WebhookNotFound,
@@ -135,51 +130,14 @@ def player_body(player: PlatformPlayer) -> dict[str, Any]:
             "matches_in_play": matches_in_play}
 
 
-class PlayerPagination(CursorPagination):
-    """Oldest first, by a cursor: a walk through every player sees each once, however many
-    are created meanwhile (they come at the end). `next` and `previous` are relative, as
-    `MatchPagination`'s are."""
+class PlayerPagination(TimeCursorPagination):
+    """Oldest first: a walk through every player sees each once, however many are created
+    meanwhile (they come at the end)."""
 
     page_size = 50
-    page_size_query_param = "page_size"
     max_page_size = 200
     ordering = ("created_at", "pk")
-
-    def decode_cursor(self, request: Request) -> Cursor | None:
-        try:
-            cursor = super().decode_cursor(request)
-        except NotFound:
-            raise InvalidCursor(field="cursor") from None
-        # DRF checks only the cursor's encoding: a forged position would fail in the query.
-        if cursor and cursor.position is not None and not _is_datetime(str(cursor.position)):
-            raise InvalidCursor(field="cursor")
-        return cursor
-
-    def get_next_link(self) -> str | None:
-        return path_and_query(super().get_next_link())
-
-    def get_previous_link(self) -> str | None:
-        return path_and_query(super().get_previous_link())
-
-    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
-        paged = super().get_paginated_response_schema(schema)
-        for name, none in (("next", "the last"), ("previous", "the first")):
-            paged["properties"][name].update(
-                format="uri-reference", example="/api/v1/platform/players?cursor=cD0yMDI2",
-                description=f"The {name} page's path and query, relative to the server "
-                f"(null on {none} page).",
-            )
-        return paged
-
-
-def _is_datetime(text: str) -> bool:
-    """A time the database can compare with: in range once in UTC (SQLite converts it, and a
-    year 1 a day ahead of UTC, or 9999 behind, overflows there)."""
-    try:
-        moment = parse_datetime(text)
-        return moment is not None and 1 < moment.astimezone(UTC).year < 9999
-    except (ValueError, OverflowError):  # well formed, out of range
-        return False
+    example_path = "/api/v1/platform/players"
 
 
 class PlayerListQuerySerializer(ps.PlayerListQuerySerializer):

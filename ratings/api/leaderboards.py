@@ -16,10 +16,10 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from games.api.base import errors, example, path_and_query, signed_in, valid_query
+from games.errors import InvalidCursor
 from games.models import GameChoice
 from ratings import leaderboards
 from ratings.api import leaderboard_serializers as rs
-from ratings.errors import InvalidCursor
 from ratings.leaderboards import ALL_TIME, Board, Entry, Key
 from ratings.model import PROVISIONAL_MATCHES
 from ratings.models import Rating

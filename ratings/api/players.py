@@ -3,24 +3,26 @@ and your privacy setting. Signed in only; another circle's people are not found.
 
 from __future__ import annotations
 
-from datetime import UTC
 from typing import Any
 
-from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import generics, serializers
-from rest_framework.exceptions import NotFound
-from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.api.base import errors, example, path_and_query, signed_in, valid_input, valid_query
+from games.api.base import (
+    TimeCursorPagination,
+    errors,
+    example,
+    signed_in,
+    valid_input,
+    valid_query,
+)
 from games.models import GameChoice
 from ratings import history
 from ratings.api import player_serializers as rs
-from ratings.errors import InvalidCursor
 
 USERNAME = OpenApiParameter(
     "username", OpenApiTypes.STR, OpenApiParameter.PATH,
@@ -68,50 +70,13 @@ RATING_POINT = {"match_id": "0b7e3c52-6a43-4b8e-9d0a-3f1f7c2a9e11", "rating": 15
                 "deviation": 141, "delta": 22, "place": 1, "at": "2026-12-03T20:41:07Z"}
 
 
-class NewestFirstPagination(CursorPagination):
-    """Newest first, by a cursor on a time (DRF's: the time, then an offset among equal
-    times): a walk sees each row once while new ones arrive (they come before it). `next`
-    and `previous` are relative, as `MatchPagination`'s are."""
+class NewestFirstPagination(TimeCursorPagination):
+    """Newest first (a list names its `ordering`): a walk sees each row once while new ones
+    arrive (they come before it)."""
 
     page_size = 20
-    page_size_query_param = "page_size"
     max_page_size = 100
     example_path = "/api/v1/players/ayse/matches"
-
-    def decode_cursor(self, request: Request) -> Cursor | None:
-        try:
-            cursor = super().decode_cursor(request)
-        except NotFound:
-            raise InvalidCursor(field="cursor") from None
-        # DRF checks only the cursor's encoding: a forged position would fail in the query.
-        if cursor and cursor.position is not None and not _is_datetime(str(cursor.position)):
-            raise InvalidCursor(field="cursor")
-        return cursor
-
-    def get_next_link(self) -> str | None:
-        return path_and_query(super().get_next_link())
-
-    def get_previous_link(self) -> str | None:
-        return path_and_query(super().get_previous_link())
-
-    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
-        paged = super().get_paginated_response_schema(schema)
-        for name, none in (("next", "the last"), ("previous", "the first")):
-            paged["properties"][name].update(
-                format="uri-reference", example=f"{self.example_path}?cursor=cD0yMDI2",
-                description=f"The {name} page's path and query, relative to the server "
-                f"(null on {none} page).",
-            )
-        return paged
-
-
-def _is_datetime(text: str) -> bool:
-    """A time the database can compare with (as platforms' player list checks it)."""
-    try:
-        moment = parse_datetime(text)
-        return moment is not None and 1 < moment.astimezone(UTC).year < 9999
-    except (ValueError, OverflowError):  # well formed, out of range
-        return False
 
 
 class MatchPagination(NewestFirstPagination):
