@@ -98,9 +98,9 @@ def check_ratings(people: list[tuple[str, AuthenticatedClient]]) -> dict[str, in
         Game.AUCTION, client=people[0][1], season=SeasonEnum.WEEK, page_size=100),
         LeaderboardPage, "leaderboard")
     week = {entry.player: entry for entry in board.results}
-    for username, rating in ratings.items():
+    for username, points in ratings.items():
         entry = week.get(username)
-        if entry is None or entry.points != rating - 1500 or entry.matches != 1:
+        if entry is None or entry.points != points - 1500 or entry.matches != 1:
             fail(f"{username} on the week's board: {entry}")
     return ratings
 

@@ -6,14 +6,26 @@
 //     if (message.type === "deal_ended") console.log(message.result.totals);
 //     if (message.type === "end") console.log(message.end.status);
 //   }
+//   for await (const message of follow(baseUrl, matchId, { headers, afterEnd: true })) {
+//     if (message.type === "rating_changed") console.log(message.ratings.changes);
+//     if (message.type === "rematch_offered") console.log(message.offer.status);
+//     if (message.type === "rematch_started") console.log(message.started.new_match_id);
+//   }
 //
 // The schema names each event's data (`x-sse-events` on the stream's answer): `action` is an
 // `Event` (its `id:` the version, or the `deal_ended` after it carries it), `deal_ended` a
-// `DealEndedEvent`, `clock` a `ClockEvent`, `seats` a `SeatsEvent`, `end` a `StreamEnd`. The
-// server may add events: those come as `type: "other"`, raw. A stream the server closes before `end` (a WSGI server after 30 s) is
+// `DealEndedEvent`, `clock` a `ClockEvent`, `seats` a `SeatsEvent`, `end` a `StreamEnd`,
+// `rating_changed` a `RatingChangedEvent`, `rematch_offered` a `RematchOffer`,
+// `rematch_started` a `RematchStartedEvent`. The server may add events: those come as
+// `type: "other"`, raw. A stream the server closes before `end` (a WSGI server after 30 s) is
 // resumed with `Last-Event-ID`, so nothing is missed or seen twice; 204 (the match is over and
-// nothing is after the cursor) ends it, and 429 waits `Retry-After`. Node 18+ or a browser
-// (fetch with a streamed body); EventSource would do too, but sends no Authorization header.
+// nothing is after the cursor) ends it, and 429 waits `Retry-After`. `follow` stops at `end`
+// unless `afterEnd`: a finished match's stream stays open a while after it
+// (STREAM_AFTER_END_SECONDS, and while a rematch offer is open) for `rating_changed`,
+// `rematch_offered` and `rematch_started`, state events without an id; with `afterEnd` they are
+// read until the server closes the stream (or answers 204), which is not resumed. Node 18+ or a
+// browser (fetch with a streamed body); EventSource would do too, but sends no Authorization
+// header.
 import type { components } from "./generated/schema.js";
 
 type Schemas = components["schemas"];
@@ -24,6 +36,9 @@ export type StreamMessage =
   | { type: "clock"; clock: Schemas["ClockEvent"] }
   | { type: "seats"; seats: Schemas["SeatsEvent"] }
   | { type: "end"; end: Schemas["StreamEnd"] }
+  | { type: "rating_changed"; ratings: Schemas["RatingChangedEvent"] }
+  | { type: "rematch_offered"; offer: Schemas["RematchOffer"] }
+  | { type: "rematch_started"; started: Schemas["RematchStartedEvent"] }
   | { type: "other"; name: string; id: string | undefined; data: string };
 
 export class StreamError extends Error {
@@ -39,6 +54,7 @@ export interface FollowOptions {
   headers: Record<string, string>; // the Authorization header, as for the other requests
   after?: number; // the version to follow from (0: the match's first action)
   signal?: AbortSignal;
+  afterEnd?: boolean; // on after `end`, until the server closes the stream (default: stop at `end`)
 }
 
 interface Frame {
@@ -71,6 +87,18 @@ function message(frame: Frame): StreamMessage {
     const end: Schemas["StreamEnd"] = JSON.parse(data);
     return { type: "end", end };
   }
+  if (frame.name === "rating_changed") {
+    const ratings: Schemas["RatingChangedEvent"] = JSON.parse(data);
+    return { type: "rating_changed", ratings };
+  }
+  if (frame.name === "rematch_offered") {
+    const offer: Schemas["RematchOffer"] = JSON.parse(data);
+    return { type: "rematch_offered", offer };
+  }
+  if (frame.name === "rematch_started") {
+    const started: Schemas["RematchStartedEvent"] = JSON.parse(data);
+    return { type: "rematch_started", started };
+  }
   return { type: "other", name: frame.name, id: frame.id, data };
 }
 
@@ -92,7 +120,8 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Every message of the match's stream after `after`, until `end` (or 204). */
+/** Every message of the match's stream after `after`, until `end` (or 204); with `afterEnd`,
+ * on after `end` until the server closes the stream (or answers 204). */
 export async function* follow(
   baseUrl: string,
   matchId: string,
@@ -100,6 +129,7 @@ export async function* follow(
 ): AsyncGenerator<StreamMessage> {
   let lastId: string | undefined;
   let retryMs = DEFAULT_RETRY_MS;
+  let ended = false;
   const url = `${baseUrl}/api/v1/matches/${matchId}/stream?after=${options.after ?? 0}`;
   for (;;) {
     const headers: Record<string, string> = { ...options.headers, Accept: "text/event-stream" };
@@ -120,7 +150,10 @@ export async function* follow(
         if (frame.data.length > 0) {
           const next = message(frame);
           yield next;
-          if (next.type === "end") return;
+          if (next.type === "end") {
+            if (options.afterEnd !== true) return;
+            ended = true;
+          }
         }
         frame = { name: "message", data: [], id: undefined };
         continue;
@@ -134,6 +167,7 @@ export async function* follow(
       else if (field === "retry" && /^[0-9]+$/.test(value)) retryMs = Number(value);
       // Anything else, a `: heartbeat` comment among them, is no part of a message.
     }
+    if (ended) return; // closed after `end`: all is sent
     await sleep(retryMs);
   }
 }
