@@ -247,13 +247,15 @@ def erase_player(*, platform: Platform, external_id: str) -> None:
             platform_id=platform.pk, external_id=external_id,
             match_ids=Seat.objects.filter(user=user).values_list("match_id", flat=True),
         )
+        # Before the account row changes: a match finishing meanwhile locks the ratings, then
+        # needs a share of that row as it commits.
+        ratings.take_off_the_boards(user.pk)
         user.username = f"erased-{secrets.token_hex(16)}"
         user.first_name = FORMER_PLAYER
         user.last_name = user.email = ""
         user.is_active = False
         user.set_unusable_password()
         user.save()
-        ratings.take_off_the_boards(user.pk)
         # The account is kept (above): deleting the row frees the id for a new player.
         PlatformPlayer.objects.filter(pk=player.pk).delete()
 

@@ -27,6 +27,8 @@ def find_player(requester: User, username: str) -> User:
     up: one of another circle is not found."""
     if username == ME:
         return requester
+    if "\x00" in username:  # no name holds one, and PostgreSQL refuses it in a query
+        raise PlayerNotFound()
     # On lower(username): the unique index of the names (games migration 0003).
     found = get_user_model().objects.alias(name=Lower("username")).filter(
         name=username.lower(), is_active=True
@@ -144,7 +146,10 @@ def rating_history(user: User, game: str) -> QuerySet[RatingChange]:
     return RatingChange.objects.filter(user=user, game=game)
 
 
-def rating_line(change: RatingChange) -> dict[str, Any]:
-    return {"match_id": change.match_id, "rating": change.rating_after,
-            "deviation": change.deviation_after, "delta": change.delta,
-            "place": change.place, "at": change.created_at}
+def rating_line(change: RatingChange, *, with_match: bool) -> dict[str, Any]:
+    """A point of the rating history; its match and place only ``with_match`` (the player's
+    own, or a player who shows their history: the line would list a hidden one)."""
+    return {"match_id": change.match_id if with_match else None,
+            "rating": change.rating_after, "deviation": change.deviation_after,
+            "delta": change.delta, "place": change.place if with_match else None,
+            "at": change.created_at}

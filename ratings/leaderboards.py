@@ -119,8 +119,10 @@ def around(board: Board, user_id: int, size: int) -> tuple[list[Entry], Entry]:
 
 
 def player(board: Board, username: str) -> Entry:
-    """The entry of the board's player ``username``; NotOnLeaderboard if none."""
-    row = board.rows().select_related("user").filter(user__username=username).first()
+    """The entry of the board's player ``username`` (any case); NotOnLeaderboard if none."""
+    if "\x00" in username:  # no name holds one, and PostgreSQL refuses it in a query
+        raise NotOnLeaderboard(str(NotOnLeaderboard.player_detail))
+    row = board.rows().select_related("user").filter(user__username__iexact=username).first()
     if row is None:
         raise NotOnLeaderboard(str(NotOnLeaderboard.player_detail))
     return Entry(_place(board, _score(row)), row)

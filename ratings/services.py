@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any, TypeVar
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Min
 from django.utils import timezone
 
@@ -131,7 +131,9 @@ def rate_match(match: Match) -> list[RatingChange]:
     # Erased while the match went on (a recount meets them too): counted, and off the boards.
     erased = get_user_model().objects.filter(pk__in=people, is_active=False)
     for user_id in erased.values_list("pk", flat=True):
-        take_off_the_boards(user_id)
+        # This game's rows only: the erasure moved the others, and locking them here, with
+        # another game's match finishing, would wait in a circle.
+        take_off_the_boards(user_id, game=match.game)
     return changes
 
 
@@ -150,9 +152,11 @@ def _locked(
 ) -> dict[int, _Row]:
     """The rows of ``table`` of these people in this game (and season ``key``), made if
     missing and locked in the order of their user ids."""
+    # Made in the order of the user ids too: two inserts of the same new rows in other
+    # orders would wait on each other.
     table.objects.bulk_create(
         [table(user_id=user_id, game=match.game, circle_id=match.circle_id, **key)
-         for user_id in user_ids],
+         for user_id in sorted(user_ids)],
         ignore_conflicts=True,
     )
     rows = (
@@ -166,7 +170,14 @@ def recount() -> None:
     """Every rating, rating change and season again from the stored results: the rated
     matches in the order their ratings were first written (their changes' ids: for matches
     that share a person, the order their ends committed in), then any rated match never rated,
-    by when it finished. The caller holds the transaction."""
+    by when it finished. The caller holds the transaction. On PostgreSQL the tables are locked
+    against writes first: a match finishing meanwhile waits, then counts on top of the
+    recount."""
+    if connection.vendor == "postgresql":
+        tables = ", ".join(model._meta.db_table
+                           for model in (Rating, RatingChange, SeasonStanding, ScoreCount))
+        with connection.cursor() as cursor:
+            cursor.execute(f"LOCK TABLE {tables} IN SHARE ROW EXCLUSIVE MODE")
     order = list(
         RatingChange.objects.values("match_id").annotate(first=Min("id"))
         .order_by("first").values_list("match_id", flat=True)
@@ -185,18 +196,21 @@ def recount() -> None:
         rate_match(matches[match_id])
 
 
-def take_off_the_boards(user_id: int) -> None:
+def take_off_the_boards(user_id: int, game: str | None = None) -> None:
     """An erased person's ratings leave every leaderboard. Their rows are kept, anonymous as
     the account now is, in a circle of their own that no board shows: the others' ratings were
     counted with theirs, and a recount counts them again the same way."""
     counts: board_counts.Deltas = Counter()
-    for row in Rating.objects.select_for_update().filter(user_id=user_id).order_by("pk"):
+    rows = Rating.objects.select_for_update().filter(user_id=user_id)
+    standings = SeasonStanding.objects.select_for_update().filter(user_id=user_id)
+    if game is not None:
+        rows, standings = rows.filter(game=game), standings.filter(game=game)
+    for row in rows.order_by("pk"):
         was = (board_counts.rating_key(row), row.rating)
         row.circle_id = user_id
         row.save(update_fields=["circle"])
         board_counts.moved(counts, was, (board_counts.rating_key(row), row.rating))
-    for standing in SeasonStanding.objects.select_for_update().filter(user_id=user_id
-                                                                      ).order_by("pk"):
+    for standing in standings.order_by("pk"):
         was = (board_counts.standing_key(standing), standing.points)
         standing.circle_id = user_id
         standing.save(update_fields=["circle"])

@@ -112,7 +112,9 @@ def count_match(match: Match) -> None:
         return
     PlayedMatch.objects.bulk_create(played(match))
     GameRecord.objects.bulk_create(
-        [GameRecord(user_id=user_id, game=match.game) for user_id in tallies],
+        # In the order of the user ids, as they are locked: two matches making the same new
+        # rows in other orders would wait on each other.
+        [GameRecord(user_id=user_id, game=match.game) for user_id in sorted(tallies)],
         ignore_conflicts=True,
     )
     rows = GameRecord.objects.select_for_update().filter(

@@ -90,6 +90,8 @@ class Page:
     # The match's status, and of a finished match its rematch offer (None: none yet) as read.
     status: str = ""
     rematch: dict[str, Any] | None = None
+    # When a finished match finished, as read (None: heard just now).
+    finished_at: datetime | None = None
 
 
 def _on_a_live_connection(read: Callable[[], T]) -> T:
@@ -108,7 +110,7 @@ def read_page(match_id: uuid.UUID, after: int) -> Page:
 
 def _read_page(match_id: uuid.UUID, after: int) -> Page:
     found = list(Match.objects.filter(pk=match_id).only(
-        "id", "version", "status", "rules", "turn_deadline"
+        "id", "version", "status", "rules", "turn_deadline", "finished_at"
     )[:1])
     if not found:  # deleted by staff: nothing more will come
         return Page(b"", after, more=False, ended=True)
@@ -127,7 +129,7 @@ def _read_page(match_id: uuid.UUID, after: int) -> Page:
         b"".join(frames), page["next_after"], page["has_more"], ended,
         end=_end_frame(page["version"], page["status"]) if ended else b"",
         deadline=deadline, knows_deadline=caught_up, seats=_seats(match_id),
-        status=page["status"],
+        status=page["status"], finished_at=match.finished_at,
         rematch=None if offer is None else RematchOfferSerializer(rematch.offer_view(offer)).data,
     )
 
@@ -177,7 +179,12 @@ class Follower:
         frames = [page.frames]
         if page.ended:  # the state of a match that ended tells nothing more
             if page.status == MatchStatus.FINISHED:
-                self.open_until = time.monotonic() + settings.STREAM_AFTER_END_SECONDS
+                # Open for what follows the finish, counted from the finish: a stream that
+                # replays a match finished long ago has nothing to wait for.
+                since = (0.0 if page.finished_at is None
+                         else (timezone.now() - page.finished_at).total_seconds())
+                self.open_until = time.monotonic() + max(
+                    0.0, settings.STREAM_AFTER_END_SECONDS - since)
             return b"".join((page.frames, page.end, self._after_end(page)))
         if page.knows_deadline and page.deadline != self.deadline:
             self.deadline = page.deadline

@@ -93,11 +93,15 @@ class PlayedMatchSerializer(PlayedMatchFields):
 
 
 class RatingPointSerializer(serializers.Serializer):
-    match_id = serializers.UUIDField()
+    match_id = serializers.UUIDField(
+        allow_null=True, help_text="Null when the player hides their match history.",
+    )
     rating = serializers.IntegerField(help_text="After the match.")
     deviation = serializers.IntegerField(help_text="After the match.")
     delta = serializers.IntegerField()
-    place = serializers.IntegerField()
+    place = serializers.IntegerField(
+        allow_null=True, help_text="Null when the player hides their match history.",
+    )
     at = serializers.DateTimeField()
 
 

@@ -172,8 +172,9 @@ class PlayerRatingsView(generics.GenericAPIView):
         operation_id="listPlayerRatings", tags=["players"], summary="A player's rating history",
         description=(
             "The player's rating after each rated match of `game`, newest first, 50 a page "
-            "(up to 200 with `page_size`), by cursor: follow `next`. Public, as ratings are "
-            "(whatever the player's privacy). An unknown game is 400; an unknown player, or "
+            "(up to 200 with `page_size`), by cursor: follow `next`. Public, as ratings are; "
+            "but of a player who hides their match history, each point's `match_id` and `place` "
+            "are null to anyone else. An unknown game is 400; an unknown player, or "
             "one of another circle, 404."
         ),
         parameters=[
@@ -190,7 +191,9 @@ class PlayerRatingsView(generics.GenericAPIView):
         valid_query(RatingsQuerySerializer, request)
         user = history.find_player(signed_in(request), username)
         page = self.paginate_queryset(history.rating_history(user, game)) or []
-        data = [history.rating_line(change) for change in page]
+        requester = signed_in(request)
+        with_match = user.pk == requester.pk or history.privacy_of(user).history_public
+        data = [history.rating_line(change, with_match=with_match) for change in page]
         return self.get_paginated_response(rs.RatingPointSerializer(data, many=True).data)
 
 

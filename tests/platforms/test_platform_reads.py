@@ -116,3 +116,21 @@ def test_a_key_makes_no_move_in_its_own_match(platform) -> None:
         problem(platform.client.post(f"{API}{path}", body, format="json"), 403,
                 "platform_key_not_accepted")
 
+
+
+def test_a_match_made_before_circles_is_the_platforms_after_the_migration(platform) -> None:
+    import importlib
+
+    from django.apps import apps
+
+    from games.models import Match
+
+    platform.player("ext-1")
+    made = platform.post("/matches", {"game": "auction", "deals": 1, "seats": [
+        {"kind": "player", "external_id": "ext-1"}, {"kind": "bot", "bot_level": "easy"},
+        {"kind": "bot", "bot_level": "easy"}, {"kind": "bot", "bot_level": "easy"}]}).json()
+    Match.objects.filter(pk=made["id"]).update(circle=None)  # as before circles
+    migration = importlib.import_module("platforms.migrations.0012_circles_of_older_matches")
+    migration.circles_of_older_matches(apps, None)
+    assert Match.objects.get(pk=made["id"]).circle_id == platform.platform.user_id
+    assert platform.get(f"/matches/{made['id']}").status_code == 200

@@ -122,8 +122,6 @@ def test_a_page_costs_the_same_queries_however_long(played) -> None:
 
 def test_the_rating_history_is_public_and_paged(played) -> None:
     ayse, ali = played["ayse"], played["ali"]
-    client_of(ayse).patch(f"{API}/me/privacy", {"history_public": False,
-                                                "statistics_public": False}, format="json")
     first = client_of(ali).get(f"{API}/players/ayse/ratings/auction?page_size=1").json()
     changes = list(RatingChange.objects.filter(user=ayse).order_by("-created_at"))
     latest = changes[0]
@@ -134,6 +132,14 @@ def test_the_rating_history_is_public_and_paged(played) -> None:
     second = client_of(ali).get(first["next"]).json()
     assert [p["match_id"] for p in second["results"]] == [str(changes[1].match_id)]
     assert second["next"] is None
+    # Hidden history: the ratings stay public, but not which matches they came from.
+    client_of(ayse).patch(f"{API}/me/privacy", {"history_public": False,
+                                                "statistics_public": False}, format="json")
+    hidden = client_of(ali).get(f"{API}/players/ayse/ratings/auction").json()["results"]
+    assert [(p["rating"], p["match_id"], p["place"]) for p in hidden] == [
+        (change.rating_after, None, None) for change in changes]
+    own = client_of(ayse).get(f"{API}/players/me/ratings/auction").json()["results"]
+    assert [p["match_id"] for p in own] == [str(change.match_id) for change in changes]
     assert client_of(ali).get(f"{API}/players/ayse/ratings/spades").json()["results"] == []
 
 
@@ -228,3 +234,11 @@ def test_a_platform_reads_its_players_history_whatever_their_privacy() -> None:
     webhooks_only = new_platform("Gamma", scopes=["webhooks:manage"])
     problem(webhooks_only.get("/players/p0/profile"), 403, "missing_scope")
     problem(platform.client.get(f"{API}/players/me"), 403, "platform_key_not_accepted")
+
+
+@pytest.mark.parametrize("path", ["/players/a%00b", "/players/a%00b/matches",
+                                  "/players/a%00b/ratings/auction",
+                                  "/leaderboards/auction/players/a%00b"])
+def test_a_name_with_a_nul_is_nobody(played, path: str) -> None:
+    response = client_of(played["ali"]).get(API + path)
+    assert response.status_code == 404, response.content
