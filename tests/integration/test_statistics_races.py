@@ -18,6 +18,13 @@ from tests.admin.helpers import person, play_match
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
+def go_on() -> threading.Event:
+    """An event already set: a transaction that need not be held open."""
+    event = threading.Event()
+    event.set()
+    return event
+
+
 def in_thread(work, started: threading.Event, hold: threading.Event) -> threading.Thread:
     """``work`` in a transaction of its own, held open until ``hold`` is set."""
     def run() -> None:
@@ -59,7 +66,8 @@ def test_two_matches_finishing_at_once_both_count(record_exists: bool) -> None:
     started, hold, done = threading.Event(), threading.Event(), threading.Event()
     one = in_thread(count(first), started, hold)
     assert started.wait(10)
-    two = in_thread(count(second), done, threading.Event())
+    # It commits at once: held open 10 s, it could still be open when the joins gave up.
+    two = in_thread(count(second), done, go_on())
     # The second waits for the first's lock.
     assert not done.wait(0.5)
     hold.set()
@@ -86,7 +94,7 @@ def test_a_match_finishing_during_a_recount_counts_once() -> None:
     started, hold, done = threading.Event(), threading.Event(), threading.Event()
     recounting = in_thread(statistics.recount, started, hold)
     assert started.wait(10)
-    finishing = in_thread(finish_second, done, threading.Event())
+    finishing = in_thread(finish_second, done, go_on())
     assert not done.wait(0.5)  # waits for the recount's lock of the table
     hold.set()
     recounting.join(10)
