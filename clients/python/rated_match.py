@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 import secrets
 import sys
-from typing import NoReturn, TypeVar
 from uuid import UUID
 
 import httpx
@@ -38,7 +37,6 @@ from batak_api_client.models import (
     MeSeatRequestKind,
     OpenSeatRequest,
     OpenSeatRequestKind,
-    Problem,
     Profile,
     RedealAction,
     RegisterInputRequest,
@@ -47,23 +45,9 @@ from batak_api_client.models import (
     Token,
     VisibilityEnum,
 )
-from batak_api_client.types import Response
-from play_match import submit
 
-T = TypeVar("T")
-
-
-def fail(message: str) -> NoReturn:
-    print(f"python client (rated): {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def expect(response: Response[T | Problem], wanted: type[T], what: str) -> T:
-    parsed = response.parsed
-    if not isinstance(parsed, wanted):
-        fail(f"{what}: HTTP {response.status_code} {response.content[:300]!r}")
-    assert isinstance(parsed, wanted)
-    return parsed
+# The whole-match example's answers and moves, as one app would share them.
+from play_match import expect, fail, submit
 
 
 def sign_up(base_url: str, name: str) -> tuple[str, AuthenticatedClient]:
