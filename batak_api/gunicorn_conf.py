@@ -8,8 +8,8 @@ A gthread worker reads each request in one of its threads, blocking, with no dea
 request's head or body: a client that sends slowly (slowloris) holds a thread for as long as it
 likes, and a few dozen of them hold them all. gunicorn has no setting against that, so it must
 sit behind a proxy that reads whole requests first (deploy/nginx.conf) and never be exposed
-directly. Its own bounds on a request's head are below; it answers their breach itself, with
-an HTML page (no hook can change it), which is why nginx's bounds are the tighter ones.
+directly. Its own bounds on a request's head are below; its worker (batak_api/gunicorn_worker.py)
+answers their breach as nginx does, with a problem document.
 """
 
 import os
@@ -19,7 +19,7 @@ from batak_api.settings import LOGGING
 
 wsgi_app = "batak_api.wsgi:application"
 bind = os.environ.get("GUNICORN_BIND", f"0.0.0.0:{os.environ.get('PORT', '8000')}")
-worker_class = "gthread"
+worker_class = "batak_api.gunicorn_worker.ProblemThreadWorker"
 # Processes share the CPU; threads mostly wait (event feed, database), so they are cheap.
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 threads = int(os.environ.get("GUNICORN_THREADS", "32"))

@@ -42,6 +42,7 @@ TITLES = {
     411: _("Length Required"),
     409: _("Conflict"),
     413: _("Content Too Large"),
+    414: _("URI Too Long"),
     415: _("Unsupported Media Type"),
     422: _("Unprocessable Entity"),
     429: _("Too Many Requests"),

@@ -75,11 +75,16 @@ def require_documentation(
 
 
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
-# Answers any operation may give besides its own: a body over the size limit (checked before
-# the view), and throttling (per account and per client address, where rates are set).
+# Answers any operation may give besides its own: a request head the server cannot read, a
+# request line or body over the size limits (checked before the view), and throttling (per
+# account and per client address, where rates are set). The head's limits are gunicorn's
+# (batak_api/gunicorn_conf.py); nginx in front is stricter, with the same answers.
 COMMON_PROBLEMS = {
+    "400": "The request cannot be read (malformed, a header line over 8190 bytes, more than 100 "
+    "header lines), or names a host this service does not answer for.",
     "413": "The request body is larger than the limit "
     f"({settings.API_MAX_BODY_BYTES / 1024:g} KiB).",
+    "414": "The request line (method, path and query) is longer than 4094 bytes.",
     "429": "Too many requests: wait the `Retry-After` seconds.",
 }
 BODY_PROBLEMS = {"415": "The body is not `application/json`."}
@@ -244,7 +249,8 @@ def exact_contract(
     """Make the schema say exactly what the server does:
 
     - every 4xx and 5xx answer is `application/problem+json`, as the server sends it;
-    - the answers every operation may give (413, 429, and 415 where a body is read) are listed,
+    - the answers every operation may give (400, 413, 414, 429, and 415 where a body is read)
+      are listed,
       and 403 where a platform's key is refused;
     - request objects are closed: the server refuses a field they do not declare;
     - a new match's seats are as exact as the server's checks (`_seat_specs`);

@@ -79,8 +79,8 @@ def _problem(answer: tuple[int, str, bytes]) -> tuple[int, str]:
 
 
 def test_what_nginx_refuses_is_a_problem_document(front_door: str) -> None:
-    """Without it in front: gunicorn's HTML 400 for a request line over 4 KiB and HTML 431 for
-    a header over 8 KiB."""
+    """Before gunicorn's own bounds (a request line over 4094 bytes, a header line over 8190),
+    and with the same answers (tests/integration/test_bodies.py)."""
     for path in ("/healthz", "/api/v1/matches/x/stream"):
         assert _problem(_get(front_door, f"{path}?{'a' * 5000}")) == (414, "uri_too_long")
         assert _problem(_get(front_door, path, {"X-Padding": "a" * 9000})) == (
