@@ -284,13 +284,36 @@ def _hard_call(observation: Observation, rng: random.Random, style: Style) -> Ac
     return Pass()
 
 
-def call_values(observation: Observation, rng: random.Random,
-                required: int) -> tuple[float, float]:
-    """The seat's expected score declaring at ``required`` with its best trump, and passing
-    (defending against the strongest other hand declaring its best suit), from play-outs of
-    the same random layouts, each weighted by how plausible it makes the calls so far: in the
-    partnership game a partner's bid makes its strong hands likely, and the team's tricks
-    count."""
+@dataclasses.dataclass(frozen=True)
+class AuctionLayouts:
+    """The tricks a seat (its team, in the partnership game) takes in greedy play-outs of random
+    layouts, each weighted by how plausible it makes the calls so far: declaring with each
+    trump, and defending against the strongest other hand declaring its best suit."""
+
+    declaring: dict[int, list[int]]
+    defending: list[int]
+    weights: list[float]
+
+    def mean(self, values: Iterable[float]) -> float:
+        return sum(w * v for w, v in zip(self.weights, values, strict=True)) / sum(self.weights)
+
+    @property
+    def best_trump(self) -> int:
+        return max(self.declaring, key=lambda suit: self.mean(self.declaring[suit]))
+
+    def declaring_value(self, bid: int) -> float:
+        """The expected score declaring at ``bid`` with the best trump."""
+        return self.mean(t * 10 if t >= bid else -bid * 10
+                         for t in self.declaring[self.best_trump])
+
+    def passing_value(self, rules: TableRules) -> float:
+        zero_penalty = -rules.min_bid * 10
+        return self.mean(t * 10 if t else zero_penalty for t in self.defending)
+
+
+def auction_layouts(observation: Observation, rng: random.Random) -> AuctionLayouts:
+    """`AuctionLayouts` of `HARD.bidding_layouts` random layouts: in the partnership game a
+    partner's bid makes its strong hands likely, and the team's tricks count."""
     rules = observation.rules
     seat = observation.seat
     partnership = rules.game == Game.PARTNERSHIP
@@ -311,36 +334,49 @@ def call_values(observation: Observation, rng: random.Random,
         suit, _ = best_trump(hands[rival])
         tricks = rollout(PlayState(hands, suit, rival, rules), partnership)
         defending.append(tricks[seat] + (tricks[partner] if partnership else 0))
+    return AuctionLayouts(declaring, defending, weights)
 
-    def mean(values: Iterable[float]) -> float:
-        return sum(w * v for w, v in zip(weights, values, strict=True)) / sum(weights)
 
-    best = max(declaring, key=lambda suit: mean(declaring[suit]))
-    declarer_value = mean(t * 10 if t >= required else -required * 10 for t in declaring[best])
-    zero_penalty = -rules.min_bid * 10
-    pass_value = mean(t * 10 if t else zero_penalty for t in defending)
-    return declarer_value, pass_value
+def call_values(observation: Observation, rng: random.Random,
+                required: int) -> tuple[float, float]:
+    """The seat's expected score declaring at ``required`` with its best trump, and passing
+    (`auction_layouts`)."""
+    layouts = auction_layouts(observation, rng)
+    return layouts.declaring_value(required), layouts.passing_value(observation.rules)
 
 
 def _hard_trump(observation: Observation, rng: random.Random) -> Action:
-    hand = mask(observation.hand)
-    simulated = simulated_tricks(hand, observation.seat, observation.rules,
+    values = trump_values(observation, rng)
+    return ChooseTrump(Suit(max(values, key=lambda suit: values[suit][0])))
+
+
+def trump_values(observation: Observation, rng: random.Random) -> dict[int, tuple[float, float]]:
+    """For each trump the declarer may name, its expected score and tricks, from greedy
+    play-outs of random layouts."""
+    simulated = simulated_tricks(mask(observation.hand), observation.seat, observation.rules,
                                  leader=observation.seat, worlds=32, rng=rng)
     bid = observation.bid or 0
-
-    def value(suit: int) -> float:
-        return statistics.fmean(t * 10 if t >= bid else -bid * 10 for t in simulated[suit])
-
-    return ChooseTrump(Suit(max(simulated, key=value)))
+    return {suit: (statistics.fmean(t * 10 if t >= bid else -bid * 10 for t in tricks),
+                   statistics.fmean(tricks))
+            for suit, tricks in simulated.items()}
 
 
 def _hard_announcement(observation: Observation, rng: random.Random, style: Style) -> Action:
+    values = announcement_values(observation, rng)
+    return Announce(max(values, key=lambda number: values[number][0]))
+
+
+def announcement_values(observation: Observation, rng: random.Random
+                        ) -> dict[int, tuple[float, float]]:
+    """For each number of tricks the seat may announce (Koz Maça with announcements), its
+    expected score and the seat's expected tricks, from greedy play-outs of random layouts."""
     rules = observation.rules
     leader = next_seat_table(rules.direction == "clockwise")[observation.dealer]
     hand = mask(observation.hand)
     tricks = simulated_tricks(hand, observation.seat, rules, leader=leader, worlds=32,
                               rng=rng, trumps=(int(Suit.SPADES),))[int(Suit.SPADES)]
     limit = rules.spades_overtrick_limit
+    expected_tricks = statistics.fmean(tricks)
 
     def value(number: int) -> float:
         def line(taken: int) -> int:
@@ -351,7 +387,7 @@ def _hard_announcement(observation: Observation, rng: random.Random, style: Styl
 
         return statistics.fmean(line(t) for t in tricks)
 
-    return Announce(max(range(14), key=value))
+    return {number: (value(number), expected_tricks) for number in range(14)}
 
 
 def controlled_seats(observation: Observation) -> tuple[int, ...]:
