@@ -9,7 +9,12 @@ import os
 from typing import Any
 
 from celery import Celery, Task
-from celery.signals import setup_logging, task_prerun, worker_init
+from celery.signals import (
+    setup_logging,
+    task_prerun,
+    worker_init,
+    worker_process_shutdown,
+)
 
 from games.log_context import replace_log_context
 
@@ -42,3 +47,23 @@ def warm_up_computer_players(**kwargs: Any) -> None:
     from bots.players import warm_up
 
     warm_up()
+
+
+@worker_init.connect
+def serve_metrics(**kwargs: Any) -> None:
+    # The main process serves its pool's metrics (batak_api/metrics.py), when given a port; the
+    # values of an earlier start are not this one's.
+    from django.conf import settings
+
+    from batak_api.metrics import clear_processes, serve_worker_metrics
+
+    clear_processes()
+    if settings.METRICS_PORT:
+        serve_worker_metrics(settings.METRICS_PORT)
+
+
+@worker_process_shutdown.connect
+def _pool_process_ended(pid: int | None = None, **kwargs: Any) -> None:
+    from batak_api.metrics import process_ended
+
+    process_ended(pid or os.getpid())

@@ -55,3 +55,18 @@ def post_request(worker: Any, req: Any, environ: dict[str, Any], resp: Any) -> N
     if environ.get(BODY_LEFT_UNREAD):
         linger(environ)
         req.force_close()
+
+
+def on_starting(server: Any) -> None:
+    """Metrics in multiprocess mode (batak_api/metrics.py): the values of processes of an earlier
+    start are not this start's."""
+    from batak_api.metrics import clear_processes
+
+    clear_processes()
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A worker that ended (a restart, a time-out) stops counting in the live gauges."""
+    from batak_api.metrics import process_ended
+
+    process_ended(worker.pid)

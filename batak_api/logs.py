@@ -18,6 +18,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from batak_api.metrics import count_request
 from games.log_context import add_log_context, current_log_context, log_context
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ class RequestLogMiddleware:
             response = self.get_response(request)
             response["X-Request-ID"] = request_id
             user = getattr(request, "user", None)
+            count_request(request, response.status_code, time.perf_counter() - started)
             # Probes come every few seconds; their lines would drown the rest.
             level = logging.DEBUG if request.path in _PROBES else logging.INFO
             request_logger.log(

@@ -444,6 +444,13 @@ CELERY_BEAT_SCHEDULE = jobs.beat_schedule({
     "WEBHOOK_PURGE_INTERVAL_SECONDS": WEBHOOK_PURGE_INTERVAL_SECONDS,
 })
 
+# Metrics (batak_api/metrics.py, batak_api/scrape.py): `GET /metrics` answers a scrape that
+# sends this token (`Authorization: Bearer …`); unset, there is no such page. Scaled out, each
+# process writes its values to the folder PROMETHEUS_MULTIPROC_DIR names (read by
+# prometheus_client itself), and a Celery worker serves its own on METRICS_PORT (0: none).
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+METRICS_PORT = env.int("METRICS_PORT", default=0)
+
 # Logging
 
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").upper()

@@ -27,6 +27,9 @@ KEEP_ALIVE_SECONDS = 5
 
 
 def main() -> None:
+    from batak_api.metrics import clear_processes
+
+    clear_processes()
     host, _, port = os.environ.get("STREAM_BIND", "0.0.0.0:8001").rpartition(":")
     uvicorn.run(
         "batak_api.asgi:application",

@@ -6,11 +6,13 @@ import redis
 from django.conf import settings
 from django.contrib import admin
 from django.db import DatabaseError, connection
+from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import URLPattern, URLResolver, include, path
 from django.views.decorators.http import require_GET
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from batak_api.scrape import metrics
 from games import redis_clients
 from games.api.problems import problem, problem_response
 
@@ -27,9 +29,11 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 @require_GET
 def readyz(request: HttpRequest) -> HttpResponse:
-    """The database and the broker answer, so requests can be served and bots scheduled
-    (readiness); 503 with the failing checks otherwise."""
-    checks = {"database": _database_check(), "broker": _broker_check()}
+    """The database answers with every migration applied, and the broker answers, so requests
+    can be served and bots scheduled (readiness); 503 with the failing checks otherwise."""
+    database = _database_check()
+    checks = {"database": database, "broker": _broker_check(),
+              "migrations": _migrations_check() if database == "ok" else "unknown"}
     if all(result in ("ok", "in-process") for result in checks.values()):
         return JsonResponse({"status": "ok", "checks": checks})
     logger.warning("not ready", extra={"checks": checks})
@@ -45,6 +49,19 @@ def _database_check() -> str:
     except DatabaseError:
         return "unreachable"
     return "ok"
+
+
+def _migrations_check() -> str:
+    """"ok" once the database has every migration this code has ("pending" before): checked
+    until it is, then remembered, since a process's code does not change."""
+    global _migrated
+    if not _migrated:
+        executor = MigrationExecutor(connection)
+        _migrated = not executor.migration_plan(executor.loader.graph.leaf_nodes())
+    return "ok" if _migrated else "pending"
+
+
+_migrated = False
 
 
 def _broker_check() -> str:
@@ -66,6 +83,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
+    path("metrics", metrics, name="metrics"),
 ]
 
 handler400 = "games.api.problems.bad_request"

@@ -9,6 +9,7 @@ import uuid
 from celery import Task, shared_task
 from django.db import InterfaceError, OperationalError
 from kombu.exceptions import OperationalError as BrokerUnavailable
+from prometheus_client import Histogram
 
 from bots import turn_queue
 from bots.players import choose_action
@@ -22,6 +23,11 @@ from tour.content import style_for
 # table of computer players never holds a worker (or, in-process, its lane) for long.
 TASK_BUDGET_SECONDS = 5.0
 _rng = random.SystemRandom()
+DECISION_TIME = Histogram(
+    "batak_computer_decision_seconds", "How long a computer player thought over a move, by "
+    "level (a person's stand-in plays at its own level).", ["level"],
+    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
 
 
 def choose(observation: engine.Observation, seat: Seat) -> engine.Action:
@@ -29,7 +35,8 @@ def choose(observation: engine.Observation, seat: Seat) -> engine.Action:
     level at a person's seat (a timeout, autopilot, a person who left). A story-mode character
     plays its own style; other computer seats their level's default."""
     level = seat.bot_level or computer_moves.STAND_IN_LEVEL
-    return choose_action(observation, level, _rng, style_for(seat.character))
+    with DECISION_TIME.labels(level=level).time():
+        return choose_action(observation, level, _rng, style_for(seat.character))
 
 
 # Redelivered when its worker dies mid-move (acks_late + reject_on_worker_lost): safe, since

@@ -8,6 +8,7 @@ import dataclasses
 import logging
 import uuid
 from collections.abc import Callable
+from datetime import datetime
 
 from django.conf import settings
 from django.utils import timezone
@@ -15,6 +16,7 @@ from django.utils import timezone
 from games import engine, selectors, snapshots
 from games.errors import MatchNotFound
 from games.match_unit import MatchUnit, changing
+from games.metrics import COMPUTER_TURN_WAIT
 from games.models import ActionOrigin, BotLevel, Deal, DealStatus, Match, MatchStatus, Seat
 
 # The computer player that moves for a person whose clock ran out, who is on autopilot or who
@@ -43,6 +45,7 @@ def play_bot_turn(
     turn = _bot_turn(match_id, version)
     if turn is None:
         return None
+    COMPUTER_TURN_WAIT.observe((timezone.now() - turn.came_up_at).total_seconds())
     action = choose(turn.state.observation(turn.seat), turn.seat_row)
     try:
         with changing(match_id, sends_bots=False) as unit:
@@ -63,6 +66,7 @@ class _BotTurn:
     state: engine.Deal
     seat: int
     seat_row: Seat
+    came_up_at: datetime  # the match's last change: the move before this turn
 
 
 def _bot_turn(match_id: uuid.UUID, version: int) -> _BotTurn | None:
@@ -75,7 +79,8 @@ def _bot_turn(match_id: uuid.UUID, version: int) -> _BotTurn | None:
         # kept rows are trusted only to say a computer player is to act, checked under the lock.
         seat = selectors.bot_seat(kept.match, kept.state)
         if seat is not None:
-            return _BotTurn(kept.deals, kept.state, seat, selectors.seat_at(kept.match, seat))
+            return _BotTurn(kept.deals, kept.state, seat, selectors.seat_at(kept.match, seat),
+                            kept.match.updated_at)
         snapshots.give_back(kept)
     match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
     if match is None or match.status != MatchStatus.ACTIVE or match.version != version:
@@ -87,7 +92,7 @@ def _bot_turn(match_id: uuid.UUID, version: int) -> _BotTurn | None:
     seat = selectors.bot_seat(match, state)
     if seat is None:
         return None
-    return _BotTurn(deals, state, seat, selectors.seat_at(match, seat))
+    return _BotTurn(deals, state, seat, selectors.seat_at(match, seat), match.updated_at)
 
 
 def time_out_turn(

@@ -48,6 +48,7 @@ from django.db import transaction
 from django.db.models import Case, Exists, F, Max, OuterRef, Q, QuerySet, When, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
+from prometheus_client import Counter, Histogram
 from standardwebhooks.webhooks import Webhook
 
 from games import engine, lanes, rematch
@@ -68,6 +69,15 @@ from ratings.models import RatingChange
 from ratings.services import stream_change
 
 logger = logging.getLogger(__name__)
+ATTEMPTS = Counter(
+    "batak_webhook_attempts_total", "Webhook delivery attempts, by outcome: `delivered` (a 2xx), "
+    "`retrying` (failed, another attempt is due), `failed` (failed, the last attempt).",
+    ["outcome"],
+)
+ATTEMPT_DURATION = Histogram(
+    "batak_webhook_attempt_duration_seconds", "How long a receiver took to answer an attempt "
+    "(or the attempt to fail).", buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
 
 CHUNK = 200
 # At most this many events are replayed by one call of `replay` (the answer says where to go on).
@@ -594,6 +604,9 @@ def attempt(delivery_id: int) -> bool | None:
         delivery.next_attempt_at = sent_at + timedelta(
             seconds=delays[delivery.attempts - 1]
         )
+    ATTEMPTS.labels(outcome="delivered" if delivered else "failed" if delivery.status ==
+                    DeliveryStatus.FAILED else "retrying").inc()
+    ATTEMPT_DURATION.observe(latency / 1000)
     # Only while pending: the subscription may have been deleted meanwhile and the delivery
     # cancelled (then there is nothing to record, nor to try again).
     recorded = WebhookDelivery.objects.filter(

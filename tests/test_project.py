@@ -74,7 +74,8 @@ def test_readyz_answers_when_database_and_broker_do(client: Client, db: None) ->
 
     assert response.status_code == 200
     # The test settings have no Redis: tasks run in-process, so there is no broker to reach.
-    assert response.json() == {"status": "ok", "checks": {"database": "ok", "broker": "in-process"}}
+    assert response.json() == {"status": "ok", "checks": {
+        "database": "ok", "broker": "in-process", "migrations": "ok"}}
 
 
 def test_readyz_is_503_naming_what_is_unreachable(
@@ -93,7 +94,29 @@ def test_readyz_is_503_naming_what_is_unreachable(
     assert response["Content-Type"] == "application/problem+json"
     body = response.json()
     assert body["code"] == "not_ready"
-    assert body["checks"] == {"database": "unreachable", "broker": "unreachable"}
+    assert body["checks"] == {"database": "unreachable", "broker": "unreachable",
+                              "migrations": "unknown"}
+
+
+def test_readyz_is_503_while_a_migration_is_not_applied(
+    client: Client, db: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new version's web process started before its migrations ran is not ready; once they
+    have, it is (and stays: the check is not made again)."""
+    from django.db.migrations.executor import MigrationExecutor
+
+    from batak_api import urls
+
+    monkeypatch.setattr(urls, "_migrated", False)
+    plan = MigrationExecutor.migration_plan
+    with monkeypatch.context() as patch:
+        patch.setattr(MigrationExecutor, "migration_plan",
+                      lambda self, targets: [("games", "0099_not_yet")])
+        response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["checks"]["migrations"] == "pending"
+    assert MigrationExecutor.migration_plan is plan
+    assert client.get("/readyz").json()["checks"]["migrations"] == "ok"
 
 
 # --- production settings -----------------------------------------------------------------------

@@ -37,6 +37,7 @@ from django.conf import settings
 
 from games import redis_clients
 from games.errors import ServerBusy, ServiceError, TooManyLongPolls, TooManyStreams
+from games.metrics import OPEN_WAITS
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +80,7 @@ class Slot:
     ) -> None:
         self._keys: list[Hashable] = []
         self._lease: _Lease | None = None
+        self._open = OPEN_WAITS.labels(kind=kind)
         bounds = [((kind, user_id), in_process_per_account), *process_bounds]
         with _lock:
             full = next((key for key, limit in bounds if _held[key] >= limit), None)
@@ -86,6 +88,7 @@ class Slot:
                 for key, _limit in bounds:
                     _held[key] += 1
                 self._keys = [key for key, _limit in bounds]
+                self._open.inc()
         # Raised outside the lock: making it may run a collection that releases a slot.
         if full is not None:
             raise (refusal if full == bounds[0][0] else ServerBusy)(retry_after=retry_after)
@@ -125,6 +128,8 @@ class Slot:
                 _held[key] -= 1
                 if _held[key] <= 0:
                     del _held[key]
+            if keys:
+                self._open.dec()
             lease, self._lease = self._lease, None
         if lease is not None:
             _off_the_loop(lease.drop)

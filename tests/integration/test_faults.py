@@ -185,7 +185,8 @@ def test_a_person_plays_on_while_redis_is_down(stack: Stack, tmp_path: Path) -> 
         assert client.view(table.api, table.match_id)["version"] == handed_over
         ready = client.Api(web).get("/readyz")
         assert ready.status == 503
-        assert ready.body["checks"] == {"database": "ok", "broker": "unreachable"}
+        assert ready.body["checks"] == {"database": "ok", "broker": "unreachable",
+                                        "migrations": "ok"}
         time.sleep(2)
         assert client.view(table.api, table.match_id)["version"] == handed_over
 

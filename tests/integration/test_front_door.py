@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.conftest import _unavailable
-from tests.integration.harness.stack import ROOT, Stack, free_port, wait_until
+from tests.integration.harness.stack import METRICS_TOKEN, ROOT, Stack, free_port, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
@@ -95,6 +95,12 @@ def test_what_nginx_refuses_is_a_problem_document(front_door: str) -> None:
     finally:
         connection.close()
     assert _problem(answer) == (413, "request_too_large")
+
+
+def test_the_metrics_are_not_served_from_outside(front_door: str) -> None:
+    """Not even with their token: the scraper reads the servers directly."""
+    answer = _get(front_door, "/metrics", {"Authorization": f"Bearer {METRICS_TOKEN}"})
+    assert _problem(answer) == (404, "not_found")
 
 
 def test_the_services_own_answers_pass_as_they_are(front_door: str) -> None:

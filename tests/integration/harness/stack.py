@@ -25,6 +25,7 @@ from pathlib import Path
 from celery import Celery
 
 ROOT = Path(__file__).resolve().parents[3]
+METRICS_TOKEN = "integration-metrics"
 
 
 def free_port() -> int:
@@ -73,6 +74,9 @@ def production_env(database_url: str, redis_url: str, **overrides: str) -> dict[
         # The tests follow a finished match's stream to its `end`, and no further (a test of
         # what follows the end sets it).
         "STREAM_AFTER_END_SECONDS": "0",
+        # Metrics as the image serves them (batak_api/metrics.py): each server's processes
+        # summed, the web's behind this token, a worker's on a port of its own.
+        "METRICS_TOKEN": METRICS_TOKEN,
     }
     env.update(overrides)
     return env
@@ -87,6 +91,8 @@ class Stack:
         self.logs = logs
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.urls: dict[str, str] = {}
+        # The base URL of each Celery worker's metrics.
+        self.metrics_urls: dict[str, str] = {}
         logs.mkdir(parents=True, exist_ok=True)
 
     # --- processes -----------------------------------------------------------------------------
@@ -94,11 +100,15 @@ class Stack:
     def start(self, name: str, command: list[str], **env: str) -> subprocess.Popen[bytes]:
         if name in self.processes and self.processes[name].poll() is None:
             raise RuntimeError(f"{name} is already running")
+        # Each server's processes keep their metrics in a folder of its own, as each container
+        # of the compose form has.
+        metrics = self.logs / "metrics" / name
+        metrics.mkdir(parents=True, exist_ok=True)
         with (self.logs / f"{name}.log").open("ab") as log:
             process = subprocess.Popen(
                 command,
                 cwd=ROOT,
-                env={**self.env, **env},
+                env={**self.env, "PROMETHEUS_MULTIPROC_DIR": str(metrics), **env},
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
@@ -197,13 +207,15 @@ class Stack:
 
     def _start_celery_worker(self, name: str, command: list[str], **env: str) -> None:
         node = f"{name}-{secrets.token_hex(3)}@{socket.gethostname()}"
+        port = free_port()
         self.start(
             name,
             [*command, "--hostname", node, "--loglevel", "INFO",
              # No chatter with other workers on the same Redis (other test runs).
              "--without-mingle", "--without-gossip"],
-            **env,
+            **{"METRICS_PORT": str(port), **env},
         )
+        self.metrics_urls[name] = f"http://127.0.0.1:{port}"
         broker = env.get("REDIS_URL", self.env["REDIS_URL"])
         app = Celery(broker=broker)
         try:
