@@ -65,6 +65,8 @@ INSTALLED_APPS = [
     "platforms.apps.PlatformsConfig",
     # Ratings, leaderboards, seasons and players' records (ratings/).
     "ratings.apps.RatingsConfig",
+    # The same deal for everyone: deal sets and their results (deal_sets/).
+    "deal_sets.apps.DealSetsConfig",
     # The periodic jobs' in-process runner (batak_api/jobs.py).
     "batak_api.apps.ServiceConfig",
 ]

@@ -77,6 +77,7 @@ def _broker_check() -> str:
 urlpatterns: list[URLPattern | URLResolver] = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("ratings.urls")),
+    path("api/v1/", include("deal_sets.urls")),
     path("api/v1/", include("games.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),

@@ -41,10 +41,10 @@ class ChoiceValue:
     tricks: float | None = None
 
 
-def seeded_rng(observation: Observation) -> random.Random:
-    """A generator seeded by everything the seat sees, and nothing else."""
+def seeded_rng(observation: Observation, seed: str = "") -> random.Random:
+    """A generator seeded by everything the seat sees (and ``seed``), and nothing else."""
     view = json.dumps(observation.to_dict(), sort_keys=True, default=str)
-    return random.Random(hashlib.sha256(view.encode()).digest())
+    return random.Random(hashlib.sha256(f"{seed}:{view}".encode()).digest())
 
 
 def choice_values(observation: Observation, rng: random.Random | None = None,

@@ -12,6 +12,7 @@ from kombu.exceptions import OperationalError as BrokerUnavailable
 from prometheus_client import Histogram
 
 from bots import turn_queue
+from bots.advice import seeded_rng
 from bots.players import choose_action
 from games import computer_moves, engine, sweeper
 from games.computer_players import computer_players
@@ -35,8 +36,10 @@ def choose(observation: engine.Observation, seat: Seat) -> engine.Action:
     level at a person's seat (a timeout, autopilot, a person who left). A story-mode character
     plays its own style; other computer seats their level's default."""
     level = seat.bot_level or computer_moves.STAND_IN_LEVEL
+    seed = seat.match.bot_seed
+    rng = seeded_rng(observation, seed) if seed else _rng
     with DECISION_TIME.labels(level=level).time():
-        return choose_action(observation, level, _rng, style_for(seat.character))
+        return choose_action(observation, level, rng, style_for(seat.character))
 
 
 # Redelivered when its worker dies mid-move (acks_late + reject_on_worker_lost): safe, since

@@ -92,6 +92,12 @@ class Match(models.Model):
     leave_forfeits = models.BooleanField(default=False)
     # A rated table (ratings/): its people's ratings change when it finishes.
     rated = models.BooleanField(default=False)
+    # The first deal's cards when they were chosen (a deal set's), as `DealStart.to_dict`;
+    # none: shuffled as every other deal.
+    first_deal = models.JSONField(null=True, blank=True, editable=False)
+    # Seeds the computer players' choices (with what their seat sees) so that the same plays
+    # meet the same answers at every table of a deal set; empty: fresh randomness.
+    bot_seed = models.CharField(max_length=64, blank=True, editable=False)
     # A match that waits for its people to say they are ready (`Seat.ready`) starts anyway
     # then; null for one that starts as its last seat is taken. Kept once it started.
     ready_by = models.DateTimeField(null=True, blank=True, db_index=True)

@@ -135,12 +135,16 @@ def create_match(
     limits: AccountLimits | None = None,
     ready_by: datetime | None = None,
     rated: bool = False,
+    first_deal: engine.DealStart | None = None,
+    bot_seed: str = "",
 ) -> Match:
     """A new match; it starts at once when no seat is open. A ``rated`` table must be one that
     may be rated (games/rated.py). A private match with open seats
     gets an invitation code; ``fill_bots_at`` (quick match) is when its still open seats go
     to computer players of ``fill_bots_level``. With ``ready_by`` (no seat open) it waits
-    for its people to be ready (`seating.ready`), and then at the latest."""
+    for its people to be ready (`seating.ready`), and then at the latest. ``first_deal``
+    deals the first deal's cards (a deal set's), from its dealer; ``bot_seed`` seeds the
+    computer players' choices (`Match.bot_seed`)."""
     try:
         table = engine.TableRules.create(game, **(rules or {}))
     except engine.RuleError as error:
@@ -174,7 +178,9 @@ def create_match(
             game=table.game.value,
             rules=table.to_dict(),
             deal_count=deal_count,
-            first_dealer=secure_choice(4),
+            first_dealer=secure_choice(4) if first_deal is None else first_deal.dealer,
+            first_deal=None if first_deal is None else first_deal.to_dict(),
+            bot_seed=bot_seed,
             totals=[0, 0, 0, 0],
             created_by=user,
             visibility=visibility,

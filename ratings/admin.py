@@ -3,30 +3,17 @@ from play, and `manage.py recount_ratings` recounts them from the stored results
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
-from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
+from games.admin.read_only import ReadOnlyAdmin
 from ratings.model import PROVISIONAL_MATCHES
 from ratings.models import Rating, RatingChange, SeasonStanding
 
 
-class ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
 @admin.register(Rating)
-class RatingAdmin(ReadOnly):
+class RatingAdmin(ReadOnlyAdmin):
     list_display = ("user", "game", "rating", "deviation", "matches", "wins", "provisional",
                     "circle", "updated_at")
     list_filter = ("game",)
@@ -40,7 +27,7 @@ class RatingAdmin(ReadOnly):
 
 
 @admin.register(RatingChange)
-class RatingChangeAdmin(ReadOnly):
+class RatingChangeAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "user", "game", "match_link", "seat", "place",
                     "rating_before", "rating_after", "delta")
     list_filter = ("game",)
@@ -59,7 +46,7 @@ class RatingChangeAdmin(ReadOnly):
 
 
 @admin.register(SeasonStanding)
-class SeasonStandingAdmin(ReadOnly):
+class SeasonStandingAdmin(ReadOnlyAdmin):
     list_display = ("user", "game", "period", "starts", "points", "matches", "wins", "circle")
     list_filter = ("game", "period", "starts")
     search_fields = ("user__username", "user__first_name")

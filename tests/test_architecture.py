@@ -29,6 +29,8 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     # Ratings, seasons, leaderboards and players' records, written as a rated match finishes
     # (a receiver of `games.signals.match_progressed`).
     "ratings": frozenset({"games", ENGINE}),
+    # Deal sets: one deal played by many, each at a table of their own (made by `games`).
+    "deal_sets": frozenset({"games", ENGINE}),
     # Partner platforms: their keys, players and matches, and the webhooks they receive.
     "platforms": frozenset({"games", ENGINE, "ratings"}),
     # The story mode: its tables and characters (a character's style is `games.bot_style`).
@@ -37,7 +39,8 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "bots": frozenset({"games", ENGINE, "tour"}),
     # The project's top: settings, URLs, Celery app and entry points import the apps; none of
     # them imports it back (the ids they log with are bound in `games.log_context`).
-    "batak_api": frozenset({"games", ENGINE, "platforms", "ratings", "tour", "bots"}),
+    "batak_api": frozenset({"games", ENGINE, "platforms", "ratings", "tour", "bots",
+                            "deal_sets"}),
     # The clients `scripts/contract` runs meet the service over HTTP only.
     "clients": frozenset(),
     "manage": frozenset({"batak_api"}),

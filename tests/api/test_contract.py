@@ -315,6 +315,7 @@ OPERATION_IDS = {
     "listPlatformWebhookDeliveries", "redeliverPlatformWebhookDelivery", "replayPlatformWebhook",
     "getPlatformPlayerProfile", "listPlatformPlayerMatches",
     "getPlayer", "listPlayerMatches", "listPlayerRatings", "getPrivacy", "patchPrivacy",
+    "getDailyDealSet", "getDealSet", "playDealSet", "getDealSetResults",
 }
 
 
