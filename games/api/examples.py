@@ -20,8 +20,8 @@ SEATS: list[dict[str, Any]] = [
 ]
 RULES: dict[str, Any] = PRESETS[Game.AUCTION].to_dict()
 # A match of one person against computer players: private and without a clock by default.
-TABLE_FACTS: dict[str, Any] = {"visibility": "private", "rated": False, "clock": None,
-                               "turn_deadline": None}
+TABLE_FACTS: dict[str, Any] = {"visibility": "private", "rated": False,
+                               "deal_imported": False, "clock": None, "turn_deadline": None}
 
 SEAT_VIEW: dict[str, Any] = {'match_id': '6990c34b-402a-4832-b7a0-91140a5b4ddf',
  'game': 'auction',

@@ -125,9 +125,12 @@ class TestDeckFromHands:
         deck = deck_from_hands(hands, dealer, next_seat)
         assert sorted(deck) == list(range(52))
         assert tuple(hands_from_deck(deck, dealer, next_seat)) == hands
+        chosen = DealStart(rules, dealer, hands).with_deck()
+        assert chosen.deck == tuple(deck) and chosen.hands == hands
 
 
-# RULES.md's worked examples: the deal, and what it scores.
+# RULES.md's worked examples: the deal, and what it scores (standard_made.bdn and
+# partnership_match.bdn are also the API's examples, games/api/notation_*example.bdn).
 GOLDEN_SCORES = {
     # "declarer bid 6, took 7; others 3, 3, 0 → +70, +30, +30, -40"
     "standard_made.bdn": ((7, 3, 3, 0), (70, 30, 30, -40)),
@@ -163,6 +166,12 @@ class TestGolden:
             (1, "9C"), (2, "QC"), (3, "3H"), (0, "7H")
         ]
         assert first.winner == 0
+
+    def test_the_apis_examples_are_golden(self) -> None:
+        api = Path(__file__).parents[2] / "games" / "api"
+        assert (api / "notation_example.bdn").read_text() == golden()
+        assert (api / "notation_match_example.bdn").read_text() == golden(
+            "partnership_match.bdn")
 
     def test_golden_match(self) -> None:
         text = (GOLDEN / "partnership_match.bdn").read_text()
