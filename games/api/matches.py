@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
@@ -122,13 +123,7 @@ class MatchListCreateView(generics.GenericAPIView):
     )
     def post(self, request: Request) -> Response:
         data = valid_input(MatchCreateSerializer, request.data)
-        deal = services.deal_from_notation(data["deal"]) if "deal" in data else None
-        game, rules = data["game"], data.get("rules") or {}
-        if deal is not None:
-            # The deal's header gives what the request leaves out.
-            game = game if "game" in request.data else deal.rules.game.value
-            if "rules" not in request.data and game == deal.rules.game:
-                rules = {k: v for k, v in deal.rules.to_dict().items() if k != "game"}
+        game, rules, deal = match_table(data, request.data)
         seats = [
             services.SeatSpec(kind=seat["kind"], bot_level=seat.get("bot_level", ""),
                               display_name=seat.get("display_name", ""))
@@ -143,6 +138,21 @@ class MatchListCreateView(generics.GenericAPIView):
         match.refresh_from_db(fields=selectors.MATCH_STATE)
         body = MatchSerializer(presenters.match_summary(match)).data
         return Response(body, status=status.HTTP_201_CREATED)
+
+
+def match_table(
+    data: dict[str, Any], sent: Any
+) -> tuple[str, dict[str, Any], engine.DealStart | None]:
+    """The game, rule overrides and imported first deal of a request that creates a match
+    (``data`` validated from the body ``sent``): a `deal`'s notation gives the game and rules
+    the body leaves out."""
+    deal = services.deal_from_notation(data["deal"]) if "deal" in data else None
+    game, rules = data["game"], data.get("rules") or {}
+    if deal is not None:
+        game = game if "game" in sent else deal.rules.game.value
+        if "rules" not in sent and game == deal.rules.game:
+            rules = {k: v for k, v in deal.rules.to_dict().items() if k != "game"}
+    return game, rules, deal
 
 
 class MatchDetailView(MatchEndpoint):

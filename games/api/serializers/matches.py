@@ -136,6 +136,14 @@ DEAL_HELP = (
 )
 
 
+def deal_notation_field() -> serializers.CharField:
+    """A request's `deal`: one deal's notation to deal a match's first deal from."""
+    return serializers.CharField(
+        required=False, max_length=MAX_DEAL_NOTATION, trim_whitespace=False,
+        help_text=DEAL_HELP,
+    )
+
+
 class MatchCreateSerializer(StrictInputSerializer):
     game = StrictChoiceField(choices=GameChoice.choices, default=GameChoice.AUCTION)
     visibility = StrictChoiceField(
@@ -151,10 +159,7 @@ class MatchCreateSerializer(StrictInputSerializer):
     )
     rules = RuleOverridesSerializer(required=False)
     rated = StrictBooleanField(default=False, help_text=RATED_HELP)
-    deal = serializers.CharField(
-        required=False, max_length=MAX_DEAL_NOTATION, trim_whitespace=False,
-        help_text=DEAL_HELP,
-    )
+    deal = deal_notation_field()
     deals = StrictIntegerField(
         min_value=1, max_value=engine.MAX_DEALS, default=4,
         help_text="Number of deals: 4, 8 or 12 let every seat deal equally often; "
