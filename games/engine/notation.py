@@ -244,6 +244,8 @@ _ESCAPED = str.maketrans({char: f"\\{letter}" for letter, char in _ESCAPES.items
 _MOVE = re.compile(r"(Redeal|Auction|Trump|Announcements|Trick ([0-9]{1,2})):(.*)")
 _SEAT = re.compile(r"[0-3]")
 _NUMBER = re.compile(r"[0-9]{1,2}")
+# A rule's whole number: long enough for any rule to refuse it by value, short enough for int().
+_RULE_NUMBER = re.compile(r"-?[0-9]{1,9}")
 _LABEL_ORDER = ("Redeal", "Auction", "Trump", "Announcements", "Trick")
 
 
@@ -387,7 +389,7 @@ def _rule_value(text: str) -> Any:
         return text == "true"
     if text == "null":
         return None
-    return int(text) if _NUMBER.fullmatch(text) else text
+    return int(text) if _RULE_NUMBER.fullmatch(text) else text
 
 
 def _whole(tags: _Tags, name: str, allowed: range) -> int:

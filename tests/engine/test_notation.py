@@ -280,6 +280,40 @@ class TestMalformed:
             WRONG_RESULT
         assert refused(text.replace('[Deals "2"]\n', ""), match=True).template == MISSING_TAG
 
+    @settings(max_examples=300)
+    @given(text=st.text(max_size=300) | st.text(alphabet='[]" \\,:\n0123456789BDNGamelx',
+                                                 max_size=300))
+    def test_any_text_is_read_or_refused_cleanly(self, text: str) -> None:
+        for read in (read_deal, read_match):
+            try:
+                read(text)
+            except NotationError as error:
+                assert error.message.startswith(f"line {error.line}: ")
+
+    @settings(max_examples=200)
+    @given(data=st.data())
+    def test_a_mutated_match_is_read_or_refused_cleanly(self, data: st.DataObject) -> None:
+        lines = golden("partnership_match.bdn").split("\n")
+        index = data.draw(st.integers(0, len(lines) - 1))
+        words = lines[index].split(" ")
+        position = data.draw(st.integers(0, len(words) - 1))
+        words[position] = data.draw(st.sampled_from(
+            ["", "0", "3", "9", "99", "-1", "AS", "pass", '""', '"x"]', "Trick", "[Deal"]))
+        lines[index] = " ".join(words)
+        text = "\n".join(lines)
+        try:
+            match = read_match(text)
+        except NotationError as error:
+            assert 1 <= error.line <= len(lines)
+        else:
+            assert read_match(write_match(match)) == match
+
+    def test_a_rules_value_is_refused_by_the_rule(self) -> None:
+        text = golden().replace('[Game "auction"]', '[Game "auction"]\n[min_bid "123456789"]')
+        error = refused(text)
+        assert error.template == BAD_RULE and error.rule_error is not None
+        assert error.rule_error.field == "min_bid"
+
     def test_an_empty_text(self) -> None:
         assert refused("").template == EXPECTED
         assert refused("\n\n").line == 1
