@@ -412,6 +412,7 @@ def lobby_entry(match: Match) -> dict[str, Any]:
         "seats_taken": sum(seat["kind"] != "open" for seat in seats),
         "open_seats": match.open_seats,
         "rated": match.rated,
+        "deal_imported": match.imported_hands is not None,
         "created_by": display_name(match.created_by),
         "created_at": match.created_at.isoformat(),
         "fill_with_bots_at": _time(match.fill_bots_at),

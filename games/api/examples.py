@@ -117,6 +117,7 @@ LOBBY_TABLE: dict[str, Any] = {
     "seats_taken": 1,
     "open_seats": 3,
     "rated": False,
+    "deal_imported": False,
     "created_by": "Ayşe",
     "created_at": "2026-11-29T20:21:39.197808+00:00",
     "fill_with_bots_at": "2026-11-29T20:22:39.197808+00:00",

@@ -98,6 +98,11 @@ class TestImport:
     def test_the_first_deal_is_dealt_with_the_notations_cards(self, player) -> None:
         text = golden()
         imported = read_deal(text).start
+        waiting = create_match(player("C"), deal=text, visibility="public",
+                               seats=[{"kind": "me"}] + [{"kind": "open"}] * 3)
+        lobby = player("L").get("/lobby").json()["results"]
+        assert [table["deal_imported"] for table in lobby if table["id"] == waiting["id"]] == [
+            True]
         match_id, players = four_people(player, deal=text)
         summary = players[2].get(f"/matches/{match_id}").json()
         assert summary["deal_imported"] is True and summary["rated"] is False

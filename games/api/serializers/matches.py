@@ -215,14 +215,16 @@ class ClockOutSerializer(serializers.Serializer):
     card = serializers.IntegerField(help_text="Seconds for a card.")
 
 
+DEAL_IMPORTED_HELP = (
+    "The first deal's cards were chosen by the match's creator (`createMatch` with `deal`), "
+    "not shuffled: someone at the table may know them. Such a match is never rated."
+)
+
+
 class TableFactsSerializer(serializers.Serializer):
     visibility = serializers.ChoiceField(choices=Visibility.choices)
     rated = serializers.BooleanField(help_text=RATED_HELP)
-    deal_imported = serializers.BooleanField(
-        help_text="The first deal's cards were chosen by the match's creator (`createMatch` "
-        "with `deal`), not shuffled: everyone seated may know them. Such a match is never "
-        "rated.",
-    )
+    deal_imported = serializers.BooleanField(help_text=DEAL_IMPORTED_HELP)
     clock = ClockOutSerializer(allow_null=True, help_text="Null: no turn clock.")
     turn_deadline = serializers.DateTimeField(
         allow_null=True,
@@ -284,6 +286,7 @@ class LobbyTableSerializer(serializers.Serializer):
     seats_taken = serializers.IntegerField()
     open_seats = serializers.IntegerField()
     rated = serializers.BooleanField(help_text="A rated table.")
+    deal_imported = serializers.BooleanField(help_text=DEAL_IMPORTED_HELP)
     created_by = serializers.CharField(help_text="The creator's display name.")
     created_at = serializers.DateTimeField()
     fill_with_bots_at = serializers.DateTimeField(allow_null=True)
