@@ -1,11 +1,11 @@
 """Batak Deal Notation (BDN): a deal or a whole match as text, in the spirit of PBN and PGN.
 
-``write_deal(start, log)`` prints a deal, ``read_deal(text)`` reads one back; ``write_match`` and
-``read_match`` do the same for a match's ended deals under its header. Reading replays every move
-through `Deal`, so a text the rules refuse is refused with the engine's own reason, and the
-results a text states (tricks, points, totals) must be the ones its moves give. Printed text reads
-back to the same value, and that value prints to the same bytes. docs/notation.md is the
-specification.
+``write_deal(start, log)`` prints a deal (``write_deal(deal.start, deal.log)`` a `Deal`, finished
+or not), ``read_deal(text)`` reads one back; ``write_match`` and ``read_match`` do the same for a
+match's deals under its header. Reading replays every move through `Deal`, so a text the rules
+refuse is refused with the engine's own reason, and the results a text states (tricks, points,
+totals) must be the ones its moves give. Printed text reads back to the same value, and that
+value prints to the same bytes. docs/notation.md is the specification.
 
 Every refusal is a `NotationError` naming the line; its ``template`` is an English sentence marked
 for translation with ``params`` to fill it in, as `RuleError`'s are.
