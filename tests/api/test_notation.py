@@ -23,7 +23,8 @@ GOLDEN = Path(__file__).parent.parent / "engine" / "golden"
 def four_people(player, **body):
     """Four people seated 0..3 at a started match created with ``body``."""
     players = [player(f"P{i}") for i in range(4)]
-    match = create_match(players[0], deals=1, visibility="public",
+    body = {"deals": 1, **body}
+    match = create_match(players[0], visibility="public",
                          seats=[{"kind": "me"}] + [{"kind": "open"}] * 3, **body)
     for index, someone in enumerate(players[1:], start=1):
         response = someone.post(f"/matches/{match['id']}/join", {"seat": index})
@@ -103,7 +104,7 @@ class TestImport:
         lobby = player("L").get("/lobby").json()["results"]
         assert [table["deal_imported"] for table in lobby if table["id"] == waiting["id"]] == [
             True]
-        match_id, players = four_people(player, deal=text)
+        match_id, players = four_people(player, deal=text, deals=2)
         summary = players[2].get(f"/matches/{match_id}").json()
         assert summary["deal_imported"] is True and summary["rated"] is False
         assert summary["game"] == "auction" and summary["rules"] == imported.rules.to_dict()
@@ -123,6 +124,9 @@ class TestImport:
         assert tuple(hands_from_deck(deck, imported.dealer, next_seat_table(False))) == \
             imported.hands
         assert Match.objects.get(pk=match_id).table_key == ""
+        # Later deals are shuffled as usual.
+        later = players[0].get(f"/matches/{match_id}/deals/2").json()
+        assert later["hands"] != record["hands"] and later["dealer"] == 0
 
     def test_the_request_may_repeat_the_deals_game_and_rules(self, player) -> None:
         text = golden("contract_scoring.bdn")
