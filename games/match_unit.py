@@ -403,11 +403,16 @@ def _catch_up(match: Match, snapshot: snapshots.Snapshot) -> bool:
 
 def _deal(match: Match, *, dealer: int, number: int) -> Deal:
     rules = selectors.table_rules(match)
-    start = engine.DealStart.shuffle(rules, dealer, number)
+    sequence = match.deals.count() + 1
+    if sequence == 1 and match.imported_hands is not None:
+        # Chosen cards are committed to like shuffled ones: by the order they were dealt in.
+        hands = [[engine.Card.parse(text) for text in hand] for hand in match.imported_hands]
+        start = engine.DealStart.from_cards(rules, dealer, hands, number).with_deck()
+    else:
+        start = engine.DealStart.shuffle(rules, dealer, number)
     assert start.deck is not None
     deck_text = " ".join(str(engine.Card(index)) for index in start.deck)
     salt = new_salt()
-    sequence = match.deals.count() + 1
     return Deal.objects.create(
         match=match,
         sequence=sequence,

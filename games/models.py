@@ -92,6 +92,9 @@ class Match(models.Model):
     leave_forfeits = models.BooleanField(default=False)
     # A rated table (ratings/): its people's ratings change when it finishes.
     rated = models.BooleanField(default=False)
+    # The first deal's hands when they were chosen (a deal's notation), card strings per seat;
+    # null when the first deal is shuffled. Such a match is never rated.
+    imported_hands = models.JSONField(null=True, blank=True)
     # A match that waits for its people to say they are ready (`Seat.ready`) starts anyway
     # then; null for one that starts as its last seat is taken. Kept once it started.
     ready_by = models.DateTimeField(null=True, blank=True, db_index=True)
