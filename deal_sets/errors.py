@@ -31,6 +31,14 @@ class OwnDealSet(ServiceError):
     default_detail = _("You imported this deal and know its cards, so you cannot play it.")
 
 
+class TooManyDealSets(ServiceError):
+    status = 409
+    code = "too_many_deal_sets"
+    default_detail = _(
+        "You have as many open deal sets as an account may have; wait for one to close."
+    )
+
+
 class PlayFirst(ServiceError):
     status = 403
     code = "deal_set_play_first"

@@ -21,12 +21,19 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from deal_sets.errors import DealSetClosed, DealSetNotFound, DealSetPlayed, OwnDealSet, PlayFirst
+from deal_sets.errors import (
+    DealSetClosed,
+    DealSetNotFound,
+    DealSetPlayed,
+    OwnDealSet,
+    PlayFirst,
+    TooManyDealSets,
+)
 from deal_sets.models import DealSet, DealSetEntry, DealSetKind
 from games import circles, engine, services
 from games.engine.play import next_seat_table
 from games.engine.shuffle import deck_commitment, hands_from_deck, new_salt, secure_choice
-from games.models import Match, MatchStatus, Visibility
+from games.models import BotLevel, Match, MatchStatus, Visibility
 from games.services import SeatSpec
 
 
@@ -50,7 +57,8 @@ def _midnight_after(day: date) -> datetime:
 
 
 def _made(kind: str, rules: engine.TableRules, dealer: int, deck: list[int] | None,
-          closes_at: datetime, *, day: date | None = None, user: User | None = None) -> DealSet:
+          closes_at: datetime, *, day: date | None = None, user: User | None = None,
+          bot_level: str = BotLevel.HARD, seat: int = 0) -> DealSet:
     if deck is None:
         start = engine.DealStart.shuffle(rules, dealer)
         assert start.deck is not None
@@ -60,8 +68,31 @@ def _made(kind: str, rules: engine.TableRules, dealer: int, deck: list[int] | No
     return DealSet.objects.create(
         kind=kind, game=rules.game.value, rules=rules.to_dict(), day=day, dealer=dealer,
         deck=deck_text.split(), salt=salt, commitment=deck_commitment(deck_text, salt),
-        created_by=user, closes_at=closes_at,
+        created_by=user, closes_at=closes_at, bot_level=bot_level, seat=seat,
     )
+
+
+# Open sets one account may have imported at once: a set costs a row per table played, and
+# nothing else.
+MAX_OPEN_IMPORTED_SETS = 20
+
+
+def imported(user: User, start: engine.DealStart, *, hours: int, bot_level: str,
+             seat: int) -> DealSet:
+    """A set of the deal ``start`` (its rules, dealer and hands), open for ``hours``, its
+    tables' person at ``seat`` against computer players of ``bot_level``. Its importer knows
+    its cards, so never plays it."""
+    with transaction.atomic():
+        # One account's imports one after the other, so that the bound holds.
+        User.objects.select_for_update().filter(pk=user.pk).values_list("pk").get()
+        open_sets = DealSet.objects.filter(created_by=user, closes_at__gt=timezone.now())
+        if open_sets.count() >= MAX_OPEN_IMPORTED_SETS:
+            raise TooManyDealSets(limit=MAX_OPEN_IMPORTED_SETS)
+        deck = start.with_deck().deck
+        assert deck is not None
+        return _made(DealSetKind.IMPORTED, start.rules, start.dealer, list(deck),
+                     timezone.now() + timedelta(hours=hours), user=user, bot_level=bot_level,
+                     seat=seat)
 
 
 def get(deal_set_id: Any) -> DealSet:
@@ -100,7 +131,7 @@ def play(user: User, deal_set: DealSet) -> Match:
             match = services.create_match(
                 user=user, game=deal_set.game, deal_count=1, seats=seats,
                 rules={name: value for name, value in deal_set.rules.items() if name != "game"},
-                visibility=Visibility.PRIVATE, first_deal=deal_start(deal_set),
+                visibility=Visibility.PRIVATE, deal=deal_start(deal_set),
                 bot_seed=str(deal_set.pk),
             )
             DealSetEntry.objects.create(deal_set=deal_set, user=user, match=match,

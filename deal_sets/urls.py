@@ -12,6 +12,7 @@ GAME = "(?P<game>" + "|".join(GameChoice.values) + ")"
 urlpatterns: list[URLPattern] = [
     re_path(rf"^deal-sets/daily/{GAME}$", views.DailyDealSetView.as_view(),
             name="deal-set-daily"),
+    path("deal-sets", views.DealSetsView.as_view(), name="deal-sets"),
     path("deal-sets/<uuid:deal_set_id>", views.DealSetView.as_view(), name="deal-set"),
     path("deal-sets/<uuid:deal_set_id>/play", views.PlayDealSetView.as_view(),
          name="deal-set-play"),

@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.engine import IllegalAction, Reason, RuleError
 from games.engine.errors import MESSAGES
+from games.engine.notation import NotationError
 
 
 class ServiceError(Exception):
@@ -264,6 +265,38 @@ class InvalidRules(ServiceError):
         """The engine's refusal of a rule, its sentence in the request's language."""
         sentence = gettext(error.template) % error.params
         return cls(f"{error.field}: {sentence}", field=error.field, allowed=error.allowed)
+
+
+class InvalidDealNotation(ServiceError):
+    status = 400
+    code = "invalid_deal"
+    default_detail = _("The deal is not valid Batak Deal Notation.")
+
+    @classmethod
+    def from_notation_error(cls, error: NotationError) -> InvalidDealNotation:
+        """The notation's refusal, naming its line, in the request's language (with the
+        engine's reason for a refused move, the rule's for a refused rule)."""
+        params = dict(error.params)
+        if error.refusal is not None:
+            params["reason"] = reason_message(error.refusal.reason)
+        if error.rule_error is not None:
+            params["problem"] = gettext(error.rule_error.template) % error.rule_error.params
+        return cls(gettext(error.template) % params, field="deal", line=error.line)
+
+
+class DealRulesDiffer(ServiceError):
+    status = 400
+    code = "deal_rules_differ"
+    default_detail = _(
+        "The deal's game and rules differ from the match's: leave out `game` and `rules`, or "
+        "give the deal's."
+    )
+
+
+class ImportedDealNotRated(ServiceError):
+    status = 400
+    code = "imported_deal_not_rated"
+    default_detail = _("A match dealt from chosen cards is never rated.")
 
 
 class InvalidMatch(ServiceError):

@@ -404,8 +404,10 @@ def _catch_up(match: Match, snapshot: snapshots.Snapshot) -> bool:
 def _deal(match: Match, *, dealer: int, number: int) -> Deal:
     rules = selectors.table_rules(match)
     sequence = match.deals.count() + 1
-    if sequence == 1 and match.first_deal is not None:
-        start = engine.DealStart.from_dict(match.first_deal)
+    if sequence == 1 and match.imported_hands is not None:
+        # Chosen cards are committed to like shuffled ones: by the order they were dealt in.
+        hands = [[engine.Card.parse(text) for text in hand] for hand in match.imported_hands]
+        start = engine.DealStart.from_cards(rules, dealer, hands, number).with_deck()
     else:
         start = engine.DealStart.shuffle(rules, dealer, number)
     assert start.deck is not None

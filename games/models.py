@@ -92,9 +92,9 @@ class Match(models.Model):
     leave_forfeits = models.BooleanField(default=False)
     # A rated table (ratings/): its people's ratings change when it finishes.
     rated = models.BooleanField(default=False)
-    # The first deal's cards when they were chosen (a deal set's), as `DealStart.to_dict`;
-    # none: shuffled as every other deal.
-    first_deal = models.JSONField(null=True, blank=True, editable=False)
+    # The first deal's hands when they were chosen (a deal's notation), card strings per seat;
+    # null when the first deal is shuffled. Such a match is never rated.
+    imported_hands = models.JSONField(null=True, blank=True)
     # Seeds the computer players' choices (with what their seat sees) so that the same plays
     # meet the same answers at every table of a deal set; empty: fresh randomness.
     bot_seed = models.CharField(max_length=64, blank=True, editable=False)

@@ -18,6 +18,7 @@ from django.db.models import Max, prefetch_related_objects
 from django.utils import timezone
 
 from games import engine
+from games.engine import notation
 from games.engine.scoring import partner_of
 from games.errors import reason_message
 from games.models import (
@@ -31,9 +32,13 @@ from games.models import (
 from games.selectors import (
     ENDED,
     MATCH_STATE,
+    deal_log,
+    deal_start,
     display_name,
+    ended_deals,
     latest_deals,
     replay_deal,
+    table_rules,
 )
 
 
@@ -97,6 +102,7 @@ def table_facts(match: Match) -> dict[str, Any]:
     return {
         "visibility": match.visibility,
         "rated": match.rated,
+        "deal_imported": match.imported_hands is not None,
         "clock": match.clock,
         "turn_deadline": _time(match.turn_deadline),
     }
@@ -288,6 +294,26 @@ def deal_record(match: Match, deal: Deal) -> dict[str, Any]:
     }
 
 
+def deal_notation(match: Match, deal: Deal) -> str:
+    """An ended deal in Batak Deal Notation (docs/notation.md)."""
+    assert deal.status in ENDED, "an unfinished deal's cards are secret"
+    return notation.write_deal(deal_start(match, deal), deal_log(deal))
+
+
+def match_notation(match: Match) -> str:
+    """A match in Batak Deal Notation: its header and its ended deals so far, never the deal in
+    play."""
+    deals = tuple(
+        notation.NotatedDeal(deal_start(match, deal), tuple(deal_log(deal)))
+        for deal in ended_deals(match)
+    )
+    names = tuple(seat.display_name for seat in match.seats.all())
+    return notation.write_match(notation.NotatedMatch(
+        table_rules(match), match.deal_count, match.first_dealer, deals,
+        names,  # type: ignore[arg-type]
+    ))
+
+
 def event_page(
     match: Match, after: int, limit: int, *, with_deal_ends: bool = False
 ) -> dict[str, Any]:
@@ -386,6 +412,7 @@ def lobby_entry(match: Match) -> dict[str, Any]:
         "seats_taken": sum(seat["kind"] != "open" for seat in seats),
         "open_seats": match.open_seats,
         "rated": match.rated,
+        "deal_imported": match.imported_hands is not None,
         "created_by": display_name(match.created_by),
         "created_at": match.created_at.isoformat(),
         "fill_with_bots_at": _time(match.fill_bots_at),

@@ -27,12 +27,16 @@ from django.utils import timezone
 
 from games import access, circles, clock, computer_moves, engine, presenters, selectors
 from games.computer_players import computer_players
+from games.engine.notation import NotationError, read_deal
 from games.engine.shuffle import secure_choice
 from games.errors import (
     AlreadySeated,
     ClosedTable,
+    DealRulesDiffer,
     IdempotencyKeyInUse,
     IdempotencyKeyReused,
+    ImportedDealNotRated,
+    InvalidDealNotation,
     InvalidMatch,
     InvalidRules,
     InvitationRequired,
@@ -135,16 +139,17 @@ def create_match(
     limits: AccountLimits | None = None,
     ready_by: datetime | None = None,
     rated: bool = False,
-    first_deal: engine.DealStart | None = None,
+    deal: engine.DealStart | None = None,
     bot_seed: str = "",
 ) -> Match:
     """A new match; it starts at once when no seat is open. A ``rated`` table must be one that
-    may be rated (games/rated.py). A private match with open seats
+    may be rated (games/rated.py). With ``deal`` its first deal is dealt with those hands by
+    that dealer (later ones are shuffled): the table's rules must be the deal's, and such a
+    match is never rated nor found by quick match. A private match with open seats
     gets an invitation code; ``fill_bots_at`` (quick match) is when its still open seats go
     to computer players of ``fill_bots_level``. With ``ready_by`` (no seat open) it waits
-    for its people to be ready (`seating.ready`), and then at the latest. ``first_deal``
-    deals the first deal's cards (a deal set's), from its dealer; ``bot_seed`` seeds the
-    computer players' choices (`Match.bot_seed`)."""
+    for its people to be ready (`seating.ready`), and then at the latest. ``bot_seed`` seeds
+    the computer players' choices (`Match.bot_seed`: a deal set's tables)."""
     try:
         table = engine.TableRules.create(game, **(rules or {}))
     except engine.RuleError as error:
@@ -159,6 +164,11 @@ def create_match(
         or (user.pk in people and any(spec.kind == "me" for spec in seats))
     ):
         raise InvalidMatch(field="seats")
+    if deal is not None:
+        if deal.rules != table:
+            raise DealRulesDiffer(field="deal")
+        if rated:
+            raise ImportedDealNotRated(field="rated")
     if rated:
         check_rated_table(table, sum(spec.kind in ("me", "person", "open") for spec in seats))
     bot_seats = sum(spec.kind == "bot" for spec in seats)
@@ -178,9 +188,7 @@ def create_match(
             game=table.game.value,
             rules=table.to_dict(),
             deal_count=deal_count,
-            first_dealer=secure_choice(4) if first_deal is None else first_deal.dealer,
-            first_deal=None if first_deal is None else first_deal.to_dict(),
-            bot_seed=bot_seed,
+            first_dealer=secure_choice(4) if deal is None else deal.dealer,
             totals=[0, 0, 0, 0],
             created_by=user,
             visibility=visibility,
@@ -189,7 +197,10 @@ def create_match(
                 if visibility == Visibility.PRIVATE and open_seats else None
             ),
             open_seats=open_seats,
-            table_key=selectors.table_key(table, deal_count, match_clock, circle, rated),
+            table_key=(
+                selectors.table_key(table, deal_count, match_clock, circle, rated)
+                if deal is None else ""
+            ),
             circle_id=circle,
             clock=match_clock,
             leave_forfeits=leave_forfeits,
@@ -197,6 +208,8 @@ def create_match(
             fill_bots_level=fill_bots_level,
             ready_by=ready_by,
             rated=rated,
+            imported_hands=None if deal is None else deal.to_dict()["hands"],
+            bot_seed=bot_seed,
         )
         for index, spec in enumerate(seats):
             Seat.objects.create(
@@ -211,6 +224,15 @@ def create_match(
         with creating(match) as unit:
             unit.start()
     return match
+
+
+def deal_from_notation(text: str) -> engine.DealStart:
+    """Where the deal written in ``text`` (Batak Deal Notation) starts: its rules, dealer and
+    hands. Its moves must be legal, and are not played: a match dealt from it starts afresh."""
+    try:
+        return read_deal(text).start
+    except NotationError as error:
+        raise InvalidDealNotation.from_notation_error(error) from None
 
 
 def _check_account_limits(

@@ -48,6 +48,13 @@ urlpatterns: list[URLPattern | URLResolver] = [
         feed.DealDetailView.as_view(),
         name="deal",
     ),
+    path(
+        "matches/<uuid:match_id>/deals/<int:sequence>/notation",
+        feed.DealNotationView.as_view(),
+        name="deal-notation",
+    ),
+    path("matches/<uuid:match_id>/notation", feed.MatchNotationView.as_view(),
+         name="match-notation"),
     path("tour/", include("tour.urls")),
     path("platform/", include("platforms.urls")),
     # Unknown API paths answer with a problem document even when DEBUG shows HTML pages.

@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from knox.models import AuthToken
 
-from games import access, seating
+from games import access, engine, seating
 from games import services as games_services
 from games.errors import InvalidMatch, MatchNotActive, MatchNotFound, NotYourSeat
 from games.match_unit import changing
@@ -332,6 +332,7 @@ def create_match(
     clock_seconds: Any = games_services.DEFAULT_CLOCK,
     ready_within: int | None = None,
     rated: bool = False,
+    deal: engine.DealStart | None = None,
 ) -> Match:
     """A match created by the platform's account, its players seated by external id, computer
     players or open seats beside them (for the platform's players only: games/circles.py);
@@ -359,7 +360,7 @@ def create_match(
             limits=games_services.AccountLimits(
                 platform.max_unfinished_matches, platform.max_bot_seat_deals
             ),
-            rated=rated,
+            rated=rated, deal=deal,
         )
 
 

@@ -5,10 +5,27 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from deal_sets.models import DealSetKind
-from games.api.serializers.fields import card_field
+from games.api.serializers.fields import StrictChoiceField, StrictInputSerializer, card_field
+from games.api.serializers.matches import deal_notation_field
 from games.models import BotLevel, GameChoice, MatchStatus
 
 MAX_RESULTS = 100
+MAX_HOURS = 7 * 24
+
+
+class DealSetCreateSerializer(StrictInputSerializer):
+    deal = deal_notation_field(
+        "One deal in Batak Deal Notation (docs/notation.md; `getDealNotation` answers one): "
+        "its rules, dealer and hands are the set's; its moves, if any, must be legal and are "
+        "not played. Unreadable or illegal text is 400 `invalid_deal` (with the `line`).",
+        required=True,
+    )
+    hours = serializers.IntegerField(min_value=1, max_value=MAX_HOURS, default=24,
+                                     help_text="How long the set is open to play.")
+    seat = serializers.IntegerField(min_value=0, max_value=3, default=0,
+                                    help_text="Where each person sits.")
+    bot_level = StrictChoiceField(choices=BotLevel.choices, default=BotLevel.HARD,
+                                  help_text="The computer players at the other seats.")
 
 
 class RevealedSerializer(serializers.Serializer):

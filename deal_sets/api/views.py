@@ -16,8 +16,9 @@ from deal_sets import services
 from deal_sets.api import serializers as ds
 from deal_sets.models import DealSet
 from games import presenters, selectors
+from games import services as game_services
 from games.api import examples
-from games.api.base import errors, example, signed_in, valid_query
+from games.api.base import errors, example, signed_in, valid_input, valid_query
 from games.api.serializers.matches import MatchSerializer
 from games.models import GameChoice
 
@@ -79,6 +80,33 @@ class DailyDealSetView(APIView):
     def get(self, request: Request, game: str) -> Response:
         user = signed_in(request)
         return Response(ds.DealSetSerializer(set_body(services.daily(game), user)).data)
+
+
+class DealSetsView(APIView):
+    @extend_schema(
+        operation_id="createDealSet", tags=["deal sets"], summary="Import a deal set",
+        description=(
+            "A set of your own from a deal's notation, for friends, a class or a club to play "
+            "and compare: open for `hours` (1 to 168), its people at `seat` against computer "
+            "players of `bot_level`. You know its cards, so you cannot play it; share its id. "
+            f"An account may have {services.MAX_OPEN_IMPORTED_SETS} open sets (409 "
+            "`too_many_deal_sets`). " + ABOUT
+        ),
+        request=ds.DealSetCreateSerializer,
+        responses={201: ds.DealSetSerializer, **errors(400, 401, 403, 409)},
+        examples=[OpenApiExample("Imported", value={
+            **SET_EXAMPLE, "kind": "imported", "day": None, "players": 0,
+            "closes_at": "2026-12-05T18:00:00Z"}, response_only=True, status_codes=["201"])],
+    )
+    def post(self, request: Request) -> Response:
+        data = valid_input(ds.DealSetCreateSerializer, request.data)
+        user = signed_in(request)
+        deal_set = services.imported(
+            user, game_services.deal_from_notation(data["deal"]), hours=data["hours"],
+            bot_level=data["bot_level"], seat=data["seat"],
+        )
+        body = ds.DealSetSerializer(set_body(deal_set, user)).data
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
 class DealSetView(APIView):

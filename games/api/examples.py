@@ -20,8 +20,8 @@ SEATS: list[dict[str, Any]] = [
 ]
 RULES: dict[str, Any] = PRESETS[Game.AUCTION].to_dict()
 # A match of one person against computer players: private and without a clock by default.
-TABLE_FACTS: dict[str, Any] = {"visibility": "private", "rated": False, "clock": None,
-                               "turn_deadline": None}
+TABLE_FACTS: dict[str, Any] = {"visibility": "private", "rated": False,
+                               "deal_imported": False, "clock": None, "turn_deadline": None}
 
 SEAT_VIEW: dict[str, Any] = {'match_id': '6990c34b-402a-4832-b7a0-91140a5b4ddf',
  'game': 'auction',
@@ -117,6 +117,7 @@ LOBBY_TABLE: dict[str, Any] = {
     "seats_taken": 1,
     "open_seats": 3,
     "rated": False,
+    "deal_imported": False,
     "created_by": "Ayşe",
     "created_at": "2026-11-29T20:21:39.197808+00:00",
     "fill_with_bots_at": "2026-11-29T20:22:39.197808+00:00",

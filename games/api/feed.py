@@ -6,6 +6,8 @@ import json
 import logging
 import re
 import time
+from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
@@ -80,6 +82,94 @@ class DealDetailView(MatchEndpoint):
         if deal is None:
             raise DealNotFound()
         return Response(DealRecordSerializer(presenters.deal_record(self.match, deal)).data)
+
+
+class AnyAccept(DefaultContentNegotiation):
+    """An endpoint that writes its own body (the stream's events, a notation's text) answers
+    whatever the client accepts (EventSource sends `text/event-stream`); its errors stay
+    problem documents."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):  # type: ignore[no-untyped-def]
+        return renderers[0], renderers[0].media_type
+
+
+NOTATION_MEDIA_TYPE = "text/x-batak-notation"
+# Golden texts of tests/engine/golden: the tests read them back and score them.
+DEAL_NOTATION_EXAMPLE = OpenApiExample(
+    "An ended deal", (Path(__file__).parent / "notation_example.bdn").read_text())
+MATCH_NOTATION_EXAMPLE = OpenApiExample(
+    "A match of two deals, the first thrown in",
+    (Path(__file__).parent / "notation_match_example.bdn").read_text())
+
+
+def _notation_schema(what: str, filename: str, example: OpenApiExample) -> dict[str, Any]:
+    """The documentation of a notation read: the text, its file name, and the feed's errors."""
+    return {
+        "parameters": [OpenApiParameter(
+            "Content-Disposition", OpenApiTypes.STR, OpenApiParameter.HEADER, response=[200],
+            required=True, description=f"`attachment; filename=\"{filename}\"`.",
+        )],
+        "responses": {
+            (200, NOTATION_MEDIA_TYPE): OpenApiResponse(
+                OpenApiTypes.STR, description=(
+                    f"{what} in Batak Deal Notation (docs/notation.md), UTF-8 text "
+                    f"(`{NOTATION_MEDIA_TYPE}; charset=utf-8`)."
+                ),
+                examples=[example],
+            ),
+            **errors(401, 403, 404),
+        },
+    }
+
+
+def notation_response(text: str, filename: str) -> HttpResponse:
+    response = HttpResponse(text, content_type=f"{NOTATION_MEDIA_TYPE}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+class DealNotationView(MatchEndpoint):
+    platform_key_scope = PLATFORM_MATCH_READS
+    content_negotiation_class = AnyAccept
+
+    @extend_schema(
+        operation_id="getDealNotation", tags=["history"], summary="One ended deal as notation",
+        description=(
+            "The ended deal of shuffle `sequence` (as `getDeal`) in Batak Deal Notation: rules, "
+            "dealer, hands and deck, every call and card trick by trick, tricks and points. "
+            "Readable by whoever may read the deal's record; a deal still in play is 404 "
+            "`not_found`, as it is to `getDeal`. `createMatch` takes the text as `deal` to "
+            "deal these cards again."
+        ),
+        **_notation_schema("The deal", "batak-{match id}-deal-{sequence}.bdn",
+                           DEAL_NOTATION_EXAMPLE),
+    )
+    def get(self, request: Request, match_id: str, sequence: int) -> HttpResponse:
+        deal = selectors.ended_deals(self.match).filter(sequence=sequence).first()
+        if deal is None:
+            raise DealNotFound()
+        return notation_response(presenters.deal_notation(self.match, deal),
+                                 f"batak-{self.match.id}-deal-{sequence}.bdn")
+
+
+class MatchNotationView(MatchEndpoint):
+    platform_key_scope = PLATFORM_MATCH_READS
+    content_negotiation_class = AnyAccept
+
+    @extend_schema(
+        operation_id="getMatchNotation", tags=["history"], summary="A match as notation",
+        description=(
+            "The match in Batak Deal Notation: its header (game, rules that differ from the "
+            "game's defaults, deals, first dealer, the seats' names, totals, and the ranking "
+            "once it is over) and each ended deal so far, thrown-in ones included, in the order "
+            "dealt. The deal still in play is never part of it. Readable by whoever may read "
+            "the match's deal records (`listDeals`)."
+        ),
+        **_notation_schema("The match", "batak-{match id}.bdn", MATCH_NOTATION_EXAMPLE),
+    )
+    def get(self, request: Request, match_id: str) -> HttpResponse:
+        return notation_response(presenters.match_notation(self.match),
+                                 f"batak-{self.match.id}.bdn")
 
 
 RETRY_AFTER = OpenApiParameter(
@@ -199,14 +289,6 @@ class StreamQuerySerializer(serializers.Serializer):
         "header, which a reconnecting client sends, takes its place. Beyond the match's "
         "version: 400 `cursor_ahead`.",
     )
-
-
-class AnyAccept(DefaultContentNegotiation):
-    """The stream answers whatever the client accepts (EventSource sends `text/event-stream`):
-    its events are written by games/api/streams.py, and its errors stay problem documents."""
-
-    def select_renderer(self, request, renderers, format_suffix=None):  # type: ignore[no-untyped-def]
-        return renderers[0], renderers[0].media_type
 
 
 STREAM_DESCRIPTION = (

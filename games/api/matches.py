@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
@@ -96,7 +97,10 @@ class MatchListCreateView(generics.GenericAPIView):
             "computer seat counts its match's deals): beyond, 409 `too_many_matches` or "
             "`too_many_bot_deals`. The body is optional, as is each of its fields: with no "
             "body (or `{}`) the match is the default one, a private auction game of 4 deals, "
-            "you against three medium computer players."
+            "you against three medium computer players. With `deal` (a deal's notation) the "
+            "first deal is dealt with the cards it names, by its dealer: its game and rules "
+            "are the match's (400 `invalid_deal`, `deal_rules_differ`, "
+            "`imported_deal_not_rated`)."
         ),
         request=MatchCreateSerializer,
         responses={201: MatchSerializer, **errors(400, 401, 403, 409)},
@@ -119,19 +123,36 @@ class MatchListCreateView(generics.GenericAPIView):
     )
     def post(self, request: Request) -> Response:
         data = valid_input(MatchCreateSerializer, request.data)
+        game, rules, deal = match_table(data, request.data)
         seats = [
             services.SeatSpec(kind=seat["kind"], bot_level=seat.get("bot_level", ""),
                               display_name=seat.get("display_name", ""))
             for seat in data.get("seats") or default_seats()
         ]
         match = services.create_match(
-            user=signed_in(request), game=data["game"], rules=data.get("rules") or {},
+            user=signed_in(request), game=game, rules=rules,
             deal_count=data["deals"], seats=seats, visibility=data["visibility"],
             clock_seconds=data.get("clock", services.DEFAULT_CLOCK), rated=data["rated"],
+            deal=deal,
         )
         match.refresh_from_db(fields=selectors.MATCH_STATE)
         body = MatchSerializer(presenters.match_summary(match)).data
         return Response(body, status=status.HTTP_201_CREATED)
+
+
+def match_table(
+    data: dict[str, Any], sent: Any
+) -> tuple[str, dict[str, Any], engine.DealStart | None]:
+    """The game, rule overrides and imported first deal of a request that creates a match
+    (``data`` validated from the body ``sent``): a `deal`'s notation gives the game and rules
+    the body leaves out."""
+    deal = services.deal_from_notation(data["deal"]) if "deal" in data else None
+    game, rules = data["game"], data.get("rules") or {}
+    if deal is not None:
+        game = game if "game" in sent else deal.rules.game.value
+        if "rules" not in sent and game == deal.rules.game:
+            rules = {k: v for k, v in deal.rules.to_dict().items() if k != "game"}
+    return game, rules, deal
 
 
 class MatchDetailView(MatchEndpoint):

@@ -20,7 +20,7 @@ from .play import PlayState, next_seat_table
 from .public import Phase, Trick
 from .rules import AllPass, TableRules
 from .scoring import DealScore, partner_of, score_deal
-from .shuffle import hands_from_deck, shuffled_deck
+from .shuffle import deck_from_hands, hands_from_deck, shuffled_deck
 
 MAX_TRICKS = 13
 # Jacks, queens, kings and aces: a hand with none of them may ask for a weak-hand redeal.
@@ -57,6 +57,13 @@ class DealStart:
         if masks[0] | masks[1] | masks[2] | masks[3] != (1 << 52) - 1:
             raise ValueError("the four hands must hold the 52 cards exactly once")
         return cls(rules, dealer, masks, number)
+
+    def with_deck(self) -> DealStart:
+        """This start with the deck order its hands would have been dealt from: chosen hands
+        (an imported deal) get a deck whose commitment is made and revealed like a shuffle's."""
+        next_seat = next_seat_table(self.rules.direction == "clockwise")
+        deck = deck_from_hands(self.hands, self.dealer, next_seat)
+        return dataclasses.replace(self, deck=tuple(deck))
 
     def to_dict(self) -> dict[str, Any]:
         return {

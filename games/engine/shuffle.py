@@ -10,6 +10,7 @@ import hashlib
 import math
 import random
 import secrets
+from collections.abc import Sequence
 
 DECK_ORDERS = math.factorial(52)
 
@@ -42,6 +43,22 @@ def hands_from_deck(deck: list[int], dealer: int, next_seat: tuple[int, ...]) ->
         seat = next_seat[seat]
         hands[seat] |= 1 << card
     return hands
+
+
+def deck_from_hands(hands: Sequence[int], dealer: int, next_seat: tuple[int, ...]) -> list[int]:
+    """A deck order that `hands_from_deck` deals into ``hands`` (masks) from ``dealer``: the
+    order cards were dealt in when the hands were chosen rather than shuffled (an imported
+    deal), so that its commitment can be made and checked like any other. Each seat's cards go
+    lowest index first."""
+    remaining = list(hands)
+    deck = []
+    seat = dealer
+    for _ in range(52):
+        seat = next_seat[seat]
+        lowest = remaining[seat] & -remaining[seat]
+        remaining[seat] ^= lowest
+        deck.append(lowest.bit_length() - 1)
+    return deck
 
 
 def new_salt() -> str:

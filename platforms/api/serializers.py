@@ -22,7 +22,12 @@ from games.api.serializers.fields import (
     seat_field,
     seat_list,
 )
-from games.api.serializers.matches import ClockSerializer, MatchSerializer, RuleOverridesSerializer
+from games.api.serializers.matches import (
+    ClockSerializer,
+    MatchSerializer,
+    RuleOverridesSerializer,
+    deal_notation_field,
+)
 from games.models import BotLevel, GameChoice, MatchStatus, Visibility
 from platforms.addresses import AddressNotAllowed, public_addresses
 from platforms.models import DeliveryStatus, EventType
@@ -155,6 +160,7 @@ class PlatformSeatSerializer(StrictInputSerializer):
 class PlatformMatchInputSerializer(StrictInputSerializer):
     game = StrictChoiceField(choices=GameChoice.choices)
     rules = RuleOverridesSerializer(required=False)
+    deal = deal_notation_field()
     deals = StrictIntegerField(min_value=1, max_value=engine.MAX_DEALS, default=4)
     # many=True hands min_length/max_length to the ListSerializer; the stubs do not list them.
     seats = PlatformSeatSerializer(many=True, min_length=4, max_length=4)  # type: ignore[call-arg]

@@ -27,7 +27,7 @@ from games.api.base import (
     valid_input,
     valid_query,
 )
-from games.api.matches import MatchListQuerySerializer
+from games.api.matches import MatchListQuerySerializer, match_table
 from games.models import Match
 from platforms import services, webhooks
 from platforms.api import serializers as ps
@@ -456,7 +456,8 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
             "`POST /matches/{id}/ready` (at `ready_by` at the latest). The players then play "
             "with their player tokens on the ordinary endpoints. Counted against the "
             "platform's limits (409 `too_many_matches`, `too_many_bot_deals`); an unknown "
-            "player is 400 `unknown_player`. Scope `matches:write`."
+            "player is 400 `unknown_player`. With `deal` (a deal's notation) the first deal is "
+            "dealt with its cards, as `createMatch` does. Scope `matches:write`."
         ),
         request=ps.PlatformMatchInputSerializer,
         responses={201: ps.PlatformMatchSerializer, **errors(400, 401, 403, 409)},
@@ -476,8 +477,9 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
     )
     def post(self, request: Request) -> Response:
         data = valid_input(ps.PlatformMatchInputSerializer, request.data)
+        game, rules, deal = match_table(data, request.data)
         match = services.create_match(
-            platform=self.platform, game=data["game"], rules=data.get("rules") or {},
+            platform=self.platform, game=game, rules=rules, deal=deal,
             deal_count=data["deals"], seats=data["seats"], visibility=data["visibility"],
             clock_seconds=data.get("clock", games_services.DEFAULT_CLOCK),
             ready_within=(

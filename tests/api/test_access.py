@@ -54,6 +54,8 @@ ENDPOINTS = [
     ("get", "/bid-estimate", Permission.SEAT),
     ("get", "/deals", Permission.READ),
     ("get", "/deals/1", Permission.READ),
+    ("get", "/deals/1/notation", Permission.READ),
+    ("get", "/notation", Permission.READ),
     ("get", "/events?wait=0", Permission.WATCH),
     ("post", "/return", Permission.ACT),
     ("post", "/leave", Permission.ACT),
@@ -151,6 +153,8 @@ CARD = re.compile(r'"((?:[2-9TJQKA])[SHDC])"')
 
 
 def named_cards(body: object) -> set[str]:
+    if isinstance(body, str):  # a notation's text
+        return set(re.findall(r"\b[2-9TJQKA][SHDC]\b", body))
     return set(CARD.findall(json.dumps(body)))
 
 
@@ -217,7 +221,8 @@ def test_no_role_reads_a_card_still_in_another_hand(rules: engine.TableRules, se
 # Every path under a match that a seated person uses, and the ones anyone may try.
 EVERY_PATH = [
     ("get", ""), ("get", "/view"), ("get", "/view?seat=1"), ("get", "/bid-estimate"),
-    ("get", "/deals"), ("get", "/deals/1"), ("get", "/events?wait=0"), ("get", "/stream"),
+    ("get", "/deals"), ("get", "/deals/1"), ("get", "/deals/1/notation"), ("get", "/notation"),
+    ("get", "/events?wait=0"), ("get", "/stream"),
     ("get", "/spectate"), ("get", "/invitation"), ("post", "/join"), ("post", "/cancel"),
     ("post", "/return"), ("post", "/leave"),
     *[("post", f"/{kind}") for kind in ("bid", "pass", "trump", "announce", "play", "redeal")],
@@ -232,6 +237,8 @@ def answer(someone: Any, method: str, path: str, match: Match) -> tuple[int, str
     if response.streaming:  # a stream admitted: its first frames are all it needs to show
         response.close()
         return response.status_code, None, None
+    if response["Content-Type"].startswith("text/x-batak-notation"):
+        return response.status_code, None, response.content.decode()
     body = response.json() if response.content else None
     code = body.get("code") if isinstance(body, dict) and response.status_code >= 400 else None
     return response.status_code, code, body

@@ -302,7 +302,8 @@ OPERATION_IDS = {
     "createMatch", "getMatch", "joinMatch", "getSeatView", "getBidEstimate", "placeBid",
     "passAuction", "chooseTrump", "announceTricks", "playCard", "requestRedeal", "listEvents",
     "streamEvents",
-    "listDeals", "getDeal", "listTourTables", "getTourTable", "startTourTable", "getTourMatch",
+    "listDeals", "getDeal", "getDealNotation", "getMatchNotation", "listTourTables",
+    "getTourTable", "startTourTable", "getTourMatch",
     "listLobby", "quickMatch", "getInvitation", "renewInvitation", "revokeInvitation",
     "joinByInvitation", "cancelMatch", "leaveMatch", "returnToSeat", "readyForMatch",
     "spectateMatch", "getRematch", "offerRematch", "acceptRematch", "declineRematch",
@@ -315,7 +316,7 @@ OPERATION_IDS = {
     "listPlatformWebhookDeliveries", "redeliverPlatformWebhookDelivery", "replayPlatformWebhook",
     "getPlatformPlayerProfile", "listPlatformPlayerMatches",
     "getPlayer", "listPlayerMatches", "listPlayerRatings", "getPrivacy", "patchPrivacy",
-    "getDailyDealSet", "getDealSet", "playDealSet", "getDealSetResults",
+    "getDailyDealSet", "createDealSet", "getDealSet", "playDealSet", "getDealSetResults",
 }
 
 

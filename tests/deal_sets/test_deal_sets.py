@@ -6,15 +6,16 @@ from __future__ import annotations
 import hashlib
 import random
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.utils import timezone
 
 from bots import players
 from deal_sets import services
-from deal_sets.models import DealSet, DealSetKind
-from games.engine import TableRules
-from games.models import Action, Match
+from deal_sets.models import DealSet
+from games.engine.notation import read_deal
+from games.models import Action
 from tests.api.conftest import Player, submit
 
 
@@ -121,16 +122,33 @@ def test_results_are_compared_and_shown_to_those_who_played(player) -> None:
     assert (late.status_code, late.json()["code"]) == (409, "deal_set_closed")
 
 
-@pytest.mark.django_db
-def test_who_imported_a_set_does_not_play_it(player) -> None:
-    someone = player("Importer")
-    from django.contrib.auth.models import User
+GOLDEN = Path(__file__).resolve().parents[1] / "engine" / "golden" / "standard_made.bdn"
 
-    user = User.objects.get(pk=someone.user_id)
-    deal_set = services._made(DealSetKind.IMPORTED, TableRules.create("spades"), 1, None,
-                              timezone.now() + timedelta(days=1), user=user)
-    refused = someone.post(f"/deal-sets/{deal_set.pk}/play")
+
+@pytest.mark.django_db(transaction=True)
+def test_an_imported_deal_is_a_set_its_importer_does_not_play(player, monkeypatch) -> None:
+    importer = player("Importer")
+    text = GOLDEN.read_text()
+    answer = importer.post("/deal-sets", {"deal": text, "hours": 2, "seat": 1,
+                                          "bot_level": "easy"})
+    assert answer.status_code == 201, answer.content
+    deal_set = answer.json()
+    assert (deal_set["kind"], deal_set["seat"], deal_set["bot_level"]) == ("imported", 1, "easy")
+    assert deal_set["revealed"] is None
+    refused = importer.post(f"/deal-sets/{deal_set['id']}/play")
     assert (refused.status_code, refused.json()["code"]) == (409, "own_deal_set")
-    assert not Match.objects.filter(created_by=user).exists()
+
+    someone = player("Friend")
+    match = someone.post(f"/deal-sets/{deal_set['id']}/play").json()
+    view = someone.view(match["id"])
+    assert view["seat"] == 1
+    hands = read_deal(text).start.to_dict()["hands"]
+    assert sorted(view["deal"]["hand"]) == sorted(hands[1])
+
+    broken = importer.post("/deal-sets", {"deal": text.replace("[Dealer", "[Dealr")})
+    assert (broken.status_code, broken.json()["code"]) == (400, "invalid_deal")
+    monkeypatch.setattr(services, "MAX_OPEN_IMPORTED_SETS", 1)
+    refused = importer.post("/deal-sets", {"deal": text})
+    assert (refused.status_code, refused.json()["code"]) == (409, "too_many_deal_sets")
     missing = someone.get("/deal-sets/6f1c2b1e-0000-4000-8000-000000000000")
     assert (missing.status_code, missing.json()["code"]) == (404, "not_found")

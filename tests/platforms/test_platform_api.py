@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import random
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.utils import timezone
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
+from games.engine.notation import read_deal
 from platforms import services
 from platforms.models import PlatformKey
 
 from .conftest import API, new_platform, play_to_the_end, problem
 
+GOLDEN = Path(__file__).parents[1] / "engine" / "golden"
 TWO_PLAYERS = [
     {"kind": "player", "external_id": "ext-1"},
     {"kind": "bot", "bot_level": "easy"},
@@ -114,6 +117,23 @@ class TestMatches:
         listed = platform.get("/matches").json()
         assert [m["id"] for m in listed["results"]] == [match["id"]]
         assert platform.get(f"/matches/{match['id']}").json()["players"][2] == "ext-2"
+
+    def test_a_platform_deals_the_first_deal_from_a_deals_notation(self, platform) -> None:
+        first = platform.player("ext-1", "One")
+        platform.player("ext-2", "Two")
+        text = (GOLDEN / "contract_scoring.bdn").read_text()
+        imported = read_deal(text).start
+        response = platform.post("/matches", {"game": "auction", "deals": 1, "deal": text,
+                                              "seats": TWO_PLAYERS})
+        assert response.status_code == 201, response.content
+        match = response.json()
+        assert match["deal_imported"] is True and match["rules"]["scoring"] == "contract"
+        view = first.get(f"{API}/matches/{match['id']}/view").json()
+        assert sorted(view["deal"]["hand"]) == sorted(imported.to_dict()["hands"][0])
+        problem(platform.post("/matches", {"game": "spades", "deal": text,
+                                           "seats": TWO_PLAYERS}), 400, "deal_rules_differ")
+        problem(platform.post("/matches", {"game": "auction", "deal": text[:40],
+                                           "seats": TWO_PLAYERS}), 400, "invalid_deal")
 
     def test_unknown_players_and_bad_seats_are_refused(self, platform) -> None:
         problem(platform.post("/matches", {"game": "auction", "seats": TWO_PLAYERS}), 400,

@@ -124,6 +124,28 @@ RATED_HELP = (
 )
 
 
+# A deal's notation with every move is under 2 000 characters.
+MAX_DEAL_NOTATION = 10_000
+DEAL_HELP = (
+    "One deal in Batak Deal Notation (docs/notation.md; `getDealNotation` answers one): the "
+    "match's first deal is dealt with its hands by its dealer, later deals are shuffled. Its "
+    "header gives the game and rules: leave out `game` and `rules`, or give the same (else 400 "
+    "`deal_rules_differ`). Its moves, if any, must be legal and are not played. Unreadable or "
+    "illegal text is 400 `invalid_deal` (with the `line`); such a match is never rated (400 "
+    "`imported_deal_not_rated`) nor joined by quick match, and says `deal_imported`."
+)
+
+
+def deal_notation_field(help_text: str = DEAL_HELP, required: bool = False
+                        ) -> serializers.CharField:
+    """A request's `deal`: one deal's notation (by default, to deal a match's first deal
+    from)."""
+    return serializers.CharField(
+        required=required, max_length=MAX_DEAL_NOTATION, trim_whitespace=False,
+        help_text=help_text,
+    )
+
+
 class MatchCreateSerializer(StrictInputSerializer):
     game = StrictChoiceField(choices=GameChoice.choices, default=GameChoice.AUCTION)
     visibility = StrictChoiceField(
@@ -139,6 +161,7 @@ class MatchCreateSerializer(StrictInputSerializer):
     )
     rules = RuleOverridesSerializer(required=False)
     rated = StrictBooleanField(default=False, help_text=RATED_HELP)
+    deal = deal_notation_field()
     deals = StrictIntegerField(
         min_value=1, max_value=engine.MAX_DEALS, default=4,
         help_text="Number of deals: 4, 8 or 12 let every seat deal equally often; "
@@ -194,9 +217,16 @@ class ClockOutSerializer(serializers.Serializer):
     card = serializers.IntegerField(help_text="Seconds for a card.")
 
 
+DEAL_IMPORTED_HELP = (
+    "The first deal's cards were chosen by the match's creator (`createMatch` with `deal`), "
+    "not shuffled: someone at the table may know them. Such a match is never rated."
+)
+
+
 class TableFactsSerializer(serializers.Serializer):
     visibility = serializers.ChoiceField(choices=Visibility.choices)
     rated = serializers.BooleanField(help_text=RATED_HELP)
+    deal_imported = serializers.BooleanField(help_text=DEAL_IMPORTED_HELP)
     clock = ClockOutSerializer(allow_null=True, help_text="Null: no turn clock.")
     turn_deadline = serializers.DateTimeField(
         allow_null=True,
@@ -258,6 +288,7 @@ class LobbyTableSerializer(serializers.Serializer):
     seats_taken = serializers.IntegerField()
     open_seats = serializers.IntegerField()
     rated = serializers.BooleanField(help_text="A rated table.")
+    deal_imported = serializers.BooleanField(help_text=DEAL_IMPORTED_HELP)
     created_by = serializers.CharField(help_text="The creator's display name.")
     created_at = serializers.DateTimeField()
     fill_with_bots_at = serializers.DateTimeField(allow_null=True)

@@ -34,6 +34,9 @@ class ProblemSerializer(serializers.Serializer):
     allowed = serializers.ListField(child=serializers.JSONField(), required=False,
                                     allow_null=True)
     limit = serializers.IntegerField(required=False, help_text="`request_too_large`: in bytes.")
+    line = serializers.IntegerField(
+        required=False, help_text="`invalid_deal`: the line of the deal's notation refused.",
+    )
     match_status = serializers.ChoiceField(
         choices=MatchStatus.choices, required=False,
         help_text="`match_over`: how the match ended.",
