@@ -36,8 +36,9 @@ def test_every_page_of_the_docs_is_in_the_sites_navigation() -> None:
 
 
 def test_the_errors_page_lists_every_problem_code_the_code_has() -> None:
-    """`python -m batak_api.problem_codes` rewrites the list when this fails."""
-    assert ERRORS_PAGE.read_text() == page(problem_codes())
+    assert ERRORS_PAGE.read_text() == page(problem_codes()), (
+        "docs/errors.md differs from the codes: `python -m batak_api.problem_codes` rewrites it"
+    )
 
 
 def test_every_problem_code_has_its_anchor_on_the_errors_page() -> None:

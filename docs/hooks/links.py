@@ -26,6 +26,7 @@ ROOT_LINK = re.compile(r"\]\(docs/")
 SECTION_LINK = re.compile(r"\]\((?:\.\./README\.md)?#([\w-]+)\)")
 
 _anchors: dict[str, set[str]] = {}  # page → the anchors of its headings
+_root = Path()  # the folder of mkdocs.yml, where included files are named from
 
 
 def _headings(markdown: str) -> set[str]:
@@ -37,12 +38,14 @@ def _include(markdown: str) -> str:
         path = snippet.group(1)
         if not path.endswith(".md"):
             return snippet.group(0)  # code, left to pymdownx.snippets
-        return Path(path).read_text(encoding="utf-8")
+        return (_root / path).read_text(encoding="utf-8")
 
     return SNIPPET.sub(text, markdown)
 
 
 def on_files(files: Files, config: Any) -> Files:
+    global _root
+    _root = Path(config.config_file_path).parent
     _anchors.clear()
     for file in files.documentation_pages():
         _anchors[file.src_uri] = _headings(_include(file.content_string))
