@@ -91,17 +91,17 @@ def _literal_calls() -> Iterator[ProblemCode]:
 
 
 def _sentence(node: ast.expr) -> str:
-    """The English sentence a detail argument spells out; a value filled in reads `<name>`."""
+    """The English sentence a detail argument spells out; a value filled in reads `{name}`."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.Call) and node.args:  # gettext("…")
         return _sentence(node.args[0])
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):  # "… %(limit)d …" % {…}
-        return re.sub(r"%\((\w+)\)\w", r"<\1>", _sentence(node.left))
+        return re.sub(r"%\((\w+)\)\w", r"{\1}", _sentence(node.left))
     if isinstance(node, ast.JoinedStr):  # f"… {self.cfg.limit_request_line} …"
         return "".join(
             str(part.value) if isinstance(part, ast.Constant) else
-            f"<{ast.unparse(part).rsplit('.', 1)[-1].rstrip('}')}>"
+            "{" + ast.unparse(part).rsplit(".", 1)[-1].rstrip("}") + "}"
             for part in node.values
         )
     return ""
