@@ -292,7 +292,7 @@ REST_FRAMEWORK = {
 # on the docs site's errors page (docs/errors.md; mkdocs.yml's site_url); a deployment that
 # publishes the docs itself points it there.
 PROBLEM_TYPE_BASE_URL = env.str(
-    "PROBLEM_TYPE_BASE_URL", default="https://batak-service.readthedocs.io/en/latest/errors/#"
+    "PROBLEM_TYPE_BASE_URL", default="https://batak-service.github.io/errors/#"
 )
 
 SPECTACULAR_SETTINGS = {
