@@ -290,13 +290,20 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": env.int("DJANGO_NUM_PROXIES", default=None) or 0,
 }
 
+# A problem document's `type` is this followed by its `code`: by default the entry of that code
+# on the docs site's errors page (docs/errors.md; mkdocs.yml's site_url); a deployment that
+# publishes the docs itself points it there.
+PROBLEM_TYPE_BASE_URL = env.str(
+    "PROBLEM_TYPE_BASE_URL", default="https://batak-service.github.io/errors/#"
+)
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Batak API",
     "DESCRIPTION": (
         "Turkish Batak — auction (İhaleli), partnership (Eşli) and spades (Koz Maça) — "
         "matches between people and computer players."
     ),
-    # The project's own version (pyproject.toml): the API is not yet 1.0 (README, Changelog).
+    # The project's own version (pyproject.toml): the API is not yet 1.0 (README, CHANGELOG.md).
     "VERSION": tomllib.loads((BASE_DIR / "pyproject.toml").read_text())["project"]["version"],
     "SERVE_INCLUDE_SCHEMA": False,
     # Serve Swagger UI and ReDoc from our own static files rather than a CDN.

@@ -380,8 +380,8 @@ def _closed_port() -> int:
 
 
 def test_one_version_everywhere() -> None:
-    """The API documents the project's version, and the changelog says it is not yet 1.0
-    for as long as it is below."""
+    """The API documents the project's version, the README and the docs' home page name it,
+    and the changelog says it is not yet 1.0 for as long as it is below."""
     import tomllib
 
     import yaml
@@ -390,5 +390,7 @@ def test_one_version_everywhere() -> None:
     version = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
     schema = yaml.safe_load((root / "openapi" / "schema.yaml").read_text())
     assert schema["info"]["version"] == version
+    for page in ("README.md", "docs/index.md"):
+        assert f"Version {version}:" in (root / page).read_text(), page
     if int(version.split(".")[0]) < 1:
-        assert "not yet 1.0" in (root / "README.md").read_text()
+        assert "not yet 1.0" in (root / "CHANGELOG.md").read_text()

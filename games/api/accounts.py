@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from games import accounts, selectors
 from games.api import examples, lockout, windows
 from games.api.base import errors, example, signed_in
+from games.api.problems import problem_type
 from games.api.serializers.accounts import (
     GuestInputSerializer,
     LoginInputSerializer,
@@ -156,7 +157,7 @@ class MeView(APIView):
 
 NOT_SIGNED_IN = OpenApiExample(
     "No token", status_codes=["401"], response_only=True,
-    value={"type": "https://batak.example/problems/not_authenticated", "title": "Unauthorized",
+    value={"type": problem_type("not_authenticated"), "title": "Unauthorized",
            "status": 401, "code": "not_authenticated",
            "detail": "Sign in first: send the header Authorization: Token <token>."},
 )

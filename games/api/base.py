@@ -27,6 +27,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import access, seating, services
+from games.api.problems import problem_type
 from games.api.serializers.problems import ProblemSerializer
 from games.errors import InvalidCursor, MatchNotFound
 from games.models import Match, Seat, Visibility
@@ -46,21 +47,21 @@ def example(name: str, value: Any) -> OpenApiExample:
 
 VERSION_EXAMPLE = OpenApiExample(
     "Stale version", status_codes=["409"], response_only=True,
-    value={"type": "https://batak.example/problems/stale_version", "title": "Conflict",
+    value={"type": problem_type("stale_version"), "title": "Conflict",
            "status": 409, "code": "stale_version",
            "detail": "The match has changed since the version you sent; reload and retry.",
            "current_version": 17},
 )
 ILLEGAL_EXAMPLE = OpenApiExample(
     "Must follow suit", status_codes=["422"], response_only=True,
-    value={"type": "https://batak.example/problems/must_follow_suit",
+    value={"type": problem_type("must_follow_suit"),
            "title": "Unprocessable Entity", "status": 422, "code": "must_follow_suit",
            "detail": "You must follow suit.", "reason": "must_follow_suit",
            "legal_actions": [{"kind": "play", "card": "QC"}], "legal_cards": ["QC"]},
 )
 NOT_CREATOR_EXAMPLE = OpenApiExample(
     "Not the creator", status_codes=["403"], response_only=True,
-    value={"type": "https://batak.example/problems/not_match_creator", "title": "Forbidden",
+    value={"type": problem_type("not_match_creator"), "title": "Forbidden",
            "status": 403, "code": "not_match_creator",
            "detail": "Only the match's creator may do this."},
 )

@@ -36,6 +36,7 @@ from games.api.base import (
     signed_in,
     valid_query,
 )
+from games.api.problems import problem_type
 from games.api.serializers.feed import DealRecordSerializer, EventPageSerializer
 from games.api.serializers.fields import MAX_VERSION
 from games.errors import (
@@ -181,7 +182,7 @@ RETRY_AFTER = OpenApiParameter(
 def _refused(code: str, detail: str, retry_after: int) -> OpenApiExample:
     return OpenApiExample(
         f"Refused: {code}", status_codes=["429"], response_only=True,
-        value={"type": f"https://batak.example/problems/{code}", "title": "Too Many Requests",
+        value={"type": problem_type(code), "title": "Too Many Requests",
                "status": 429, "code": code, "detail": detail},
         description=f"Sent with `Retry-After: {retry_after}`.",
     )

@@ -32,6 +32,7 @@ from games.api.base import (
     valid_input,
     valid_query,
 )
+from games.api.problems import problem_type
 from games.api.serializers.matches import (
     MatchCreateSerializer,
     MatchSerializer,
@@ -114,7 +115,7 @@ class MatchListCreateView(generics.GenericAPIView):
             ),
             OpenApiExample(
                 "Invalid rule", status_codes=["400"], response_only=True,
-                value={"type": "https://batak.example/problems/invalid_rules",
+                value={"type": problem_type("invalid_rules"),
                        "title": "Bad Request", "status": 400, "code": "invalid_rules",
                        "detail": "spades_announcements: applies only to the spades game "
                        "(Koz Maça)", "field": "spades_announcements", "allowed": [False]},

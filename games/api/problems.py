@@ -1,9 +1,10 @@
 """One error format for every 4xx and 5xx: RFC 9457 problem details (application/problem+json).
 
-Fields: ``type`` (a URI naming the error), ``title`` (the HTTP status in the request's language),
-``status``, ``code`` (stable, machine-readable), ``detail`` (a sentence in the request's
-language), and where they apply: ``errors`` (per field), ``reason``, ``legal_actions`` and
-``legal_cards`` (a refused move), ``current_version`` (a stale ``expected_version``).
+Fields: ``type`` (a URL naming the error: its code's entry on the docs' errors page),
+``title`` (the HTTP status in the request's language), ``status``, ``code`` (stable,
+machine-readable), ``detail`` (a sentence in the request's language), and where they apply:
+``errors`` (per field), ``reason``, ``legal_actions`` and ``legal_cards`` (a refused move),
+``current_version`` (a stale ``expected_version``).
 
 Every problem is rendered the same way, whichever layer answers (a DRF view, Django's 400, 404
 and 500 handlers, the body-size limit): compact UTF-8 JSON.
@@ -15,6 +16,7 @@ import json
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext
@@ -28,7 +30,6 @@ from games.errors import ServiceError
 
 logger = logging.getLogger(__name__)
 PROBLEM_CONTENT_TYPE = "application/problem+json"
-TYPE_BASE = "https://batak.example/problems/"
 UNKNOWN_FIELD = "unknown_field"
 
 # The statuses the API answers with, as titles in the request's language.
@@ -51,9 +52,14 @@ TITLES = {
 }
 
 
+def problem_type(code: str) -> str:
+    """The URL naming a problem: its code's entry on the docs' errors page."""
+    return settings.PROBLEM_TYPE_BASE_URL + code
+
+
 def problem(status: int, code: str, detail: str, **extra: Any) -> dict[str, Any]:
     return {
-        "type": TYPE_BASE + code,
+        "type": problem_type(code),
         "title": str(TITLES[status]),
         "status": status,
         "code": code,

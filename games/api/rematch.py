@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from games import access, rematch
 from games.api import examples
 from games.api.base import MatchEndpoint, errors, example, signed_in
+from games.api.problems import problem_type
 from games.api.serializers.feed import RematchOfferSerializer
 from games.models import RematchOffer
 
@@ -29,7 +30,7 @@ def offer_response(offer: RematchOffer, code: int = status.HTTP_200_OK) -> Respo
 
 def _conflict(code: str, detail: str) -> OpenApiExample:
     value: dict[str, Any] = {
-        "type": f"https://batak.example/problems/{code}", "title": "Conflict", "status": 409,
+        "type": problem_type(code), "title": "Conflict", "status": 409,
         "code": code, "detail": detail,
     }
     return OpenApiExample(code, value=value, status_codes=["409"], response_only=True)

@@ -28,6 +28,7 @@ from games.api.base import (
     valid_query,
 )
 from games.api.matches import MatchListQuerySerializer, match_table
+from games.api.problems import problem_type
 from games.models import Match
 from platforms import services, webhooks
 from platforms.api import serializers as ps
@@ -72,7 +73,7 @@ DELIVERY = {"id": 41, "event_id": "msg_6f1c2d3e4b5a69788796a5b4c3d2e1f0",
             "created_at": "2026-12-01T10:02:03Z"}
 WEBHOOK_NOT_FOUND = OpenApiExample(
     "No such subscription", status_codes=["404"], response_only=True,
-    value={"type": "https://batak.example/problems/not_found", "title": "Not Found",
+    value={"type": problem_type("not_found"), "title": "Not Found",
            "status": 404, "code": "not_found", "detail": "Your platform has no such webhook."},
 )
 
@@ -108,7 +109,7 @@ PLAYER = {"external_id": "user-42", "display_name": "Ayşe", "language": "tr",
 TOKEN = {"token": "4c1f0b2e…", "token_expiry": "2026-12-01T21:21:39Z"}
 PLAYER_NOT_FOUND = OpenApiExample(
     "No such player", status_codes=["404"], response_only=True,
-    value={"type": "https://batak.example/problems/not_found", "title": "Not Found",
+    value={"type": problem_type("not_found"), "title": "Not Found",
            "status": 404, "code": "not_found", "detail": "Your platform has no such player."},
 )
 READ_PLAYERS = scoped(Scope.PLAYERS_READ, Scope.PLAYERS_WRITE)
@@ -565,7 +566,7 @@ class CancelPlatformMatchView(PlatformEndpoint):
                                   "players": ["user-42", None, "user-7", None]}),
             OpenApiExample(
                 "Already over", status_codes=["409"], response_only=True,
-                value={"type": "https://batak.example/problems/match_over",
+                value={"type": problem_type("match_over"),
                        "title": "Conflict", "status": 409, "code": "match_over",
                        "detail": "This match is already over: there is nothing left to "
                        "cancel.", "match_status": "cancelled"},
@@ -711,7 +712,7 @@ class RedeliverView(WebhookEndpoint):
                                   "delivered_at": None}),
             OpenApiExample(
                 "No such delivery", status_codes=["404"], response_only=True,
-                value={"type": "https://batak.example/problems/not_found",
+                value={"type": problem_type("not_found"),
                        "title": "Not Found", "status": 404, "code": "not_found",
                        "detail": "This webhook of your platform has no such delivery."},
             ),

@@ -16,6 +16,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from games.api.base import errors, example, path_and_query, signed_in, valid_query
+from games.api.problems import problem_type
 from games.errors import InvalidCursor
 from games.models import GameChoice
 from ratings import leaderboards
@@ -38,7 +39,7 @@ ENTRY = {"place": 1, "player": "ayse", "display_name": "Ayşe", "rating": 1712,
          "deviation": 71, "matches": 64, "wins": 23}
 NOT_ON_BOARD = OpenApiExample(
     "Provisional", status_codes=["404"], response_only=True,
-    value={"type": "https://batak.example/problems/not_on_leaderboard", "title": "Not Found",
+    value={"type": problem_type("not_on_leaderboard"), "title": "Not Found",
            "status": 404, "code": "not_on_leaderboard",
            "detail": "Your rating is on this leaderboard once you have played 10 rated matches "
            "of this game; 3 to go."},

@@ -20,6 +20,7 @@ from games.api.base import (
     valid_input,
     valid_query,
 )
+from games.api.problems import problem_type
 from games.models import GameChoice
 from ratings import history
 from ratings.api import player_serializers as rs
@@ -30,12 +31,12 @@ USERNAME = OpenApiParameter(
 )
 PLAYER_NOT_FOUND = OpenApiExample(
     "No such player", status_codes=["404"], response_only=True,
-    value={"type": "https://batak.example/problems/not_found", "title": "Not Found",
+    value={"type": problem_type("not_found"), "title": "Not Found",
            "status": 404, "code": "not_found", "detail": "No such player."},
 )
 HISTORY_HIDDEN = OpenApiExample(
     "Hidden", status_codes=["403"], response_only=True,
-    value={"type": "https://batak.example/problems/history_hidden", "title": "Forbidden",
+    value={"type": problem_type("history_hidden"), "title": "Forbidden",
            "status": 403, "code": "history_hidden",
            "detail": "This player keeps their match history private."},
 )

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from games import presenters
 from games.api.base import errors, example
+from games.api.problems import problem_type
 from games.api.serializers.matches import MatchSerializer
 from tour import content, selectors, services
 from tour.api import examples
@@ -28,7 +29,7 @@ TABLE_PARAMETER = OpenApiParameter(
 )
 TABLE_NOT_FOUND = OpenApiExample(
     "No such table", status_codes=["404"], response_only=True,
-    value={"type": "https://batak.example/problems/not_found", "title": "Not Found",
+    value={"type": problem_type("not_found"), "title": "Not Found",
            "status": 404, "code": "not_found", "detail": "No such table in the Tour of Tables."},
 )
 
@@ -85,7 +86,7 @@ class StartTableView(APIView):
                            status_codes=["201"]),
             OpenApiExample(
                 "Table locked", status_codes=["409"], response_only=True,
-                value={"type": "https://batak.example/problems/table_locked",
+                value={"type": problem_type("table_locked"),
                        "title": "Conflict", "status": 409, "code": "table_locked",
                        "detail": "This table opens once you finish first at the table "
                        "before it."},

@@ -18,7 +18,10 @@ class FieldErrorSerializer(serializers.Serializer):
 class ProblemSerializer(serializers.Serializer):
     """RFC 9457 problem details; every error response has this shape."""
 
-    type = serializers.CharField()
+    type = serializers.CharField(help_text=(
+        "A URL naming the problem: its `code`'s entry on the errors page of the docs "
+        "(the deployment's PROBLEM_TYPE_BASE_URL followed by the code)."
+    ))
     title = serializers.CharField()
     status = serializers.IntegerField()
     code = serializers.CharField(help_text="Stable error code (for refused moves: the reason).")
