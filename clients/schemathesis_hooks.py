@@ -7,9 +7,6 @@
 - A rated table stays one that may be rated: whether a table may be rated depends on its rules
   and seats together, which no JSON Schema states, so `rated` is sent only with the game's
   rules and seats for two people (`me`, `open`); otherwise the table is asked for casual.
-- A deal's notation is a real deal: no JSON Schema can say which text is a legal deal, so a
-  generated `deal` text (a match's first deal, a deal set's) is sent as the API's own example
-  deal, with the match's game and rules left out (they come from the deal) and casual.
 - Requests reach real matches: most generated match ids are replaced by one of the matches
   scripts/contract made for the fuzzer's account (CONTRACT_MATCHES), so moves, views, joins and
   deal records are exercised, not only their 404.
@@ -20,14 +17,11 @@ from __future__ import annotations
 import os
 import random
 import uuid
-from pathlib import Path
 from typing import Any
 
 import schemathesis
 
 MAX_DEALS = 2
-EXAMPLE_DEAL = (Path(__file__).resolve().parents[1] / "games" / "api"
-                / "notation_example.bdn").read_text()
 MATCHES = [match for match in os.environ.get("CONTRACT_MATCHES", "").split(",") if match]
 _rng = random.Random(0)
 
@@ -64,9 +58,6 @@ def map_body(ctx: Any, body: Any) -> Any:
     if not isinstance(body, dict):
         return body
     path = str(getattr(getattr(ctx, "operation", None), "path", ""))
-    if isinstance(body.get("deal"), str):
-        body = {name: value for name, value in body.items() if name not in ("game", "rules")}
-        body = {**body, "deal": EXAMPLE_DEAL, **({"rated": False} if "rated" in body else {})}
     if body.get("rated") is True and not _may_be_rated(body, path):
         body = {**body, "rated": False}
     deals = body.get("deals")
