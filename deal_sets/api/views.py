@@ -15,10 +15,17 @@ from rest_framework.views import APIView
 from deal_sets import services
 from deal_sets.api import serializers as ds
 from deal_sets.models import DealSet
-from games import presenters, selectors
+from games import selectors
 from games import services as game_services
 from games.api import examples
-from games.api.base import errors, example, signed_in, valid_input, valid_query
+from games.api.base import (
+    created_match_response,
+    errors,
+    example,
+    signed_in,
+    valid_input,
+    valid_query,
+)
 from games.api.serializers.matches import MatchSerializer
 from games.models import GameChoice
 
@@ -140,8 +147,7 @@ class PlayDealSetView(APIView):
         deal_set = services.get(deal_set_id)
         match = services.play(signed_in(request), deal_set)
         match.refresh_from_db(fields=selectors.MATCH_STATE)
-        body = MatchSerializer(presenters.match_summary(match)).data
-        return Response(body, status=status.HTTP_201_CREATED)
+        return created_match_response(match)
 
 
 class DealSetResultsView(APIView):

@@ -26,8 +26,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import access, seating, services
+from games import access, presenters, seating, services
 from games.api.problems import problem_type
+from games.api.serializers.matches import MatchSerializer
 from games.api.serializers.problems import ProblemSerializer
 from games.errors import InvalidCursor, MatchNotFound
 from games.models import Match, Seat, Visibility
@@ -156,6 +157,12 @@ def signed_in(request: Request) -> User:
     user = request.user
     assert user.is_authenticated
     return user
+
+
+def created_match_response(match: Match) -> Response:
+    """201 with the new match's summary: every way of opening a table answers the same."""
+    body = MatchSerializer(presenters.match_summary(match)).data
+    return Response(body, status=status.HTTP_201_CREATED)
 
 
 def etag_response(request: Request, data: Any) -> Response:

@@ -11,7 +11,7 @@ from drf_spectacular.utils import (
     OpenApiExample,
     extend_schema,
 )
-from rest_framework import generics, serializers, status
+from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -25,6 +25,7 @@ from games.api.base import (
     PLATFORM_MATCH_READS,
     MatchEndpoint,
     MatchPagination,
+    created_match_response,
     errors,
     etag_response,
     example,
@@ -137,8 +138,7 @@ class MatchListCreateView(generics.GenericAPIView):
             deal=deal,
         )
         match.refresh_from_db(fields=selectors.MATCH_STATE)
-        body = MatchSerializer(presenters.match_summary(match)).data
-        return Response(body, status=status.HTTP_201_CREATED)
+        return created_match_response(match)
 
 
 def match_table(

@@ -9,13 +9,11 @@ from __future__ import annotations
 import uuid
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
-from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import presenters
-from games.api.base import errors, example
+from games.api.base import created_match_response, errors, example
 from games.api.problems import problem_type
 from games.api.serializers.matches import MatchSerializer
 from tour import content, selectors, services
@@ -97,8 +95,7 @@ class StartTableView(APIView):
     def post(self, request: Request, table: str) -> Response:
         assert request.user.is_authenticated  # IsAuthenticated, the default permission
         match = services.start_table(user=request.user, slug=table)
-        body = MatchSerializer(presenters.match_summary(match)).data
-        return Response(body, status=status.HTTP_201_CREATED)
+        return created_match_response(match)
 
 
 class TourMatchView(APIView):
