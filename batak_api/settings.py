@@ -7,6 +7,7 @@ expects to sit behind a TLS-terminating proxy that sets `X-Forwarded-Proto` and 
 """
 
 import os
+import re
 import tomllib
 from datetime import timedelta
 from pathlib import Path
@@ -405,6 +406,8 @@ RATED_MATCHES_PER_PAIR_PER_DAY = env.int("RATED_MATCHES_PER_PAIR_PER_DAY", defau
 # Hints a person may have worked out per account (games/hints.py), as `count/period` (second,
 # minute, hour, day): each is a search of the seat's layouts. A hint given again is free.
 HINT_RATE = env.str("HINT_RATE", default="20/minute")
+if not re.fullmatch(r"[1-9][0-9]*/[smhd][a-z]*", HINT_RATE):
+    raise ImproperlyConfigured(f"HINT_RATE is a count and a period (20/minute), not {HINT_RATE!r}.")
 # A rematch offer waits this long for its answers (games/rematch.py).
 REMATCH_OFFER_SECONDS = env.int("REMATCH_OFFER_SECONDS", default=60)
 BOT_STALE_AFTER_SECONDS = env.float("BOT_STALE_AFTER_SECONDS", 15)
