@@ -120,26 +120,25 @@ def hint(match: Match, seat: int, account: int) -> dict[str, Any]:
             if wait is not None:
                 raise TooManyHints(retry_after=wait)
             found = dataclasses.asdict(
-                worked_out(observation, computer_players().choice_values(observation))
+                worked_out(computer_players().choice_values(observation))
             )
         cache.set(key, found, CACHE_SECONDS)
     return Hint(**found).to_dict(match.version, observation.rules.is_partnership)
 
 
-def worked_out(observation: engine.Observation, values: Sequence[ChoiceValue]) -> Hint:
-    """The hint of ``values`` (best first) for the seat of ``observation``."""
+def worked_out(values: Sequence[ChoiceValue]) -> Hint:
+    """The hint of a seat's ``values`` (best first)."""
     choices = [
         {"action": value.action.to_dict(), "points": round(value.points, 2),
          "tricks": None if value.tricks is None else round(value.tricks, 2)}
         for value in values
     ]
-    best = values[0]
-    reason, figures = _reason(observation, best, values)
+    reason, figures = _reason(values)
     return Hint(choices, reason, figures)
 
 
-def _reason(observation: engine.Observation, best: ChoiceValue,
-            values: Sequence[ChoiceValue]) -> tuple[str, dict[str, Any]]:
+def _reason(values: Sequence[ChoiceValue]) -> tuple[str, dict[str, Any]]:
+    best = values[0]
     action = best.action
     if len(values) == 1:
         return "only_choice", {}
@@ -173,7 +172,8 @@ def _card(card: engine.Card) -> str:
 
 def _shown(value: Any) -> Any:
     """Figures with one decimal, as the active language writes numbers."""
-    return formats.number_format(value, 1) if isinstance(value, float) else value
+    # Rounded first: number_format cuts the digits beyond (1.3999… would read 1.3).
+    return formats.number_format(round(value, 1), 1) if isinstance(value, float) else value
 
 
 def _digest(observation: engine.Observation) -> str:

@@ -4,6 +4,7 @@ account."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from hypothesis import settings as examples
 from hypothesis import strategies as st
 
 from bots import interface
-from games import hints
+from games import engine, hints
 from tests.api.conftest import Player, create_match, submit
 from tests.bots.test_advice import indistinguishable_views
 
@@ -194,6 +195,45 @@ def test_layouts_the_seat_cannot_tell_apart_get_the_same_hint(seed: int, game: s
     views = indistinguishable_views(seed, game, tricks_in)
     if views is None:
         return
-    hint_of = [hints.worked_out(seen, interface.choice_values(seen)) for seen in views]
+    hint_of = [hints.worked_out(interface.choice_values(seen)) for seen in views]
     assert hint_of[0] == hint_of[1]
     assert hint_of[0].sentence() == hint_of[1].sentence()
+
+
+@dataclasses.dataclass(frozen=True)
+class Value:
+    action: engine.Action
+    points: float
+    tricks: float | None = None
+
+
+QC, THREE_C = engine.Card.parse("QC"), engine.Card.parse("3C")
+
+
+@pytest.mark.parametrize(("values", "code", "sentence"), [
+    ([Value(engine.Pass(), -1.0, 2.0)], "only_choice", "It is your only legal choice."),
+    ([Value(engine.Bid(5), 5.2, 6.4), Value(engine.Pass(), -1.0, 2.5)], "bid",
+     "Your hand should take about 6.4 tricks with its best trump: a bid of 5 is expected to "
+     "score best."),
+    ([Value(engine.Pass(), -0.5, 2.5), Value(engine.Bid(5), -3.0, 3.1)], "pass",
+     "With about 3.1 tricks expected from your hand, passing is expected to score more than "
+     "any bid."),
+    ([Value(engine.ChooseTrump(engine.Suit.HEARTS), 5.0, 6.0),
+      Value(engine.ChooseTrump(engine.Suit.SPADES), 3.0, 4.0)], "trump",
+     "With ♥ as trumps your hand should take about 6.0 tricks, more than with any other suit."),
+    ([Value(engine.Announce(3), 3.0, 3.2), Value(engine.Announce(2), 2.0, 3.2)], "announce",
+     "You should take about 3.2 tricks: announcing 3 is expected to score best."),
+    ([Value(engine.Play(QC), 4.6), Value(engine.Play(THREE_C), 3.2)], "card",
+     "Q♣ is expected to score 1.4 points more than the next best card, 3♣."),
+    ([Value(engine.Play(QC), 4.6), Value(engine.Play(THREE_C), 4.58)], "cards_equal",
+     "Every card you may play is expected to score about the same here; Q♣ is as good as any."),
+])
+def test_each_kind_of_choice_has_its_reason(values: list[Value], code: str,
+                                            sentence: str) -> None:
+    worked = hints.worked_out(values)
+    assert worked.reason == code and worked.choices[0]["action"] == values[0].action.to_dict()
+    with translation.override("en"):
+        assert worked.sentence() == sentence
+    for language in ("es", "fr", "pt", "ru", "tr"):
+        with translation.override(language):
+            assert worked.sentence() != sentence
