@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from django.conf import settings
 from drf_spectacular.utils import (
     OpenApiExample,
     extend_schema,
@@ -142,9 +143,9 @@ class HintView(MatchEndpoint):
             "the hidden cards, and the same view always gets the same hint. Not your turn: 409 "
             "`not_your_turn`; a match not in play: 409 `match_not_active`; a table without "
             "hints: 403 `hints_off`; no seat of yours (a spectator): 403 `not_your_seat`. A "
-            "hint asked again is answered from the cache; an account has HINT_RATE hints worked "
-            "out a while (429 `too_many_hints` with `Retry-After` beyond) and one at a time (429 "
-            "`hint_in_progress`)."
+            "hint asked again for the same view is answered from the cache; an account has at "
+            f"most {settings.HINT_RATE} hints worked out (the service's HINT_RATE; beyond, 429 "
+            "`too_many_hints` with `Retry-After`), one at a time (429 `hint_in_progress`)."
         ),
         responses={200: HintSerializer, **errors(401, 403, 404, 409, 429)},
         examples=[example("Play the queen", examples.HINT)],
