@@ -7,6 +7,7 @@ expects to sit behind a TLS-terminating proxy that sets `X-Forwarded-Proto` and 
 """
 
 import os
+import re
 import tomllib
 from datetime import timedelta
 from pathlib import Path
@@ -330,6 +331,7 @@ SPECTACULAR_SETTINGS = {
         "Card": "games.api.serializers.fields.CARD_CHOICES",
         "Phase": "games.api.serializers.fields.PHASES",
         "Reason": "games.api.serializers.fields.REASONS",
+        "HintReason": "games.api.serializers.play.HINT_REASONS",
         "Outcome": "games.api.serializers.fields.OUTCOMES",
         "Direction": "games.api.serializers.fields.DIRECTIONS",
         "AllPass": "games.api.serializers.fields.ALL_PASS_RULES",
@@ -401,6 +403,11 @@ MAX_UNFINISHED_MATCHES = env.int("MAX_UNFINISHED_MATCHES", default=10)
 MAX_BOT_SEAT_DEALS = env.int("MAX_BOT_SEAT_DEALS", default=3 * 52)
 # Two people's rated matches together in 24 hours beyond this are casual (games/rated.py).
 RATED_MATCHES_PER_PAIR_PER_DAY = env.int("RATED_MATCHES_PER_PAIR_PER_DAY", default=10)
+# Hints a person may have worked out per account (games/hints.py), as `count/period` (second,
+# minute, hour, day): each is a search of the seat's layouts. A hint given again is free.
+HINT_RATE = env.str("HINT_RATE", default="20/minute")
+if not re.fullmatch(r"[1-9][0-9]*/[smhd][a-z]*", HINT_RATE):
+    raise ImproperlyConfigured(f"HINT_RATE is a count and a period (20/minute), not {HINT_RATE!r}.")
 # A rematch offer waits this long for its answers (games/rematch.py).
 REMATCH_OFFER_SECONDS = env.int("REMATCH_OFFER_SECONDS", default=60)
 BOT_STALE_AFTER_SECONDS = env.float("BOT_STALE_AFTER_SECONDS", 15)

@@ -8,6 +8,7 @@ from datetime import datetime
 from django.conf import settings
 
 from bots import tasks, turn_queue
+from bots.advice import choice_values
 from bots.evaluation import bid_estimate
 from bots.players import warm_up
 from games import lanes
@@ -57,4 +58,4 @@ def send_timeout(match_id: str, version: int, at: datetime) -> None:
 
 choose = tasks.choose
 
-__all__ = ["bid_estimate", "choose", "send_timeout", "send_turns", "warm_up"]
+__all__ = ["bid_estimate", "choice_values", "choose", "send_timeout", "send_turns", "warm_up"]

@@ -6,7 +6,8 @@
   changed, so a case meant to be refused stays refused.
 - A rated table stays one that may be rated: whether a table may be rated depends on its rules
   and seats together, which no JSON Schema states, so `rated` is sent only with the game's
-  rules and seats for two people (`me`, `open`); otherwise the table is asked for casual.
+  rules and seats for two people (`me`, `open`); otherwise the table is asked for casual. A
+  rated table offers no hints (400 `hints_not_rated`): with `rated`, `hints` is sent false.
 - Requests reach real matches: most generated match ids are replaced by one of the matches
   scripts/contract made for the fuzzer's account (CONTRACT_MATCHES), so moves, views, joins and
   deal records are exercised, not only their 404.
@@ -60,6 +61,8 @@ def map_body(ctx: Any, body: Any) -> Any:
     path = str(getattr(getattr(ctx, "operation", None), "path", ""))
     if body.get("rated") is True and not _may_be_rated(body, path):
         body = {**body, "rated": False}
+    if body.get("rated") is True and body.get("hints") is True:
+        body = {**body, "hints": False}
     deals = body.get("deals")
     if isinstance(deals, int) and not isinstance(deals, bool) and MAX_DEALS < deals <= 52:
         body = {**body, "deals": MAX_DEALS}

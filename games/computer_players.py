@@ -3,11 +3,12 @@
 `games` never imports `bots` (the dependency runs one way, bots → games): the module that plays
 the computer seats is named by the COMPUTER_PLAYERS setting (bots/interface.py) and looked up
 when it is first needed. It provides what a match asks of its computer players: to take their
-turns, and the hand estimate a person may ask for before bidding.
+turns, the hand estimate a person may ask for before bidding, and the values behind a hint.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from importlib import import_module
 from typing import Protocol, cast
@@ -16,6 +17,19 @@ from django.conf import settings
 
 from games import engine
 from games.models import Seat
+
+
+class ChoiceValue(Protocol):
+    """One legal choice and what the seat expects from it (`bots.advice.ChoiceValue`)."""
+
+    @property
+    def action(self) -> engine.Action: ...
+
+    @property
+    def points(self) -> float: ...
+
+    @property
+    def tricks(self) -> float | None: ...
 
 
 class ComputerPlayers(Protocol):
@@ -35,6 +49,10 @@ class ComputerPlayers(Protocol):
         self, hand: int, rules: engine.TableRules, seat: int, leader: int
     ) -> dict[str, float]:
         """Expected tricks of ``hand`` (a card mask) for each trump choice."""
+
+    def choice_values(self, observation: engine.Observation) -> Sequence[ChoiceValue]:
+        """Every legal choice of the seat to act, valued from ``observation`` alone, best
+        first (the same view always gets the same values)."""
 
     def warm_up(self) -> None:
         """Load (compiling it if need be) the computer players' compiled search now, so that

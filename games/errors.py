@@ -299,6 +299,28 @@ class ImportedDealNotRated(ServiceError):
     default_detail = _("A match dealt from chosen cards is never rated.")
 
 
+class HintsOff(ServiceError):
+    status = 403
+    code = "hints_off"
+    default_detail = _("This table does not offer hints (its `hints` rule is off).")
+
+
+class HintInProgress(ServiceError):
+    """One hint at a time per account: each is a search of the seat's possible layouts."""
+
+    status = 429
+    code = "hint_in_progress"
+    default_detail = _("Your previous hint is still being worked out; wait for it.")
+
+
+class TooManyHints(ServiceError):
+    status = 429
+    code = "too_many_hints"
+    default_detail = _(
+        "You have asked for as many hints as an account may in a while; wait a moment."
+    )
+
+
 class InvalidMatch(ServiceError):
     status = 400
     code = "invalid_input"

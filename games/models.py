@@ -92,6 +92,9 @@ class Match(models.Model):
     leave_forfeits = models.BooleanField(default=False)
     # A rated table (ratings/): its people's ratings change when it finishes.
     rated = models.BooleanField(default=False)
+    # A table for learners: a seated person may ask for a hint on their turn (games/hints.py).
+    # Never a rated table.
+    hints = models.BooleanField(default=False)
     # The first deal's hands when they were chosen (a deal's notation), card strings per seat;
     # null when the first deal is shuffled. Such a match is never rated.
     imported_hands = models.JSONField(null=True, blank=True)

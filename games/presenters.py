@@ -102,6 +102,7 @@ def table_facts(match: Match) -> dict[str, Any]:
     return {
         "visibility": match.visibility,
         "rated": match.rated,
+        "hints": match.hints,
         "deal_imported": match.imported_hands is not None,
         "clock": match.clock,
         "turn_deadline": _time(match.turn_deadline),
@@ -412,6 +413,7 @@ def lobby_entry(match: Match) -> dict[str, Any]:
         "seats_taken": sum(seat["kind"] != "open" for seat in seats),
         "open_seats": match.open_seats,
         "rated": match.rated,
+        "hints": match.hints,
         "deal_imported": match.imported_hands is not None,
         "created_by": display_name(match.created_by),
         "created_at": match.created_at.isoformat(),

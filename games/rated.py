@@ -31,9 +31,17 @@ class RatedTableRefused(ServiceError):
     )
 
 
-def check_rated_table(table: engine.TableRules, people: int) -> None:
+class HintsNotRated(ServiceError):
+    status = 400
+    code = "hints_not_rated"
+    default_detail = _("A rated table never offers hints: ask for one or the other.")
+
+
+def check_rated_table(table: engine.TableRules, people: int, *, hints: bool = False) -> None:
     """RatedTableRefused unless a table of these rules, with seats for ``people``, may be
-    rated."""
+    rated; HintsNotRated if it would offer ``hints`` (games/hints.py)."""
+    if hints:
+        raise HintsNotRated(field="hints")
     if table.to_dict() != engine.PRESETS[table.game].to_dict() or people < 2:
         raise RatedTableRefused(field="rated")
 

@@ -155,6 +155,7 @@ def _start_if_accepted(match: Match, offer: RematchOffer) -> None:
         clock_seconds=match.clock,
         # A rated table needs two people's seats; without them (people left) it is casual.
         rated=match.rated and sum(entry["user_id"] is not None for entry in offer.answers) >= 2,
+        hints=match.hints,
     )
     offer.status = RematchStatus.ACCEPTED
     offer.new_match = new_match

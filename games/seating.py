@@ -105,12 +105,14 @@ def quick_match(
     bot_level: str,
     clock_seconds: dict[str, int] | None,
     rated: bool = False,
+    hints: bool = False,
 ) -> Seated:
     """A seat at the oldest public table of this game, rules and deals with a seat open, among
     the tables of the person's circle (games/circles.py), or at a new one. A new table's open
     seats go to computer players of ``bot_level`` once ``fill_with_bots_after`` seconds have
     passed (never, when None); ``clock_seconds`` is the table's turn clock (tables of another
-    clock are not compatible); a ``rated`` seat is one at a rated table only.
+    clock are not compatible); a ``rated`` seat is one at a rated table only, a ``hints``
+    seat one at a table with hints only.
 
     Requests for the same kind of table take one row lock in turn (both databases), so two of
     them never open two tables where one would do, and the seat lock of `take_seat` never
@@ -120,8 +122,9 @@ def quick_match(
     except engine.RuleError as error:
         raise InvalidRules.from_rule_error(error) from None
     if rated:
-        check_rated_table(table, people=4)
-    key = selectors.table_key(table, deal_count, clock_seconds, circles.circle_of(user), rated)
+        check_rated_table(table, people=4, hints=hints)
+    key = selectors.table_key(table, deal_count, clock_seconds, circles.circle_of(user), rated,
+                              hints)
     _queue_row(key)
     with transaction.atomic():
         # The lock: an UPDATE, so SQLite's write lock and PostgreSQL's row lock both hold it.
@@ -148,7 +151,7 @@ def quick_match(
             user=user, game=game, rules=rules, deal_count=deal_count,
             seats=[services.SeatSpec(kind="me"), *[services.SeatSpec(kind="open")] * 3],
             visibility=Visibility.PUBLIC, fill_bots_at=fill_at, fill_bots_level=bot_level,
-            clock_seconds=clock_seconds, rated=rated,
+            clock_seconds=clock_seconds, rated=rated, hints=hints,
         )
         seat = match.seats.get(user=user)
         return Seated(match, seat)

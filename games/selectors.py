@@ -34,15 +34,18 @@ def table_rules(match: Match) -> engine.TableRules:
 
 def table_key(
     rules: engine.TableRules, deal_count: int, clock: dict[str, int] | None,
-    circle: int | None, rated: bool = False,
+    circle: int | None, rated: bool = False, hints: bool = False,
 ) -> str:
-    """Game, rules, deals, clock, circle and rating as one digest: tables with one key are
-    interchangeable. A casual table of no circle keeps the key it had before circles."""
+    """Game, rules, deals, clock, circle, rating and hints as one digest: tables with one key
+    are interchangeable. A casual table of no circle without hints keeps the key it had
+    before circles."""
     parts: list[Any] = [rules.to_dict(), deal_count, clock]
     if circle is not None:
         parts.append(circle)
     if rated:
         parts.append("rated")
+    if hints:
+        parts.append("hints")
     canonical = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 

@@ -139,17 +139,19 @@ def create_match(
     limits: AccountLimits | None = None,
     ready_by: datetime | None = None,
     rated: bool = False,
+    hints: bool = False,
     deal: engine.DealStart | None = None,
     bot_seed: str = "",
 ) -> Match:
     """A new match; it starts at once when no seat is open. A ``rated`` table must be one that
-    may be rated (games/rated.py). With ``deal`` its first deal is dealt with those hands by
-    that dealer (later ones are shuffled): the table's rules must be the deal's, and such a
-    match is never rated nor found by quick match. A private match with open seats
-    gets an invitation code; ``fill_bots_at`` (quick match) is when its still open seats go
-    to computer players of ``fill_bots_level``. With ``ready_by`` (no seat open) it waits
-    for its people to be ready (`seating.ready`), and then at the latest. ``bot_seed`` seeds
-    the computer players' choices (`Match.bot_seed`: a deal set's tables)."""
+    may be rated (games/rated.py), which offers no ``hints`` (games/hints.py). With ``deal``
+    its first deal is dealt with those hands by that dealer (later ones are shuffled): the
+    table's rules must be the deal's, and such a match is never rated nor found by quick
+    match. A private match with open seats gets an invitation code; ``fill_bots_at`` (quick
+    match) is when its still open seats go to computer players of ``fill_bots_level``. With
+    ``ready_by`` (no seat open) it waits for its people to be ready (`seating.ready`), and
+    then at the latest. ``bot_seed`` seeds the computer players' choices (`Match.bot_seed`: a
+    deal set's tables)."""
     try:
         table = engine.TableRules.create(game, **(rules or {}))
     except engine.RuleError as error:
@@ -170,7 +172,8 @@ def create_match(
         if rated:
             raise ImportedDealNotRated(field="rated")
     if rated:
-        check_rated_table(table, sum(spec.kind in ("me", "person", "open") for spec in seats))
+        check_rated_table(table, sum(spec.kind in ("me", "person", "open") for spec in seats),
+                          hints=hints)
     bot_seats = sum(spec.kind == "bot" for spec in seats)
     if bot_seats == 4 and not user.has_perm("games.play_bot_only_matches"):
         raise PersonSeatRequired()
@@ -198,7 +201,7 @@ def create_match(
             ),
             open_seats=open_seats,
             table_key=(
-                selectors.table_key(table, deal_count, match_clock, circle, rated)
+                selectors.table_key(table, deal_count, match_clock, circle, rated, hints)
                 if deal is None else ""
             ),
             circle_id=circle,
@@ -208,6 +211,7 @@ def create_match(
             fill_bots_level=fill_bots_level,
             ready_by=ready_by,
             rated=rated,
+            hints=hints,
             imported_hands=None if deal is None else deal.to_dict()["hands"],
             bot_seed=bot_seed,
         )

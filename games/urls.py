@@ -34,6 +34,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("invitations/<str:code>/join", tables.InvitationJoinView.as_view(),
          name="invitation-join"),
     path("matches/<uuid:match_id>/view", play.SeatViewView.as_view(), name="seat-view"),
+    path("matches/<uuid:match_id>/hint", play.HintView.as_view(), name="hint"),
     path("matches/<uuid:match_id>/bid-estimate", play.BidEstimateView.as_view(),
          name="bid-estimate"),
     *[

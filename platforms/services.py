@@ -332,6 +332,7 @@ def create_match(
     clock_seconds: Any = games_services.DEFAULT_CLOCK,
     ready_within: int | None = None,
     rated: bool = False,
+    hints: bool = False,
     deal: engine.DealStart | None = None,
 ) -> Match:
     """A match created by the platform's account, its players seated by external id, computer
@@ -360,7 +361,7 @@ def create_match(
             limits=games_services.AccountLimits(
                 platform.max_unfinished_matches, platform.max_bot_seat_deals
             ),
-            rated=rated, deal=deal,
+            rated=rated, hints=hints, deal=deal,
         )
 
 

@@ -20,7 +20,7 @@ SEATS: list[dict[str, Any]] = [
 ]
 RULES: dict[str, Any] = PRESETS[Game.AUCTION].to_dict()
 # A match of one person against computer players: private and without a clock by default.
-TABLE_FACTS: dict[str, Any] = {"visibility": "private", "rated": False,
+TABLE_FACTS: dict[str, Any] = {"visibility": "private", "rated": False, "hints": False,
                                "deal_imported": False, "clock": None, "turn_deadline": None}
 
 SEAT_VIEW: dict[str, Any] = {'match_id': '6990c34b-402a-4832-b7a0-91140a5b4ddf',
@@ -117,6 +117,7 @@ LOBBY_TABLE: dict[str, Any] = {
     "seats_taken": 1,
     "open_seats": 3,
     "rated": False,
+    "hints": False,
     "deal_imported": False,
     "created_by": "Ayşe",
     "created_at": "2026-11-29T20:21:39.197808+00:00",
@@ -258,6 +259,19 @@ TOKEN: dict[str, Any] = {
     "token": "4c1f0b2e7d9a6e3f5b8c2a1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f",
     "expiry": "2026-12-31T20:21:39.197808Z",
     "user": USER,
+}
+
+HINT: dict[str, Any] = {
+    "version": 12,
+    "action": {"kind": "play", "card": "QC"},
+    "reason_code": "card",
+    "reason": "Q♣ is expected to score 1.4 points more than the next best card, 3♣.",
+    "choices": [
+        {"action": {"kind": "play", "card": "QC"}, "points": 4.6, "tricks": None},
+        {"action": {"kind": "play", "card": "3C"}, "points": 3.2, "tricks": None},
+        {"action": {"kind": "play", "card": "8C"}, "points": 3.1, "tricks": None},
+    ],
+    "team": False,
 }
 
 REMATCH: dict[str, Any] = {

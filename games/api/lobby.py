@@ -120,6 +120,6 @@ class QuickMatchView(APIView):
             deal_count=data["deals"], fill_with_bots_after=data["fill_with_bots_after"],
             bot_level=data["bot_level"],
             clock_seconds=data["clock"] if "clock" in data else dict(settings.CLOCK_DEFAULT),
-            rated=data["rated"],
+            rated=data["rated"], hints=data["hints"],
         )
         return joined_response(seated)

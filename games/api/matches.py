@@ -135,7 +135,7 @@ class MatchListCreateView(generics.GenericAPIView):
             user=signed_in(request), game=game, rules=rules,
             deal_count=data["deals"], seats=seats, visibility=data["visibility"],
             clock_seconds=data.get("clock", services.DEFAULT_CLOCK), rated=data["rated"],
-            deal=deal,
+            hints=data["hints"], deal=deal,
         )
         match.refresh_from_db(fields=selectors.MATCH_STATE)
         return created_match_response(match)

@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from django.conf import settings
 from drf_spectacular.utils import (
     OpenApiExample,
     extend_schema,
@@ -18,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import access, engine, presenters, selectors, services
+from games import access, engine, hints, presenters, selectors, services
 from games.api import examples
 from games.api.base import (
     ETAG_PARAMETERS,
@@ -40,6 +41,7 @@ from games.api.serializers.play import (
     AnnounceInputSerializer,
     BidEstimateSerializer,
     BidInputSerializer,
+    HintSerializer,
     PlayInputSerializer,
     SeatViewSerializer,
     TrumpInputSerializer,
@@ -126,6 +128,32 @@ class BidEstimateView(MatchEndpoint):
         except engine.IllegalAction as error:
             raise ActionRefused(error) from None
         return Response(BidEstimateSerializer(data).data)
+
+
+class HintView(MatchEndpoint):
+    permission = access.Permission.SEAT
+
+    @extend_schema(
+        operation_id="getHint", tags=["play"], summary="A hint",
+        description=(
+            "At a table with the `hints` rule, on your turn: the call or card the computer "
+            "players suggest, what each legal choice is expected to bring (points for the deal "
+            "and, for a call, tricks) and one sentence why, in your language. Worked out from "
+            "your seat's view alone (the cards you hold and have seen), so it tells nothing of "
+            "the hidden cards, and the same view always gets the same hint. Not your turn: 409 "
+            "`not_your_turn`; a match not in play: 409 `match_not_active`; a table without "
+            "hints: 403 `hints_off`; no seat of yours (a spectator): 403 `not_your_seat`. A "
+            "hint asked again for the same view is answered from the cache; an account has at "
+            f"most {settings.HINT_RATE} hints worked out (the service's HINT_RATE; beyond, 429 "
+            "`too_many_hints` with `Retry-After`), one at a time (429 `hint_in_progress`)."
+        ),
+        responses={200: HintSerializer, **errors(401, 403, 404, 409, 429)},
+        examples=[example("Play the queen", examples.HINT)],
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        assert self.seat is not None
+        data = hints.hint(self.match, self.seat.index, signed_in(request).pk)
+        return Response(HintSerializer(data).data)
 
 
 # --- actions -----------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from games.api.serializers.fields import (
     seat_list,
 )
 from games.api.serializers.matches import (
+    HINTS_HELP,
     ClockSerializer,
     MatchSerializer,
     RuleOverridesSerializer,
@@ -171,6 +172,7 @@ class PlatformMatchInputSerializer(StrictInputSerializer):
         "as it finishes. Needs the game's default rules and at least two players' or open "
         "seats; the platform's players count as named accounts.",
     )
+    hints = StrictBooleanField(default=False, help_text=HINTS_HELP)
     clock = ClockSerializer(
         required=False, allow_null=True,
         help_text="Turn clock; null for none. Default: "

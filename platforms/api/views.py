@@ -487,7 +487,7 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
                 data.get("ready_within", ps.READY_WITHIN_DEFAULT)
                 if data["start"] == "when_ready" else None
             ),
-            rated=data["rated"],
+            rated=data["rated"], hints=data["hints"],
         )
         match = Match.objects.prefetch_related("seats").get(pk=match.pk)
         return Response(ps.PlatformMatchSerializer(platform_match(match)).data,

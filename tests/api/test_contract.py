@@ -299,7 +299,7 @@ def test_an_action_answers_the_state_right_after_it(player, transactional_db) ->
 OPERATION_IDS = {
     "createGuest", "register", "logIn", "logOut", "logOutEverywhere", "getMe",
     "listRulePresets", "listMatches",
-    "createMatch", "getMatch", "joinMatch", "getSeatView", "getBidEstimate", "placeBid",
+    "createMatch", "getMatch", "joinMatch", "getSeatView", "getBidEstimate", "getHint", "placeBid",
     "passAuction", "chooseTrump", "announceTricks", "playCard", "requestRedeal", "listEvents",
     "streamEvents",
     "listDeals", "getDeal", "getDealNotation", "getMatchNotation", "listTourTables",

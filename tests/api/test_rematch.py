@@ -93,6 +93,13 @@ def test_with_only_computer_players_to_ask_it_starts_at_once() -> None:
     assert not rematch.rated
 
 
+def test_a_rematch_of_a_table_with_hints_offers_hints() -> None:
+    match, (ayse,) = finished("ayse")
+    Match.objects.filter(pk=match.pk).update(hints=True)
+    body = ayse.post(match).json()
+    assert Match.objects.get(pk=body["new_match_id"]).hints
+
+
 def test_a_decline_closes_the_offer() -> None:
     match, (ayse, ali) = finished("ayse", "ali")
     ayse.post(match)

@@ -135,6 +135,21 @@ class TestMatches:
         problem(platform.post("/matches", {"game": "auction", "deal": text[:40],
                                            "seats": TWO_PLAYERS}), 400, "invalid_deal")
 
+    def test_a_platform_opens_a_table_with_hints_never_rated(self, platform) -> None:
+        apps = {seat: platform.player(f"ext-{seat}") for seat in range(4)}
+        seats = [{"kind": "player", "external_id": f"ext-{seat}"} for seat in range(4)]
+        response = platform.post("/matches", {"game": "auction", "deals": 1, "hints": True,
+                                              "seats": seats})
+        assert response.status_code == 201, response.content
+        match = response.json()
+        assert match["hints"] is True and match["rated"] is False
+        view = apps[0].get(f"{API}/matches/{match['id']}/view").json()
+        assert view["hints"] is True
+        to_act = apps[view["deal"]["to_act"]]
+        assert to_act.get(f"{API}/matches/{match['id']}/hint").status_code == 200
+        problem(platform.post("/matches", {"game": "auction", "hints": True, "rated": True,
+                                           "seats": TWO_PLAYERS}), 400, "hints_not_rated")
+
     def test_unknown_players_and_bad_seats_are_refused(self, platform) -> None:
         problem(platform.post("/matches", {"game": "auction", "seats": TWO_PLAYERS}), 400,
                 "unknown_player")

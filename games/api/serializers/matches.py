@@ -123,6 +123,10 @@ RATED_HELP = (
     f"{settings.RATED_MATCHES_PER_PAIR_PER_DAY} rated matches together in the last 24 hours."
 )
 
+HINTS_HELP = (
+    "A table for learners: a seated person may ask for a hint on their turn (`getHint`). "
+    "Never on a rated table (400 `hints_not_rated`)."
+)
 
 # A deal's notation with every move is under 2 000 characters.
 MAX_DEAL_NOTATION = 10_000
@@ -161,6 +165,7 @@ class MatchCreateSerializer(StrictInputSerializer):
     )
     rules = RuleOverridesSerializer(required=False)
     rated = StrictBooleanField(default=False, help_text=RATED_HELP)
+    hints = StrictBooleanField(default=False, help_text=HINTS_HELP)
     deal = deal_notation_field()
     deals = StrictIntegerField(
         min_value=1, max_value=engine.MAX_DEALS, default=4,
@@ -226,6 +231,7 @@ DEAL_IMPORTED_HELP = (
 class TableFactsSerializer(serializers.Serializer):
     visibility = serializers.ChoiceField(choices=Visibility.choices)
     rated = serializers.BooleanField(help_text=RATED_HELP)
+    hints = serializers.BooleanField(help_text=HINTS_HELP)
     deal_imported = serializers.BooleanField(help_text=DEAL_IMPORTED_HELP)
     clock = ClockOutSerializer(allow_null=True, help_text="Null: no turn clock.")
     turn_deadline = serializers.DateTimeField(
@@ -288,6 +294,7 @@ class LobbyTableSerializer(serializers.Serializer):
     seats_taken = serializers.IntegerField()
     open_seats = serializers.IntegerField()
     rated = serializers.BooleanField(help_text="A rated table.")
+    hints = serializers.BooleanField(help_text="A table for learners: hints on one's turn.")
     deal_imported = serializers.BooleanField(help_text=DEAL_IMPORTED_HELP)
     created_by = serializers.CharField(help_text="The creator's display name.")
     created_at = serializers.DateTimeField()
@@ -306,6 +313,11 @@ class QuickMatchSerializer(StrictInputSerializer):
         default=False,
         help_text="A seat at a rated table (the game's default rules; `rules` must leave them "
         "as they are): only rated tables are joined.",
+    )
+    hints = StrictBooleanField(
+        default=False,
+        help_text="A seat at a table for learners (`getHint`): only such tables are joined. "
+        "Never with `rated` (400 `hints_not_rated`).",
     )
     fill_with_bots_after = StrictIntegerField(
         min_value=0, max_value=3600, required=False, allow_null=True,

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from rest_framework import serializers
 
-from games import engine
+from games import engine, hints
 from games.api.serializers.fields import (
     ACTION_KINDS,
     CARD_PATTERN,
@@ -182,6 +182,33 @@ class BidEstimateSerializer(serializers.Serializer):
     estimates = TrumpEstimateSerializer(many=True)
     best_trump = serializers.ChoiceField(choices=SUIT_CHOICES)
     team = serializers.BooleanField(help_text="True when the figures count the partner's tricks.")
+
+
+class ChoiceValueSerializer(serializers.Serializer):
+    action = ActionSerializer()
+    points = serializers.FloatField(
+        help_text="The score the seat expects for the deal with this choice (its team's, in the "
+        "partnership game)."
+    )
+    tricks = serializers.FloatField(
+        allow_null=True,
+        help_text="The tricks expected with it, for a call, trump or announcement (with the "
+        "best trump for a bid); null for a card.",
+    )
+
+
+# The schema's `HintReason` (ENUM_NAME_OVERRIDES in settings).
+HINT_REASONS = list(hints.REASONS)
+
+
+class HintSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="The match's version the hint is for.")
+    action = ActionSerializer(help_text="The suggested call or card: the best choice.")
+    reason_code = serializers.ChoiceField(choices=HINT_REASONS,
+                                          help_text="Which kind of reason `reason` gives.")
+    reason = serializers.CharField(help_text="One sentence why, in your language.")
+    choices = ChoiceValueSerializer(many=True, help_text="Every legal choice, best first.")
+    team = serializers.BooleanField(help_text="True when the figures count the partner's too.")
 
 
 # --- submitting actions ------------------------------------------------------------------------

@@ -1,0 +1,208 @@
+"""Hints for learners: at a table with the `hints` rule, a seated person may ask on their turn
+what the computer players would do, with what each legal choice is expected to bring and one
+sentence why.
+
+A hint is worked out from the seat's own view only (`engine.Observation`): the values come from
+`bots.advice` through the computer players' seam, seeded by that view, so two layouts the seat
+cannot tell apart get the same hint and nothing of the hidden cards leaks. Each is a search of
+the seat's possible layouts, so an account's hints are bounded as its computer players' work
+is: the same view's hint is answered again from the cache without a new search, an account
+has at most HINT_RATE worked out in a window, and one at a time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.utils import formats
+from django.utils.translation import gettext, gettext_noop
+
+from games import engine, selectors
+from games.api import windows
+from games.computer_players import ChoiceValue, computer_players
+from games.errors import (
+    ActionRefused,
+    HintInProgress,
+    HintsOff,
+    MatchNotActive,
+    TooManyHints,
+)
+from games.models import Match, MatchStatus
+
+# A view's hint stays in the cache this long: a turn rarely lasts longer, and a hint given
+# again after it is only worked out again (the same one: it is seeded by the view).
+CACHE_SECONDS = 15 * 60
+# Longer than any hint takes: an account's hint in progress is forgotten after this even if
+# its process died before it said it was done.
+IN_PROGRESS_SECONDS = 60
+# Choices within this many points count as equally good.
+EQUAL_POINTS = 0.05
+
+# The reasons a hint gives, by code; each sentence is filled with the hint's figures.
+REASONS: dict[str, str] = {
+    "only_choice": gettext_noop("It is your only legal choice."),
+    "bid": gettext_noop(
+        "Your hand should take about %(tricks)s tricks with its best trump: a bid of "
+        "%(bid)s is expected to score best."
+    ),
+    "pass": gettext_noop(
+        "With about %(tricks)s tricks expected from your hand, passing is expected to score "
+        "more than any bid."
+    ),
+    "trump": gettext_noop(
+        "With %(suit)s as trumps your hand should take about %(tricks)s tricks, more than "
+        "with any other suit."
+    ),
+    "announce": gettext_noop(
+        "You should take about %(tricks)s tricks: announcing %(announce)s is expected to "
+        "score best."
+    ),
+    "card": gettext_noop(
+        "%(card)s is expected to score %(margin)s points more than the next best card, "
+        "%(next)s."
+    ),
+    "cards_equal": gettext_noop(
+        "Every card you may play is expected to score about the same here; %(card)s is as "
+        "good as any."
+    ),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Hint:
+    """A hint as worked out (what the cache keeps): the choices, best first, and the reason's
+    code and figures. ``sentence`` gives the reason in the active language."""
+
+    choices: list[dict[str, Any]]
+    reason: str
+    figures: dict[str, Any]
+
+    def sentence(self) -> str:
+        return gettext(REASONS[self.reason]) % {
+            name: _shown(value) for name, value in self.figures.items()
+        }
+
+    def to_dict(self, version: int, team: bool) -> dict[str, Any]:
+        return {
+            "version": version,
+            "action": self.choices[0]["action"],
+            "reason_code": self.reason,
+            "reason": self.sentence(),
+            "choices": self.choices,
+            "team": team,
+        }
+
+
+def hint(match: Match, seat: int, account: int) -> dict[str, Any]:
+    """The hint for ``seat`` (``account``'s) at ``match`` now: refused unless the table offers
+    hints, the match is in play and it is the seat's turn; bounded per account (see above)."""
+    if not match.hints:
+        raise HintsOff()
+    if match.status != MatchStatus.ACTIVE:
+        raise MatchNotActive()
+    deal = selectors.replay_deal(match, selectors.current_deal(match))
+    if deal.to_act != seat:
+        raise ActionRefused(engine.IllegalAction(engine.Reason.NOT_YOUR_TURN))
+    observation = deal.observation(seat)
+    key = f"hints:view:{match.pk}:{_digest(observation)}"
+    found = cache.get(key)
+    if found is None:
+        with _one_at_a_time(account):
+            wait = windows.take(f"hints:rate:{_whose(account)}", *_rate())
+            if wait is not None:
+                raise TooManyHints(retry_after=wait)
+            found = dataclasses.asdict(
+                worked_out(computer_players().choice_values(observation))
+            )
+        cache.set(key, found, CACHE_SECONDS)
+    return Hint(**found).to_dict(match.version, observation.rules.is_partnership)
+
+
+def worked_out(values: Sequence[ChoiceValue]) -> Hint:
+    """The hint of a seat's ``values`` (best first)."""
+    choices = [
+        {"action": value.action.to_dict(), "points": round(value.points, 2),
+         "tricks": None if value.tricks is None else round(value.tricks, 2)}
+        for value in values
+    ]
+    reason, figures = _reason(values)
+    return Hint(choices, reason, figures)
+
+
+def _reason(values: Sequence[ChoiceValue]) -> tuple[str, dict[str, Any]]:
+    best = values[0]
+    action = best.action
+    if len(values) == 1:
+        return "only_choice", {}
+    tricks = best.tricks if best.tricks is not None else 0.0
+    match action:
+        case engine.Bid():
+            return "bid", {"tricks": tricks, "bid": action.tricks}
+        case engine.Pass():
+            bid_tricks = next(value.tricks for value in values
+                              if isinstance(value.action, engine.Bid))
+            return "pass", {"tricks": bid_tricks}
+        case engine.ChooseTrump():
+            return "trump", {"suit": action.suit.symbol, "tricks": tricks}
+        case engine.Announce():
+            return "announce", {"tricks": tricks, "announce": action.tricks}
+        case engine.Play():
+            runner_up = values[1]
+            margin = best.points - runner_up.points
+            if margin < EQUAL_POINTS:
+                return "cards_equal", {"card": _card(action.card)}
+            assert isinstance(runner_up.action, engine.Play)
+            return "card", {"card": _card(action.card), "margin": margin,
+                            "next": _card(runner_up.action.card)}
+    raise AssertionError(f"no hint for {action}")  # choice_values values no other action
+
+
+def _card(card: engine.Card) -> str:
+    """A card as a person reads it: rank and suit symbol (``10♥``, ``Q♣``)."""
+    return f"{str(card)[:-1].replace('T', '10')}{card.suit.symbol}"
+
+
+def _shown(value: Any) -> Any:
+    """Figures with one decimal, as the active language writes numbers."""
+    # Rounded first: number_format cuts the digits beyond (1.3999… would read 1.3).
+    return formats.number_format(round(value, 1), 1) if isinstance(value, float) else value
+
+
+def _digest(observation: engine.Observation) -> str:
+    view = json.dumps(observation.to_dict(), sort_keys=True, default=str)
+    return hashlib.sha256(view.encode()).hexdigest()
+
+
+def _rate() -> tuple[int, int]:
+    """HINT_RATE as (count, seconds)."""
+    count, period = settings.HINT_RATE.split("/")
+    return int(count), {"s": 1, "m": 60, "h": 3600, "d": 86400}[period[0]]
+
+
+def _whose(account: int) -> str:
+    """An account's part of a key: deployments (or test runs) may share a Redis with databases
+    of their own, whose ids are the same numbers (as games/api/slots.py's counts)."""
+    database = settings.DATABASES["default"]
+    return f"{database.get('HOST') or ''}/{database['NAME']}/{account}"
+
+
+@contextmanager
+def _one_at_a_time(account: int) -> Iterator[None]:
+    """The account's one hint in progress (atomic in the cache, so across processes when
+    scaled out); HintInProgress while another is."""
+    key, token = f"hints:busy:{_whose(account)}", uuid.uuid4().hex
+    if not cache.add(key, token, IN_PROGRESS_SECONDS):
+        raise HintInProgress(retry_after=1)
+    try:
+        yield
+    finally:
+        if cache.get(key) == token:
+            cache.delete(key)
