@@ -25,8 +25,7 @@ from django.core.cache import cache
 from django.utils import formats
 from django.utils.translation import gettext, gettext_noop
 
-from games import engine, selectors
-from games.api import windows
+from games import engine, selectors, windows
 from games.computer_players import ChoiceValue, computer_players
 from games.errors import (
     ActionRefused,
