@@ -180,11 +180,13 @@ def test_every_framework_sentence_a_request_can_meet_is_ours(language) -> None:
 # "tu", Portuguese "você", Spanish "tú", Turkish "siz", Russian "вы".
 OTHER_ADDRESS = {
     "fr": r"\b(vous|votre|vos)\b|\b(?!assez\b|chez\b)\w+ez\b",
-    "pt": r"\b(tu|teu|tua|teus|tuas|contigo|consigo|tens|jogaste|importaste|conheces|podes)\b",
+    "pt": r"\b(tu|teu|tua|teus|tuas|contigo|consigo|tens|jogaste|importaste|conheces|podes|"
+          r"pede-a|omite|joga-a)\b",
     "es": r"\b(usted|ustedes)\b",
     "tr": r"\b(sen|sana|seni|senin|sensiz|verdin|oynadın|oynamadın|aktardın|biliyorsun|"
-          r"oynayamazsın|edebilirsin)\b",
-    "ru": r"\b(ты|тебя|тебе|тобой|твой|твоя|твоё|твои|твоего|твоей)\b",
+          r"oynayamazsın|edebilirsin|kabul et|teklif yap)\b",
+    "ru": r"\b(ты|тебя|тебе|тобой|твой|твоя|твоё|твои|твоего|твоей|начни|укажи|прими|"
+          r"предложи|запрашивай|дождись)\b",
 }
 
 
