@@ -130,6 +130,9 @@ def test_what_nginx_refuses_is_a_problem_document(front_door: str) -> None:
     finally:
         connection.close()
     assert _problem(answer) == (413, "request_too_large")
+    # nginx's own answers are in English, and say so.
+    refused, _ = _exchange(front_door, "GET", f"/healthz?{'a' * 5000}", {})
+    assert (refused.status, refused.getheader("Content-Language")) == (414, "en")
 
 
 def test_the_metrics_are_not_served_from_outside(front_door: str) -> None:
@@ -140,6 +143,8 @@ def test_the_metrics_are_not_served_from_outside(front_door: str) -> None:
 
 def test_the_services_own_answers_pass_as_they_are(front_door: str) -> None:
     assert _problem(_get(front_door, "/api/v1/nowhere")) == (404, "not_found")
+    reply, body = _exchange(front_door, "GET", "/api/v1/nowhere", {"Accept-Language": "tr"})
+    assert reply.getheader("Content-Language") == "tr" and json.loads(body)["title"] != "Not Found"
     assert _problem(_get(front_door, "/healthz", {"Host": "elsewhere.example"})) == (
         400, "disallowed_host")
 
