@@ -71,7 +71,7 @@ class ServiceCollector(Collector):
 def metrics(request: HttpRequest) -> HttpResponse:
     token = settings.METRICS_TOKEN
     if not token:
-        return problem_response(problem(404, "not_found", "Not found."))
+        return problem_response(problem(404, "not_found", gettext("Not found.")))
     given = request.headers.get("Authorization", "")
     if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
         return problem_response(
