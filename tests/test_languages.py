@@ -11,11 +11,14 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.utils import translation
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from rest_framework import serializers
 
 from batak_api import problem_codes
 from games.api import accounts, authentication, problems
-from games.api.serializers.fields import StrictInputSerializer
+from games.api.serializers.fields import CARD_PATTERN, StrictInputSerializer
 from games.api.serializers.play import PlayInputSerializer
 from games.engine import Reason
 from games.engine.errors import MESSAGES
@@ -220,5 +223,35 @@ def test_framework_refusals_over_http_read_in_the_language(client, db, language)
 def test_a_card_outside_the_notation_is_told_the_notation(language) -> None:
     with translation.override(language):
         refused = PlayInputSerializer(data={"card": "ZZ"})
+        assert not refused.is_valid()
+        assert "QH" in refused.errors["card"][0] and "10S" in refused.errors["card"][0]
+
+
+NOT_AN_OBJECT = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3), max_leaves=5,
+)
+
+
+@pytest.mark.django_db
+@hypothesis_settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=NOT_AN_OBJECT, language=st.sampled_from(["en", *LANGUAGES]))
+def test_a_body_that_is_no_object_is_told_so_in_the_language(client, body, language) -> None:
+    response = client.post("/api/v1/auth/register", json.dumps(body),
+                           content_type="application/json", HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 400 and response["Content-Language"] == language
+    with translation.override(language):
+        ours = translation.gettext("Send a JSON object here, not a list, a string or a number.")
+    assert [error["message"] for error in response.json()["errors"]] == [ours]
+
+
+@hypothesis_settings(max_examples=200, deadline=None)
+@given(text=st.text(min_size=1, max_size=5), language=st.sampled_from(["en", *LANGUAGES]))
+def test_a_card_the_notation_refuses_is_told_the_notation(text, language) -> None:
+    with translation.override(language):
+        refused = PlayInputSerializer(data={"card": text})
+        if re.fullmatch(CARD_PATTERN, text):
+            return
         assert not refused.is_valid()
         assert "QH" in refused.errors["card"][0] and "10S" in refused.errors["card"][0]

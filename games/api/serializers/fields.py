@@ -13,6 +13,7 @@ from drf_spectacular.serializers import PolymorphicProxySerializerExtension
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
+from rest_framework.settings import api_settings
 
 from games import engine
 from games.engine.cards import ALL_CARDS
@@ -83,6 +84,16 @@ class StrictInputSerializer(serializers.Serializer):
     default_error_messages: ClassVar[dict[str, Any]] = {
         "invalid": _("Send a JSON object here, not a list, a string or a number."),
     }
+
+    def validate_empty_values(self, data: Any) -> tuple[bool, Any]:
+        if data is None and not self.allow_null:
+            # DRF would say "No data provided" (a body of `null`), in English only. Keyed as
+            # DRF keys its own refusal of a list, so that the errors stay an object.
+            raise serializers.ValidationError(
+                {api_settings.NON_FIELD_ERRORS_KEY: [self.error_messages["invalid"]]},
+                code="invalid",
+            )
+        return super().validate_empty_values(data)
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, Mapping):
