@@ -228,7 +228,8 @@ def test_a_card_outside_the_notation_is_told_the_notation(language) -> None:
 
 
 NOT_AN_OBJECT = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
     lambda inner: st.lists(inner, max_size=3), max_leaves=5,
 )
 
