@@ -46,7 +46,7 @@ class ProblemThreadWorker(ThreadWorker):
         content = render(body)
         status = HTTPStatus(body["status"])
         head = (f"HTTP/1.1 {status.value} {status.phrase}\r\nConnection: close\r\n"
-                "Content-Type: application/problem+json\r\n"
+                "Content-Type: application/problem+json\r\nContent-Language: en\r\n"
                 f"Content-Length: {len(content)}\r\n\r\n")
         try:
             util.write_nonblock(client, head.encode("latin-1") + content)

@@ -65,23 +65,25 @@ def body_limit(path: str) -> int | None:
 
 
 @contextmanager
-def request_language(accept_language: str) -> Iterator[None]:
+def request_language(accept_language: str) -> Iterator[str]:
     """Django's translations in the language Accept-Language asks for, for an answer given before
-    Django's LocaleMiddleware has run (here, before the request reaches Django at all)."""
+    Django's LocaleMiddleware has run (here, before the request reaches Django at all); yields
+    that language's code, the answer's Content-Language."""
     request = HttpRequest()
     request.META["HTTP_ACCEPT_LANGUAGE"] = accept_language
-    with translation.override(translation.get_language_from_request(request)):
-        yield
+    language = translation.get_language_from_request(request)
+    with translation.override(language):
+        yield language
 
 
-def refusal(limit: int, accept_language: str) -> bytes:
-    """The 413 problem document, in the request's language."""
-    with request_language(accept_language):
+def refusal(limit: int, accept_language: str) -> tuple[bytes, str]:
+    """The 413 problem document, in the request's language, and that language."""
+    with request_language(accept_language) as language:
         return render(problem(
             413, "request_too_large",
             gettext("The request body is larger than %(limit)d bytes.") % {"limit": limit},
             limit=limit,
-        ))
+        )), language
 
 
 def _log_refusal(method: str, path: str, limit: int, declared: int | None) -> None:
@@ -143,10 +145,11 @@ class BodyLimitASGI:
                       declared: int | None) -> None:
         _log_refusal(scope["method"], scope["path"], limit, declared)
         accept_language = dict(scope["headers"]).get(b"accept-language", b"")
-        content = refusal(limit, accept_language.decode("latin-1"))
+        content, language = refusal(limit, accept_language.decode("latin-1"))
         await send({"type": "http.response.start", "status": 413, "headers": [
             (b"content-type", PROBLEM_CONTENT_TYPE.encode()),
             (b"content-length", str(len(content)).encode()),
+            (b"content-language", language.encode()),
             # The rest of the body is never read: the connection cannot carry another request.
             (b"connection", b"close"),
         ]})
@@ -231,26 +234,27 @@ class BodyLimitWSGI:
     def _refuse(environ: dict[str, Any], start_response: StartResponse, limit: int,
                 declared: int | None) -> Iterable[bytes]:
         _log_refusal(environ["REQUEST_METHOD"], environ.get("PATH_INFO", ""), limit, declared)
-        content = refusal(limit, environ.get("HTTP_ACCEPT_LANGUAGE", ""))
-        return _unread_answer(environ, start_response, 413, content)
+        content, language = refusal(limit, environ.get("HTTP_ACCEPT_LANGUAGE", ""))
+        return _unread_answer(environ, start_response, 413, content, language)
 
     @staticmethod
     def _length_required(environ: dict[str, Any],
                          start_response: StartResponse) -> Iterable[bytes]:
-        with request_language(environ.get("HTTP_ACCEPT_LANGUAGE", "")):
+        with request_language(environ.get("HTTP_ACCEPT_LANGUAGE", "")) as language:
             content = render(problem(
                 411, "length_required",
                 gettext("Send the request body with a Content-Length: this server cannot read "
                         "a chunked one."),
             ))
-        return _unread_answer(environ, start_response, 411, content)
+        return _unread_answer(environ, start_response, 411, content, language)
 
 
 def _unread_answer(environ: dict[str, Any], start_response: StartResponse, status: int,
-                   content: bytes) -> Iterable[bytes]:
+                   content: bytes, language: str) -> Iterable[bytes]:
     """A problem document answered with the request's body left unread."""
     environ[BODY_LEFT_UNREAD] = True
     start_response(f"{status} {HTTPStatus(status).phrase}", [
         ("Content-Type", PROBLEM_CONTENT_TYPE), ("Content-Length", str(len(content))),
+        ("Content-Language", language),
     ])
     return [content]

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db.models import Count, Min
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 from prometheus_client import CollectorRegistry
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -70,11 +71,11 @@ class ServiceCollector(Collector):
 def metrics(request: HttpRequest) -> HttpResponse:
     token = settings.METRICS_TOKEN
     if not token:
-        return problem_response(problem(404, "not_found", "Not found."))
+        return problem_response(problem(404, "not_found", gettext("Not found.")))
     given = request.headers.get("Authorization", "")
     if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
         return problem_response(
-            problem(401, "not_authenticated", "Send the metrics token as a bearer token."),
+            problem(401, "not_authenticated", gettext("Send the metrics token as a bearer token.")),
             headers={"WWW-Authenticate": 'Bearer realm="metrics"'},
         )
     registry = CollectorRegistry()

@@ -32,7 +32,14 @@ if not DEBUG and SECRET_KEY == INSECURE_DEV_SECRET_KEY:
 ALLOWED_HOSTS = env.list(
     "DJANGO_ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"]
 )
-CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
+
+# By default the HTTPS origins of the hosts served (`.example.com` → `https://*.example.com`):
+# a form posted over TLS that ends at a proxy in front, which may not say so to the service, is
+# still of the same site. Plain HTTP needs none: its Origin is the Host header nginx passes on.
+CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[
+    f"https://*{host}" if host.startswith(".") else f"https://{host}"
+    for host in ALLOWED_HOSTS if host != "*"
+])
 
 if not DEBUG:
     # TLS ends at the proxy in front of the service; it tells us the original scheme.
@@ -168,6 +175,8 @@ USE_I18N = True
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_TZ = True
+# Overrides of Django's date and time formats for some languages (batak_api/formats/).
+FORMAT_MODULE_PATH = ["batak_api.formats"]
 
 # Static files
 

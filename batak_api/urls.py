@@ -9,6 +9,7 @@ from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import URLPattern, URLResolver, include, path
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
@@ -38,7 +39,8 @@ def readyz(request: HttpRequest) -> HttpResponse:
         return JsonResponse({"status": "ok", "checks": checks})
     logger.warning("not ready", extra={"checks": checks})
     return problem_response(
-        problem(503, "not_ready", "A service this one needs is unreachable.", checks=checks)
+        problem(503, "not_ready", gettext("A service this one needs is unreachable."),
+                checks=checks)
     )
 
 

@@ -51,6 +51,20 @@ class NotYourSeat(ServiceError):
     default_detail = _("You do not have a seat at this match.")
 
 
+class OtherSeat(ServiceError):
+    """A seated player asking for another seat's view: they have a seat, just not that one."""
+
+    status = 403
+    code = "other_seat"
+    default_detail = _("You can see only your own seat's view.")
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(
+            gettext("You can see only your own seat's view; you sit at seat %(seat)d.")
+            % {"seat": seat}
+        )
+
+
 class HandInPlay(ServiceError):
     status = 403
     code = "hand_in_play"

@@ -12,7 +12,7 @@ from games import engine, selectors
 from games.access import cards_visible
 from games.admin.faces import OUTCOME_LABELS, seat_names, suit_face
 from games.admin.replay import replay
-from games.models import Action, ActionOrigin, DealStatus, Match
+from games.models import Action, ActionOrigin, DealStatus, Match, Visibility
 
 
 def rules_in_words(rules: engine.TableRules) -> list[str]:
@@ -151,6 +151,16 @@ def clock_in_words(match: Match) -> str:
     return words
 
 
+def visibility_in_words(match: Match) -> str:
+    """What the match's visibility means for it: most private matches (computer players, a
+    platform's or a tour's tables) have no invitation, and nobody joins them by one."""
+    if match.visibility == Visibility.PUBLIC:
+        return "Public: listed in the lobby while a seat is open, open to spectators."
+    if match.invitation_code:
+        return "Private: not in the lobby; people join with its invitation code."
+    return "Private: not in the lobby, with no invitation code to join it by."
+
+
 def seat_rows(match: Match, names: Sequence[str]) -> list[dict[str, Any]]:
     ranking = match.ranking or [None] * 4
     partnership = match.game == engine.Game.PARTNERSHIP
@@ -256,6 +266,7 @@ def match_page(match: Match) -> dict[str, Any]:
         "rules_in_words": rules_in_words(selectors.table_rules(match)),
         "rules_json": json.dumps(match.rules, indent=2),
         "clock_in_words": clock_in_words(match),
+        "visibility_in_words": visibility_in_words(match),
         "seats": seat_rows(match, names),
         "names": names,
         "deals": deals,

@@ -52,6 +52,7 @@ from games.errors import (
     InvalidIdempotencyKey,
     MatchNotActive,
     NotYourSeat,
+    OtherSeat,
 )
 from games.models import MatchStatus
 
@@ -74,7 +75,8 @@ class SeatViewView(MatchEndpoint):
             "and why each other card is refused. Carries an ETag; send `If-None-Match` to get "
             "304 when nothing changed. Once a match is over, staff may pass `seat` to see any "
             "seat (each such read is logged); while it is in play nobody, staff included, reads "
-            "a seat but their own (403 `hand_in_play`)."
+            "a seat but their own (403 `hand_in_play`). A player asking for another seat than "
+            "their own is refused 403 `other_seat`."
         ),
         parameters=[SeatQuerySerializer, *ETAG_PARAMETERS],
         responses={200: SeatViewSerializer, 304: NOT_MODIFIED, **errors(400, 401, 403, 404)},
@@ -85,7 +87,7 @@ class SeatViewView(MatchEndpoint):
         query = valid_query(SeatQuerySerializer, request)
         if "seat" in query and query["seat"] != seat:
             if not request.user.is_staff:
-                raise NotYourSeat()
+                raise NotYourSeat() if seat is None else OtherSeat(seat)
             if not access.may_view_seat(self.match, self.access, query["seat"],
                                         is_staff=True):
                 raise HandInPlay()

@@ -7,10 +7,12 @@ from typing import Any
 
 from django.conf import settings
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from games import engine
 from games.api.serializers.fields import (
+    NAME_ALLOWED,
     NAME_PATTERN,
     OUTCOMES,
     PHASES,
@@ -39,12 +41,17 @@ from ratings.api.leaderboard_serializers import (
 from ratings.api.player_serializers import PlayedMatchFields
 
 EXTERNAL_ID_PATTERN = r"^[A-Za-z0-9_.:@+-]{1,128}$"
+EXTERNAL_ID_ALLOWED = _("An external id is 1 to 128 characters, each a letter A to Z or a to z, "
+                        "a digit, or one of _ . : @ + -")
 # How long a match created with `start: when_ready` waits for its players, in seconds.
 READY_WITHIN_MIN, READY_WITHIN_DEFAULT, READY_WITHIN_MAX = 10, 120, 900
 # Exactly what is accepted: the schema gives this pattern, and nothing else is checked.
 WEBHOOK_URL_PATTERN = (
     r"^https?://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?(/[A-Za-z0-9._~:/?#@!$&'()*+,;=%-]*)?$"
 )
+WEBHOOK_URL_ALLOWED = _("A webhook's URL is http:// or https://, a host name or address (letters "
+                        "A to Z, digits, dots and hyphens), an optional port and a path, e.g. "
+                        "https://example.com/batak/events.")
 
 
 LANGUAGE_HELP = ("The player's language, for what is sent about them (webhooks). Left out, "
@@ -63,7 +70,7 @@ def revoke_others_field() -> StrictBooleanField:
 
 
 class PlayerInputSerializer(StrictInputSerializer):
-    display_name = StrictRegexField(NAME_PATTERN, max_length=64, min_length=1)
+    display_name = StrictRegexField(NAME_PATTERN, NAME_ALLOWED, max_length=64, min_length=1)
     # No default: a default outside its own enum is an invalid schema, and generated clients
     # drop the whole operation (openapi-python-client did).
     language = StrictChoiceField(
@@ -73,8 +80,8 @@ class PlayerInputSerializer(StrictInputSerializer):
 
 
 class PlayerChangesSerializer(StrictInputSerializer):
-    display_name = StrictRegexField(NAME_PATTERN, max_length=64, min_length=1, required=False,
-                                    help_text="Left out: as it was.")
+    display_name = StrictRegexField(NAME_PATTERN, NAME_ALLOWED, max_length=64, min_length=1,
+                                    required=False, help_text="Left out: as it was.")
     language = StrictChoiceField(
         choices=[code for code, _ in settings.LANGUAGES], required=False, help_text=LANGUAGE_HELP,
     )
@@ -128,7 +135,7 @@ class PlatformPlayedMatchSerializer(PlayedMatchFields):
 
 class PlayerListQuerySerializer(serializers.Serializer):
     external_id_prefix = serializers.RegexField(
-        EXTERNAL_ID_PATTERN, required=False,
+        EXTERNAL_ID_PATTERN, required=False, error_messages={"invalid": EXTERNAL_ID_ALLOWED},
         help_text="Only the players whose id starts so.",
     )
     updated_since = serializers.DateTimeField(
@@ -144,7 +151,7 @@ class PlatformSeatSerializer(StrictInputSerializer):
         "/matches/{id}/join` of a public match, `POST /invitations/{code}/join` of a private "
         "one). Nobody but the platform's players sits at its matches.",
     )
-    external_id = StrictRegexField(EXTERNAL_ID_PATTERN, required=False,
+    external_id = StrictRegexField(EXTERNAL_ID_PATTERN, EXTERNAL_ID_ALLOWED, required=False,
                                    help_text="Required for `player`, refused otherwise.")
     bot_level = StrictChoiceField(choices=BotLevel.choices, required=False,
                                   help_text="Required for `bot`, refused otherwise.")
@@ -212,7 +219,7 @@ class PlatformMatchSerializer(MatchSerializer):
 
 class SubscriptionInputSerializer(StrictInputSerializer):
     url = StrictRegexField(
-        WEBHOOK_URL_PATTERN, max_length=500,
+        WEBHOOK_URL_PATTERN, WEBHOOK_URL_ALLOWED, max_length=500,
         help_text="Where to POST the events: an http:// or https:// URL (the host name or "
         "address, an optional port, a path) of a public address: a host that is, or resolves "
         "to, a private, loopback, link-local or other special-purpose address is refused.",

@@ -3,7 +3,9 @@ in-process; and the bounds' own parts, which no live server is needed for."""
 
 from __future__ import annotations
 
+import http.client
 import io
+import json
 
 import pytest
 
@@ -23,13 +25,19 @@ class Unreadable(io.RawIOBase):
 
 
 def call_wsgi(path: str, **environ: object) -> tuple[str, bytes, dict]:
-    """The WSGI application, as gunicorn and runserver call it."""
+    """The WSGI application, as gunicorn and runserver call it; the answer's headers are left
+    in the environ as `answer_headers`."""
     started: list[str] = []
-    base = {"REQUEST_METHOD": "POST", "PATH_INFO": path, "SERVER_NAME": "localhost",
+    base: dict = {"REQUEST_METHOD": "POST", "PATH_INFO": path, "SERVER_NAME": "localhost",
             "SERVER_PORT": "80", "HTTP_HOST": "localhost", "wsgi.url_scheme": "http",
             "wsgi.input": io.BytesIO(b""), "wsgi.errors": io.StringIO(),
             "CONTENT_TYPE": "application/json", **environ}
-    answer = b"".join(wsgi_application(base, lambda status, headers: started.append(status)))
+
+    def start_response(status: str, headers: list[tuple[str, str]]) -> None:
+        started.append(status)
+        base["answer_headers"] = dict(headers)
+
+    answer = b"".join(wsgi_application(base, start_response))
     return started[0], answer, base
 
 
@@ -55,13 +63,36 @@ def test_a_chunked_body_is_read_to_one_byte_past_the_limit_on_wsgi(settings) -> 
 def test_a_chunked_body_where_the_server_cannot_end_it_is_411(settings) -> None:
     """wsgiref (runserver) hands the application the raw socket: no way to tell where a
     chunked body ends, so it is refused rather than dropped."""
-    status, answer, _ = call_wsgi("/api/v1/auth/guest", HTTP_TRANSFER_ENCODING="chunked",
-                                  HTTP_ACCEPT_LANGUAGE="tr", **{"wsgi.input": Unreadable()})
+    status, answer, environ = call_wsgi("/api/v1/auth/guest", HTTP_TRANSFER_ENCODING="chunked",
+                                        HTTP_ACCEPT_LANGUAGE="tr", **{"wsgi.input": Unreadable()})
     assert status.startswith("411") and b'"code":"length_required"' in answer
     assert "Uzunluk Gerekli" in answer.decode()
+    assert environ["answer_headers"]["Content-Language"] == "tr"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["es", "fr", "pt", "ru", "tr"])
+def test_a_refusal_on_wsgi_reads_in_the_request_language(settings, language) -> None:
+    settings.API_MAX_BODY_BYTES = 1024
+    status, answer, environ = call_wsgi("/api/v1/auth/guest", CONTENT_LENGTH="70000",
+                                        HTTP_ACCEPT_LANGUAGE=f"{language},en;q=0.5",
+                                        **{"wsgi.input": Unreadable()})
+    english = call_wsgi("/api/v1/auth/guest", CONTENT_LENGTH="70000",
+                        **{"wsgi.input": Unreadable()})[1]
+    assert status.startswith("413") and environ["answer_headers"]["Content-Language"] == language
+    assert b"1024" in answer and b"Content Too Large" not in answer
+    assert answer.split(b'"detail":')[1] != english.split(b'"detail":')[1]
 
 
 def test_a_refusal_reads_in_the_request_language(asgi_server) -> None:
-    status, _, answer = bodies.post_raw(asgi_server, "/api/v1/auth/guest", b"{" * 70000,
-                                        {"Accept-Language": "fr"})
-    assert (status, answer["title"]) == (413, "Contenu trop volumineux")
+    connection = http.client.HTTPConnection(asgi_server[len("http://"):], timeout=60)
+    try:
+        connection.request("POST", "/api/v1/auth/guest", b"{" * 70000,
+                           {"Content-Type": "application/json", "Accept-Language": "fr"})
+        reply = connection.getresponse()
+        answer = json.loads(reply.read())
+    finally:
+        connection.close()
+    assert (reply.status, answer["title"]) == (413, "Contenu trop volumineux")
+    assert answer["detail"].startswith("Le corps de la requête")
+    assert reply.getheader("Content-Language") == "fr"

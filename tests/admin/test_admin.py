@@ -379,3 +379,23 @@ def test_abandon_needs_the_change_permission(client, finished) -> None:
 
     assert 'value="export_json"' in html and 'value="abandon"' not in html
     assert page(client, deal_url(finished))
+
+
+def test_match_page_says_what_its_visibility_means(admin_client, finished) -> None:
+    """Most private matches (computer players, a tour's) have no invitation code."""
+    assert finished.invitation_code is None
+    html = page(admin_client, match_url(finished))
+    assert "Private: not in the lobby, with no invitation code to join it by." in html
+    assert "invitation code." not in html
+    Match.objects.filter(pk=finished.pk).update(invitation_code="abc")
+    assert "people join with its invitation code" in page(admin_client, match_url(finished))
+    Match.objects.filter(pk=finished.pk).update(visibility="public", invitation_code=None)
+    assert "Public: listed in the lobby" in page(admin_client, match_url(finished))
+
+
+def test_times_are_shown_to_the_minute(admin_client, finished) -> None:
+    on_the_hour = timezone.now().replace(hour=7, minute=0, second=0, microsecond=0)
+    Match.objects.filter(pk=finished.pk).update(created_at=on_the_hour)
+    html = page(admin_client, match_url(finished))
+    assert on_the_hour.strftime("%Y, 07:00") in html
+    assert page(admin_client, CHANGELIST).count(on_the_hour.strftime("%Y, 07:00")) == 1

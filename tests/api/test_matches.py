@@ -119,8 +119,11 @@ class TestSeatView:
         staff_player = Player(client, staff.pk, "referee")
         live = staff_player.get(f"/matches/{match_id}/view?seat=2")
         assert live.status_code == 403 and live.json()["code"] == "hand_in_play"
-        # A player naming another seat is refused too; naming their own is their view.
-        assert players[1].get(f"/matches/{match_id}/view?seat=2").status_code == 403
+        # A player naming another seat is refused too, told which seat is theirs; naming
+        # their own is their view.
+        other = players[1].get(f"/matches/{match_id}/view?seat=2")
+        assert other.status_code == 403 and other.json()["code"] == "other_seat"
+        assert other.json()["detail"].endswith("you sit at seat 1.")
         assert players[1].get(f"/matches/{match_id}/view?seat=1").json()["seat"] == 1
         assert staff_player.post(f"/matches/{match_id}/pass").status_code == 403
         Match.objects.filter(pk=match_id).update(status=MatchStatus.ABANDONED)

@@ -48,6 +48,8 @@ def _raw(url: str, request: bytes) -> tuple[bytes, dict[str, object]]:
             answer += chunk
     head, _, body = answer.partition(b"\r\n\r\n")
     assert b"Content-Type: application/problem+json" in head, answer[:300]
+    # Refused before its head was read, so before its Accept-Language: English, as it says.
+    assert b"Content-Language: en" in head, answer[:300]
     return head.split(b"\r\n")[0], json.loads(body)
 
 

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import shutil
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from http.cookies import SimpleCookie
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,25 +37,43 @@ http {{
 """
 
 
-@pytest.fixture(scope="module")
-def front_door(stack: Stack, stream: str, tmp_path_factory: pytest.TempPathFactory
-               ) -> Iterator[str]:
+def _nginx(stack: Stack, name: str, web: str, stream: str, root: Path) -> str:
+    """deploy/nginx.conf in Debian's nginx, in front of ``web`` and ``stream``; its base URL."""
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(nginx).exists():
         _unavailable("nginx is not installed (scripts/test installs Debian's nginx)")
-    root = tmp_path_factory.mktemp("nginx")
     port = free_port()
     site = (ROOT / "deploy" / "nginx.conf").read_text()
-    site = site.replace("server web:8000;", f"server {stack.urls['web'][len('http://'):]};")
+    site = site.replace("server web:8000;", f"server {web[len('http://'):]};")
     site = site.replace("server stream:8001;", f"server {stream[len('http://'):]};")
     site = site.replace("listen 8000;", f"listen 127.0.0.1:{port};")
     (root / "site.conf").write_text(site)
     (root / "nginx.conf").write_text(MAIN.format(root=root))
-    stack.start("nginx", [nginx, "-p", str(root), "-c", str(root / "nginx.conf")])
+    stack.start(name, [nginx, "-p", str(root), "-c", str(root / "nginx.conf")])
     url = f"http://127.0.0.1:{port}"
-    wait_until(lambda: _status(url, "/healthz") == 200, 20, "nginx passing /healthz on")
-    yield url
+    wait_until(lambda: _status(url, "/healthz") == 200, 20, f"{name} passing /healthz on")
+    return url
+
+
+@pytest.fixture(scope="module")
+def front_door(stack: Stack, stream: str, tmp_path_factory: pytest.TempPathFactory
+               ) -> Iterator[str]:
+    yield _nginx(stack, "nginx", stack.urls["web"], stream, tmp_path_factory.mktemp("nginx"))
     stack.stop("nginx")
+
+
+@pytest.fixture(scope="module")
+def admin_front_door(stack: Stack, stream: str, tmp_path_factory: pytest.TempPathFactory
+                     ) -> Iterator[str]:
+    """The same, in front of a gunicorn that serves the admin's pages as the image does: from
+    `collectstatic`'s files (scripts/image-steps static), which the stack's web has none of."""
+    static = tmp_path_factory.mktemp("static")
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--no-input", "-v", "0"],
+                   cwd=ROOT, env={**stack.env, "DJANGO_STATIC_ROOT": str(static)}, check=True)
+    web = stack.start_web("admin-web", workers=1, threads=4, DJANGO_STATIC_ROOT=str(static))
+    yield _nginx(stack, "admin-nginx", web, stream, tmp_path_factory.mktemp("admin-nginx"))
+    stack.stop("admin-nginx")
+    stack.stop("admin-web")
 
 
 def _status(url: str, path: str) -> int:
@@ -68,6 +91,18 @@ def _get(url: str, path: str, headers: dict[str, str] | None = None,
         connection.request("GET", path, headers=headers or {})
         reply = connection.getresponse()
         return reply.status, reply.getheader("Content-Type", ""), reply.read()
+    finally:
+        connection.close()
+
+
+def _exchange(url: str, method: str, path: str, headers: dict[str, str], body: bytes = b""
+              ) -> tuple[http.client.HTTPResponse, bytes]:
+    host, port = url[len("http://"):].split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    try:
+        connection.request(method, path, body, headers)
+        reply = connection.getresponse()
+        return reply, reply.read()
     finally:
         connection.close()
 
@@ -95,6 +130,9 @@ def test_what_nginx_refuses_is_a_problem_document(front_door: str) -> None:
     finally:
         connection.close()
     assert _problem(answer) == (413, "request_too_large")
+    # nginx's own answers are in English, and say so.
+    refused, _ = _exchange(front_door, "GET", f"/healthz?{'a' * 5000}", {})
+    assert (refused.status, refused.getheader("Content-Language")) == (414, "en")
 
 
 def test_the_metrics_are_not_served_from_outside(front_door: str) -> None:
@@ -105,6 +143,8 @@ def test_the_metrics_are_not_served_from_outside(front_door: str) -> None:
 
 def test_the_services_own_answers_pass_as_they_are(front_door: str) -> None:
     assert _problem(_get(front_door, "/api/v1/nowhere")) == (404, "not_found")
+    reply, body = _exchange(front_door, "GET", "/api/v1/nowhere", {"Accept-Language": "tr"})
+    assert reply.getheader("Content-Language") == "tr" and json.loads(body)["title"] != "Not Found"
     assert _problem(_get(front_door, "/healthz", {"Host": "elsewhere.example"})) == (
         400, "disallowed_host")
 
@@ -133,3 +173,36 @@ def test_slow_clients_hold_no_thread_of_gunicorn(front_door: str, stack: Stack) 
     finally:
         for connection in slow:
             connection.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_admin_logs_in_through_nginx_on_its_port(admin_front_door: str,
+                                                     django_user_model: Any) -> None:
+    """As a browser at http://localhost:<port> does (compose's http://localhost:8000), under the
+    production settings and the default DJANGO_CSRF_TRUSTED_ORIGINS: the form's Origin keeps the
+    port, and so does the Host header nginx passes on (with `$host` it did not: 403)."""
+    django_user_model.objects.create_superuser("door-admin", password="a long passphrase")
+    site = "localhost:" + admin_front_door.rsplit(":", 1)[1]
+    browser = {"Host": site}
+    login, page = _exchange(admin_front_door, "GET", "/admin/login/?next=/admin/", browser)
+    assert login.status == 200
+    # A browser keeps a Secure cookie for http://localhost (a trustworthy origin); http.client
+    # keeps none at all, so the test carries them.
+    cookies = SimpleCookie()
+    for header in login.headers.get_all("Set-Cookie") or []:
+        cookies.load(header)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.decode())
+    assert token, page[:500]
+    form = (f"csrfmiddlewaretoken={token.group(1)}&username=door-admin"
+            "&password=a+long+passphrase&next=%2Fadmin%2F").encode()
+    posted, _ = _exchange(admin_front_door, "POST", "/admin/login/?next=/admin/", {
+        **browser, "Origin": f"http://{site}", "Referer": f"http://{site}/admin/login/",
+        "Content-Type": "application/x-www-form-urlencoded",
+        "Cookie": f"csrftoken={cookies['csrftoken'].value}",
+    }, form)
+    assert (posted.status, posted.getheader("Location")) == (302, "/admin/"), posted.status
+    for header in posted.headers.get_all("Set-Cookie") or []:
+        cookies.load(header)
+    admin = _get(admin_front_door, "/admin/", {**browser, "Cookie": "; ".join(
+        f"{name}={morsel.value}" for name, morsel in cookies.items())})
+    assert admin[0] == 200

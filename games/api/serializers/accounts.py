@@ -7,7 +7,9 @@ from rest_framework import serializers
 from games.api.serializers.fields import (
     MAX_USERNAME_LENGTH,
     MIN_USERNAME_LENGTH,
+    PASSWORD_ALLOWED,
     PASSWORD_PATTERN,
+    USERNAME_ALLOWED,
     USERNAME_PATTERN,
     StrictInputSerializer,
     StrictRegexField,
@@ -21,17 +23,20 @@ class GuestInputSerializer(StrictInputSerializer):
 
 class RegisterInputSerializer(StrictInputSerializer):
     username = StrictRegexField(
-        USERNAME_PATTERN, max_length=MAX_USERNAME_LENGTH,
+        USERNAME_PATTERN, USERNAME_ALLOWED, max_length=MAX_USERNAME_LENGTH,
         help_text=f"{MIN_USERNAME_LENGTH} to {MAX_USERNAME_LENGTH} of the letters A-Z and a-z, "
         "digits and `_ . @ + -`.",
     )
-    password = StrictRegexField(PASSWORD_PATTERN, min_length=8, max_length=128, write_only=True)
+    password = StrictRegexField(PASSWORD_PATTERN, PASSWORD_ALLOWED, min_length=8, max_length=128,
+                                write_only=True)
     display_name = name_field()
 
 
 class LoginInputSerializer(StrictInputSerializer):
-    username = StrictRegexField(USERNAME_PATTERN, max_length=MAX_USERNAME_LENGTH)
-    password = StrictRegexField(PASSWORD_PATTERN, max_length=128, write_only=True)
+    username = StrictRegexField(USERNAME_PATTERN, USERNAME_ALLOWED,
+                                max_length=MAX_USERNAME_LENGTH)
+    password = StrictRegexField(PASSWORD_PATTERN, PASSWORD_ALLOWED, max_length=128,
+                                write_only=True)
 
 
 class UserSerializer(serializers.Serializer):

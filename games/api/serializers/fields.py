@@ -13,6 +13,7 @@ from drf_spectacular.serializers import PolymorphicProxySerializerExtension
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
+from rest_framework.settings import api_settings
 
 from games import engine
 from games.engine.cards import ALL_CARDS
@@ -49,14 +50,20 @@ class _Bounds(TypedDict):
 SEAT: _Bounds = {"min_value": 0, "max_value": 3}
 # What a card may be written as in a request: rank then suit, `10` for a ten, either case.
 CARD_PATTERN = r"^(10|[2-9TJQKAtjqka])[SHDCshdc]$"
+CARD_ALLOWED = _("A card is its rank then its suit, e.g. QH or 10S: the rank 2 to 10 (or T for "
+                 "ten), J, Q, K or A; the suit S, H, D or C.")
 # Names are text without control characters.
 NAME_PATTERN = r"^[^\u0000-\u001f\u007f]*$"
+NAME_ALLOWED = _("A name may not hold control characters, such as a line break or a tab.")
 MIN_USERNAME_LENGTH = 3
 # As long as Django's User.username may be.
 MAX_USERNAME_LENGTH = 150
 USERNAME_PATTERN = f"^[A-Za-z0-9_.@+-]{{{MIN_USERNAME_LENGTH},{MAX_USERNAME_LENGTH}}}$"
+USERNAME_ALLOWED = _("A username is 3 to 150 characters, each a letter A to Z or a to z (no "
+                     "accented or other letters, such as ş or é), a digit, or one of _ . @ + -")
 # A password may hold any character but NUL.
 PASSWORD_PATTERN = r"^[^\u0000]*$"
+PASSWORD_ALLOWED = _("A password may hold any character but the NUL character.")
 MAX_TRICKS = 13
 # Versions count a match's actions: far below this in any match.
 MAX_VERSION = 2**31 - 1
@@ -73,6 +80,20 @@ S = TypeVar("S", bound=serializers.Serializer)
 class StrictInputSerializer(serializers.Serializer):
     # An input object that refuses fields it does not declare. (A comment, not a docstring:
     # the schema would give it as the description of every request.)
+    # DRF's own sentence names a Python type ("Expected a dictionary, but got list").
+    default_error_messages: ClassVar[dict[str, Any]] = {
+        "invalid": _("Send a JSON object here, not a list, a string or a number."),
+    }
+
+    def validate_empty_values(self, data: Any) -> tuple[bool, Any]:
+        if data is None and not self.allow_null:
+            # DRF would say "No data provided" (a body of `null`), in English only. Keyed as
+            # DRF keys its own refusal of a list, so that the errors stay an object.
+            raise serializers.ValidationError(
+                {api_settings.NON_FIELD_ERRORS_KEY: [self.error_messages["invalid"]]},
+                code="invalid",
+            )
+        return super().validate_empty_values(data)
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, Mapping):
@@ -103,9 +124,12 @@ class StrictBooleanField(serializers.BooleanField):
 
 
 class StrictRegexField(serializers.RegexField):
-    def __init__(self, regex: str, **kwargs: Any) -> None:
+    def __init__(self, regex: str, allowed: Any, **kwargs: Any) -> None:
         # The pattern is the whole contract: no whitespace trimmed before it is applied.
         super().__init__(regex, trim_whitespace=False, **kwargs)
+        # A value outside the pattern is told what the pattern allows, in words (`allowed`),
+        # rather than DRF's "This value does not match the required pattern."
+        self.error_messages["invalid"] = allowed
         # The schema's `^…$` is ECMA-262's, where `$` is the very end; Python's `$` also
         # matches before a final newline, so the value must match as a whole.
         self.whole = re.compile(regex)
@@ -129,7 +153,8 @@ class StrictChoiceField(serializers.ChoiceField):
 
 
 def name_field() -> StrictRegexField:
-    return StrictRegexField(NAME_PATTERN, max_length=64, required=False, allow_blank=True)
+    return StrictRegexField(NAME_PATTERN, NAME_ALLOWED, max_length=64, required=False,
+                            allow_blank=True)
 
 
 def card_field(**kwargs: Any) -> serializers.ChoiceField:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from games import engine, hints
 from games.api.serializers.fields import (
     ACTION_KINDS,
+    CARD_ALLOWED,
     CARD_PATTERN,
     MAX_TRICKS,
     MAX_VERSION,
@@ -229,7 +231,8 @@ class BidInputSerializer(ActionInputSerializer):
 
 
 class TrumpInputSerializer(ActionInputSerializer):
-    suit = StrictRegexField(r"^[SHDCshdc]$", help_text="`S`, `H`, `D` or `C`; lowercase accepted.")
+    suit = StrictRegexField(r"^[SHDCshdc]$", _("A suit is S, H, D or C."),
+                            help_text="`S`, `H`, `D` or `C`; lowercase accepted.")
 
     def validate_suit(self, value: str) -> str:
         return value.upper()
@@ -243,7 +246,7 @@ class AnnounceInputSerializer(ActionInputSerializer):
 
 class PlayInputSerializer(ActionInputSerializer):
     card = StrictRegexField(
-        CARD_PATTERN,
+        CARD_PATTERN, CARD_ALLOWED,
         help_text="Rank then suit: `AS`, `TH`, `2C`; lowercase and `10` are accepted.",
     )
 
