@@ -31,8 +31,10 @@ _PROPAGATOR = TraceContextTextMapPropagator()
 
 
 def traceparent() -> str:
-    """The current span's `traceparent`, or "" when no trace is being recorded (tracing off, or
-    not sampled)."""
+    """The current span's `traceparent` (a trace the sampler left out says so, and stays out
+    downstream), or "" when there is none (tracing off)."""
+    if not trace.get_current_span().get_span_context().is_valid:
+        return ""
     carrier: dict[str, str] = {}
     _PROPAGATOR.inject(carrier)
     return carrier.get("traceparent", "")
