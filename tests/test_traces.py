@@ -13,6 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 from django.db import connection
+from hypothesis import given
+from hypothesis import strategies as st
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -114,6 +116,22 @@ def test_off_by_default_no_provider_nothing_instrumented() -> None:
     answer = subprocess.run([sys.executable, "-c", program], env=environment, check=True,
                             capture_output=True, text=True, timeout=120)
     assert answer.stdout.split() == ["ProxyTracerProvider", "False", "''", "False"]
+
+
+@given(trace_id=st.integers(1, 2**128 - 1), span_id=st.integers(1, 2**64 - 1),
+       sampled=st.booleans())
+def test_a_traceparent_handed_on_carries_on_the_same_trace(trace_id, span_id, sampled) -> None:
+    """Whatever the span that hands work on, the work carries on under it (a trace the sampler
+    left out stays out), and only while it runs."""
+    flags = trace.TraceFlags(trace.TraceFlags.SAMPLED if sampled else trace.TraceFlags.DEFAULT)
+    sender = trace.SpanContext(trace_id, span_id, is_remote=False, trace_flags=flags)
+    with trace.use_span(trace.NonRecordingSpan(sender)):
+        handed = traces.traceparent()
+    with traces.carried_on(handed):
+        got = trace.get_current_span().get_span_context()
+    assert (got.trace_id, got.span_id, got.trace_flags.sampled) == (trace_id, span_id, sampled)
+    assert not trace.get_current_span().get_span_context().is_valid
+    assert traces.traceparent() == ""  # nothing to hand on outside a trace
 
 
 def test_work_on_a_lane_carries_on_in_the_trace_that_sent_it(spans) -> None:
