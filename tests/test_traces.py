@@ -151,6 +151,26 @@ def note_traceparent(seen: list[str], done: threading.Event) -> None:
     done.set()
 
 
+def test_requests_served_over_asgi_are_traced_by_route(spans) -> None:
+    """The live streams' server and the embedded default serve over ASGI."""
+    import asyncio
+
+    import httpx
+
+    from batak_api.asgi import StreamingASGIHandler
+
+    async def get() -> int:
+        transport = httpx.ASGITransport(app=StreamingASGIHandler())  # its middleware now
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as web:
+            return (await web.get("/healthz")).status_code
+
+    spans.clear()
+    assert asyncio.run(get()) == 200
+    [served] = [span for span in spans.get_finished_spans()
+                if span.kind == trace.SpanKind.SERVER]
+    assert served.name == "GET healthz"
+
+
 @pytest.mark.django_db(transaction=True)
 def test_one_trace_from_a_move_through_the_computer_turns_to_its_webhook(
     spans, settings
