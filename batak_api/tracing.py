@@ -18,7 +18,7 @@ headers, timeout, compression), OTEL_BSP_* (the batches), and the instrumentatio
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -58,14 +58,9 @@ def configure() -> None:
 
 
 def start(processors: list[SpanProcessor]) -> None:
-    """Set the process's tracer provider, its spans going to ``processors``, and instrument
-    Django, Celery, psycopg and httpx. Django's must come before its handler loads the
-    middleware (the first request's, or the WSGI/ASGI application's making)."""
+    """Set the process's tracer provider (once a process: OpenTelemetry keeps the first), its
+    spans going to ``processors``, and `instrument`."""
     from opentelemetry import trace
-    from opentelemetry.instrumentation.celery import CeleryInstrumentor
-    from opentelemetry.instrumentation.django import DjangoInstrumentor
-    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
-    from opentelemetry.instrumentation.psycopg import PsycopgInstrumentor
     from opentelemetry.sdk.resources import SERVICE_NAME, Resource
     from opentelemetry.sdk.trace import TracerProvider
 
@@ -76,10 +71,21 @@ def start(processors: list[SpanProcessor]) -> None:
     for processor in processors:
         provider.add_span_processor(processor)
     trace.set_tracer_provider(provider)
-    DjangoInstrumentor().instrument()
-    CeleryInstrumentor().instrument()
-    PsycopgInstrumentor().instrument()
-    HTTPXClientInstrumentor().instrument()
+    for instrumentor in instrumentors():
+        instrumentor.instrument()
+
+
+def instrumentors() -> list[Any]:
+    """Django's, Celery's, psycopg's and httpx's (`BaseInstrumentor`s, a class mypy does not
+    find in its module). Django's must be on before its handler loads the middleware (the first
+    request's, or the WSGI/ASGI application's making)."""
+    from opentelemetry.instrumentation.celery import CeleryInstrumentor
+    from opentelemetry.instrumentation.django import DjangoInstrumentor
+    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+    from opentelemetry.instrumentation.psycopg import PsycopgInstrumentor
+
+    return [DjangoInstrumentor(), CeleryInstrumentor(), PsycopgInstrumentor(),
+            HTTPXClientInstrumentor()]
 
 
 def _exporters() -> list[SpanExporter]:

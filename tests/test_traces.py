@@ -16,7 +16,7 @@ from django.db import connection
 from hypothesis import given
 from hypothesis import strategies as st
 from opentelemetry import trace
-from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
@@ -36,21 +36,36 @@ ALONE_WITH_COMPUTERS = [
 MOVE_ATTRIBUTES = {traces.MATCH_ID, traces.SEAT, traces.ACTION, traces.ORIGIN, traces.VERSION}
 
 
+class _WhileOn(SimpleSpanProcessor):
+    """Keeps spans only while this module's tests run: the process's tracer provider, set once,
+    outlives them."""
+
+    on = False
+
+    def on_end(self, span: ReadableSpan) -> None:
+        if self.on:
+            super().on_end(span)
+
+
+_KEPT = InMemorySpanExporter()
+_WHILE_ON = _WhileOn(_KEPT)
+
+
 @pytest.fixture(scope="module")
 def spans() -> Iterator[InMemorySpanExporter]:
-    """Tracing on in this process, its spans kept in memory; instrumentation off after."""
-    from opentelemetry.instrumentation.celery import CeleryInstrumentor
-    from opentelemetry.instrumentation.django import DjangoInstrumentor
-    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
-    from opentelemetry.instrumentation.psycopg import PsycopgInstrumentor
-
-    exporter = InMemorySpanExporter()
-    tracing.start([SimpleSpanProcessor(exporter)])
-    yield exporter
-    for instrumentor in (DjangoInstrumentor, CeleryInstrumentor, PsycopgInstrumentor,
-                         HTTPXClientInstrumentor):
-        instrumentor().uninstrument()
-    exporter.shutdown()
+    """Tracing on in this process, its spans kept in memory; instrumentation off after (and on
+    again if pytest-django's ordering brings this module's tests back after others')."""
+    if isinstance(trace.get_tracer_provider(), TracerProvider):
+        for instrumentor in tracing.instrumentors():
+            instrumentor.instrument()
+    else:
+        tracing.start([_WHILE_ON])
+    _WHILE_ON.on = True
+    yield _KEPT
+    _WHILE_ON.on = False
+    for instrumentor in tracing.instrumentors():
+        instrumentor.uninstrument()
+    _KEPT.clear()
 
 
 def wait_for(check, seconds: float = 20) -> None:
