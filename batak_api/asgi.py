@@ -45,6 +45,11 @@ class StreamingASGIHandler(ASGIHandler):
 
 
 def _application() -> BodyLimitASGI:
+    from batak_api.tracing import configure
+
+    # Before Django loads the middleware: traces of its requests need the instrumentation's.
+    # Each of the stream server's processes imports this module: each traces on its own.
+    configure()
     get_asgi_application()  # sets Django up, as Django's own entry point does
     from django.conf import settings
 

@@ -13,6 +13,7 @@ from celery.signals import (
     setup_logging,
     task_prerun,
     worker_init,
+    worker_process_init,
     worker_process_shutdown,
 )
 
@@ -60,6 +61,14 @@ def serve_metrics(**kwargs: Any) -> None:
     clear_processes()
     if settings.METRICS_PORT:
         serve_worker_metrics(settings.METRICS_PORT)
+
+
+@worker_process_init.connect
+def _traces(**kwargs: Any) -> None:
+    # Each pool process its own exporting thread, started after the fork (batak_api/tracing.py).
+    from batak_api.tracing import configure
+
+    configure()
 
 
 @worker_process_shutdown.connect

@@ -57,6 +57,14 @@ def post_request(worker: Any, req: Any, environ: dict[str, Any], resp: Any) -> N
         req.force_close()
 
 
+def post_fork(server: Any, worker: Any) -> None:
+    """Traces, when the OTEL_* variables turn them on (batak_api/tracing.py): each worker its
+    own exporting thread, started after the fork, before it loads the application."""
+    from batak_api.tracing import configure
+
+    configure()
+
+
 def on_starting(server: Any) -> None:
     """Metrics in multiprocess mode (batak_api/metrics.py): the values of processes of an earlier
     start are not this start's."""

@@ -13,11 +13,14 @@ from celery.signals import worker_init
 from django.conf import settings
 
 from batak_api.celery import app, warm_up_computer_players
+from batak_api.tracing import configure
 
 
 def main(argv: list[str]) -> None:
     # No computer player moves here: spare the worker their compilation.
     worker_init.disconnect(warm_up_computer_players)
+    # Its pool is threads of this process, which Celery's pool-process signal never reaches.
+    configure()
     app.worker_main([
         "worker", "--queues", settings.WEBHOOK_QUEUE, "--pool", "threads",
         "--concurrency", str(settings.WEBHOOK_WORKER_THREADS), *argv,

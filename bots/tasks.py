@@ -14,7 +14,7 @@ from prometheus_client import Histogram
 from bots import turn_queue
 from bots.advice import seeded_rng
 from bots.players import choose_action
-from games import computer_moves, engine, sweeper
+from games import computer_moves, engine, sweeper, traces
 from games.computer_players import computer_players
 from games.log_context import log_context
 from games.models import Seat
@@ -81,11 +81,12 @@ def play_next_turn(self: Task) -> int:
     token = self.request.id
     while (turn := turn_queue.take(token)) is not None:
         started = time.monotonic()
-        with log_context(match_id=turn.match_id):
+        # In the trace of the move that made the turn, which the rest handed on stays in.
+        with log_context(match_id=turn.match_id), traces.carried_on(turn.traceparent):
             played, left_at = _play(turn.match_id, turn.version, started + TASK_BUDGET_SECONDS,
                                     share_after=started + turn_queue.slice_for(turn))
-        if left_at is not None:
-            turn_queue.push(turn.account, turn.match_id, left_at)
+            if left_at is not None:
+                turn_queue.push(turn.account, turn.match_id, left_at)
         turn_queue.done(token, turn, time.monotonic() - started)
         if left_at is not None:
             play_next_turn.delay()
@@ -100,7 +101,17 @@ def _play(
     """Play consecutive computer players' moves from ``version`` on, until none is to act, the
     deadline passes, or (``share_after`` passed) another turn waits in the fair queue; returns
     how many were played and the version to hand on at (None when no computer player is to
-    act)."""
+    act). Traced as `bots.play_turns` (each move a `match.apply` in it)."""
+    with traces.span("bots.play_turns",
+                     {traces.MATCH_ID: match_id, traces.VERSION: version}) as span:
+        played, left_at = _play_on(match_id, version, deadline, share_after)
+        span.set_attribute("batak.played", played)
+        return played, left_at
+
+
+def _play_on(
+    match_id: str, version: int, deadline: float, share_after: float | None
+) -> tuple[int, int | None]:
     played = 0
     while True:
         new_version = computer_moves.play_bot_turn(

@@ -15,8 +15,10 @@ task id until it is played: a token redelivered after its worker died (acks late
 after a database error, plays that same turn again. A turn whose token is lost for good (Redis
 restarted empty) is found by the sweeper (games/sweeper.py), which sends it again. Every move
 is made only at the version it was decided for (games/computer_moves.py), so a copy of a turn
-changes nothing. The embedded default has no Redis: its computer players play in the request
-or on their lane (bots/interface.py), in the order sent.
+changes nothing. A turn is queued with the trace of what made it (its `traceparent`,
+games/traces.py), and played in that trace by whichever worker takes it. The embedded default
+has no Redis: its computer players play in the request or on their lane (bots/interface.py), in
+the order sent.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import redis
 from django.conf import settings
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
-from games import redis_clients
+from games import redis_clients, traces
 
 # A token plays on (the next computer player of its match, and the next) for this long before
 # it lets a waiting turn go first: the most another turn waits behind a running one, past one
@@ -116,6 +118,8 @@ class Turn:
     version: int
     # Worker time charged to the account when it was taken (corrected by `done`).
     charged: float
+    # The trace of the move that made the turn ("" when none was recorded).
+    traceparent: str = ""
 
 
 def slice_for(turn: Turn) -> float:
@@ -125,11 +129,12 @@ def slice_for(turn: Turn) -> float:
 
 
 def push(account: int, match_id: str, version: int) -> None:
-    """Queue the turn in its account's list; BrokerUnavailable when Redis does not answer
-    (what the callers already expect of the broker)."""
+    """Queue the turn in its account's list, in the current trace; BrokerUnavailable when
+    Redis does not answer (what the callers already expect of the broker)."""
+    turn = f"{match_id} {version} {traces.traceparent()}".rstrip()
     _call(
         "eval", _PUSH, 4, _key("turns", account), _key("ready"), _key("clock"),
-        _key("used", account), f"{match_id} {version}", account, USED_SECONDS,
+        _key("used", account), turn, account, USED_SECONDS,
     )
 
 
@@ -144,8 +149,9 @@ def take(token: str) -> Turn | None:
     if answer is None:
         return None
     assert isinstance(answer, bytes)
-    account, match_id, version, charged = answer.decode().split()
-    return Turn(int(account), match_id, int(version), float(charged))
+    # A turn queued without a trace has no `traceparent` between its version and its charge.
+    account, match_id, version, *traceparent, charged = answer.decode().split()
+    return Turn(int(account), match_id, int(version), float(charged), "".join(traceparent))
 
 
 def done(token: str, turn: Turn, cost: float) -> None:

@@ -11,6 +11,8 @@ from typing import Any
 
 from django.conf import settings
 
+from games import traces
+
 logger = logging.getLogger(__name__)
 
 # A lane's thread ends after this long without work, and starts again with the next.
@@ -22,12 +24,14 @@ class Lane:
     while there is work: one (one item at a time, in order), or as many as the setting
     ``threads_setting`` says. Kinds have lanes of their own so that one kind's slow work (a
     webhook receiver that answers slowly) never holds up another's (the computer players of a
-    table with no person at it)."""
+    table with no person at it). Work sent in a trace carries on in it (its `traceparent` goes
+    with it to the lane's thread)."""
 
     def __init__(self, name: str, threads_setting: str | None = None) -> None:
         self.name = name
         self._threads_setting = threads_setting
-        self._queue: queue.Queue[tuple[str, tuple[Any, ...]]] = queue.Queue()
+        # (task, args, traceparent)
+        self._queue: queue.Queue[tuple[str, tuple[Any, ...], str]] = queue.Queue()
         self._lock = threading.Lock()
         self._running = 0
         self._idle = 0
@@ -39,7 +43,7 @@ class Lane:
     def send(self, task: str, *args: Any) -> None:
         """Run ``task`` (a dotted path) with ``args`` on one of this lane's threads."""
         with self._lock:
-            self._queue.put((task, args))
+            self._queue.put((task, args, traces.traceparent()))
             if self._idle == 0 and self._running < self.threads:
                 self._running += 1
                 threading.Thread(target=self._run, daemon=True, name=self.name).start()
@@ -52,7 +56,7 @@ class Lane:
             with self._lock:
                 self._idle += 1
             try:
-                task, args = self._queue.get(timeout=LANE_IDLE_SECONDS)
+                task, args, traceparent = self._queue.get(timeout=LANE_IDLE_SECONDS)
             except queue.Empty:
                 with self._lock:  # `send` puts under this lock: nothing is left behind
                     self._idle -= 1
@@ -63,7 +67,8 @@ class Lane:
             with self._lock:
                 self._idle -= 1
             try:
-                import_string(task)(*args)
+                with traces.carried_on(traceparent):
+                    import_string(task)(*args)
             except Exception:  # the sweeps try again; a dead lane would stop every later item
                 logger.exception("background work failed", extra={"lane": self.name, "task": task})
             finally:

@@ -40,7 +40,17 @@ from django.db.models import Q, prefetch_related_objects, sql
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
-from games import clock, engine, notify, presenters, rated, selectors, signals, snapshots
+from games import (
+    clock,
+    engine,
+    notify,
+    presenters,
+    rated,
+    selectors,
+    signals,
+    snapshots,
+    traces,
+)
 from games.computer_players import computer_players
 from games.engine.shuffle import deck_commitment, new_salt
 from games.errors import ActionRefused, MatchNotFound
@@ -164,7 +174,16 @@ class MatchUnit:
     def apply(self, seat: int, action: engine.Action, *, origin: str = ActionOrigin.PLAYER) -> None:
         """Apply ``action`` at ``seat`` and record it: the action, the deal's progress, and a
         deal's end (the next deal dealt, or the match finished). ActionRefused, changing
-        nothing, when the engine refuses it."""
+        nothing, when the engine refuses it. Traced as `match.apply` (the events it writes for
+        the platforms carry that span on: platforms/webhooks.py)."""
+        with traces.span("match.apply", {
+            traces.MATCH_ID: str(self.match.id), traces.SEAT: seat,
+            traces.ACTION: action.kind.value, traces.ORIGIN: str(origin),
+            traces.VERSION: self.match.version,
+        }):
+            self._apply(seat, action, origin)
+
+    def _apply(self, seat: int, action: engine.Action, origin: str) -> None:
         match, deals, state = self.match, self.deals, self.state
         assert state is not None, "only a match in play takes actions"
         deal_row = deals[0]

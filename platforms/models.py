@@ -145,6 +145,10 @@ class WebhookEvent(models.Model):
     # share one match version). Null on events from before sequences.
     match_id = models.UUIDField(null=True, blank=True)
     sequence = models.PositiveIntegerField(null=True, blank=True)
+    # The W3C traceparent of the change that made the event (games/traces.py): its deliveries
+    # are traced in that trace, wherever and whenever they are attempted. Empty when tracing
+    # is off.
+    traceparent = models.CharField(max_length=55, blank=True, default="", editable=False)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:

@@ -51,7 +51,7 @@ from django.utils import timezone
 from prometheus_client import Counter, Histogram
 from standardwebhooks.webhooks import Webhook
 
-from games import engine, lanes, rematch
+from games import engine, lanes, rematch, traces
 from games.models import Match, MatchStatus, RematchOffer
 from games.signals import MatchChange
 from platforms.addresses import public_addresses, resolve
@@ -266,7 +266,7 @@ def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
         last[match_id] += 1
         event = WebhookEvent.objects.create(
             id=f"msg_{uuid.uuid4().hex}", platform_id=platform_id, type=event_type,
-            match_id=match_id, sequence=last[match_id],
+            match_id=match_id, sequence=last[match_id], traceparent=traces.traceparent(),
             payload={"type": event_type, "timestamp": now.isoformat(),
                      "sequence": last[match_id], "data": data},
         )
@@ -576,10 +576,22 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
 
 def attempt(delivery_id: int) -> bool | None:
     """One attempt of a delivery of ``delivery_id``'s platform (see `_claim`); True when the
-    receiver took it, False when it did not, None when none was made."""
+    receiver took it, False when it did not, None when none was made. Traced as
+    `webhooks.attempt` in the trace of the change that made its event."""
     delivery = _claim(delivery_id)
     if delivery is None:
         return None
+    event = delivery.event
+    with traces.carried_on(event.traceparent), traces.span("webhooks.attempt", {
+        traces.MATCH_ID: str(event.match_id or ""), "batak.webhook.event_type": event.type,
+        "batak.webhook.delivery_id": delivery.pk, "batak.webhook.attempt": delivery.attempts,
+    }) as span:
+        delivered = _attempt(delivery)
+        span.set_attribute("batak.webhook.delivered", delivered)
+        return delivered
+
+
+def _attempt(delivery: WebhookDelivery) -> bool:
     body = json.dumps(delivery.event.payload, separators=(",", ":"), ensure_ascii=False)
     sent_at = timezone.now()
     signature = Webhook(delivery.subscription.secret).sign(delivery.event.id, sent_at, body)

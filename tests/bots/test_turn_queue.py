@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from opentelemetry import trace
 
 from bots import tasks, turn_queue
 from games.models import Action, Match
@@ -107,6 +108,25 @@ def test_a_redelivered_token_plays_the_same_turn() -> None:
     assert taken is not None
     turn_queue.done("token", taken, CHEAP)
     assert turn_queue.take("token") is None
+
+
+def test_a_turn_is_played_in_the_trace_of_the_move_that_queued_it() -> None:
+    """The turn keeps its move's traceparent through Redis; a turn queued with no trace (tracing
+    off, or queued before traces were) has none."""
+    move = trace.SpanContext(trace_id=0x4BF92F3577B34DA6A3CE929D0E0E4736,
+                             span_id=0x00F067AA0BA902B7, is_remote=False,
+                             trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED))
+    with trace.use_span(trace.NonRecordingSpan(move)):
+        turn_queue.push(1, "traced", 4)
+    turn_queue.push(2, "untraced", 4)
+
+    taken = {turn.match_id: turn for turn in
+             (turn_queue.take("token-1"), turn_queue.take("token-2")) if turn is not None}
+    assert taken["traced"].traceparent == (
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+    assert (taken["traced"].version, taken["traced"].account) == (4, 1)
+    assert taken["untraced"].traceparent == ""
+    assert (taken["untraced"].version, taken["untraced"].account) == (4, 2)
 
 
 def test_tokens_taking_at_once_take_every_turn_once() -> None:
