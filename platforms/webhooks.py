@@ -247,9 +247,9 @@ def on_ratings_changed(
 
 
 def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
-    """Write ``events`` (type, data with its `match_id`) and their deliveries. Called in the
-    move's transaction, under its match's lock: that is what keeps a match's sequence free of
-    races."""
+    """Write ``events`` (type, data with its `match_id`; a player's event has none, and no
+    sequence) and their deliveries. Called in the move's transaction, under its match's lock:
+    that is what keeps a match's sequence free of races."""
     subscriptions = list(WebhookSubscription.objects.filter(
         platform_id=platform_id, active=True, deleted_at__isnull=True
     ))
@@ -260,15 +260,17 @@ def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
         wanted = [sub for sub in subscriptions if event_type in sub.event_types]
         if not wanted:
             continue
-        match_id = data["match_id"]
-        if match_id not in last:
-            last[match_id] = _last_sequence(match_id)
-        last[match_id] += 1
+        match_id, sequence = data.get("match_id"), None
+        if match_id is not None:
+            if match_id not in last:
+                last[match_id] = _last_sequence(match_id)
+            last[match_id] += 1
+            sequence = last[match_id]
         event = WebhookEvent.objects.create(
             id=f"msg_{uuid.uuid4().hex}", platform_id=platform_id, type=event_type,
-            match_id=match_id, sequence=last[match_id],
+            match_id=match_id, sequence=sequence,
             payload={"type": event_type, "timestamp": now.isoformat(),
-                     "sequence": last[match_id], "data": data},
+                     **({} if sequence is None else {"sequence": sequence}), "data": data},
         )
         deliveries = WebhookDelivery.objects.bulk_create(
             WebhookDelivery(subscription=sub, event=event, next_attempt_at=now) for sub in wanted
@@ -471,6 +473,14 @@ def purge_log() -> int:
     while counters := list(ended.values_list("pk", flat=True)[:CHUNK]):
         WebhookMatchSequence.objects.filter(pk__in=counters).delete()
     return removed
+
+
+def player_erased(*, platform_id: int, external_id: str, reason: str) -> None:
+    """`player.erased`: the platform's player is gone, by the platform's own request, their
+    closing their account, or staff (``reason``). Of no match: it has no sequence, and waits
+    for no event of one."""
+    emit(platform_id, [(EventType.PLAYER_ERASED, {"external_id": external_id,
+                                                   "reason": reason})])
 
 
 def redact_player(*, platform_id: int, external_id: str, match_ids: Iterable[uuid.UUID]) -> int:

@@ -77,3 +77,14 @@ class GuestSignUpThrottle(SimpleRateThrottle):
 
     def wait(self) -> float | None:
         return self._wait
+
+
+class DataExportThrottle(GuestSignUpThrottle):
+    """Exports of one's data per account: the `export` rate (DATA_EXPORT_RATE), none when it
+    is unset. An export reads every match the person played: a long history is seconds of
+    the database's time, fine a few times a day, not in a loop."""
+
+    scope = "export"
+
+    def get_cache_key(self, request: Request, view: APIView) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
