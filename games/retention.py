@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
-from django.db.models import Q
 from django.utils import timezone
 
 from games.models import IdempotencyRecord, Match, MatchStatus
@@ -22,15 +21,13 @@ ENDED = (MatchStatus.FINISHED, MatchStatus.ABANDONED, MatchStatus.CANCELLED)
 
 def purge_finished_matches() -> int:
     """Delete what is past FINISHED_MATCH_RETENTION_DAYS (nothing when it is 0); returns how
-    many matches were deleted. An ended match's time is when it finished, or its last change
-    (a match cancelled or abandoned has no finish time)."""
+    many matches were deleted. A match ended when it finished, was abandoned or cancelled
+    (`finished_at`, set by each)."""
     days = settings.FINISHED_MATCH_RETENTION_DAYS
     if days <= 0:
         return 0
     cutoff = timezone.now() - timedelta(days=days)
-    old = Match.objects.filter(status__in=ENDED).filter(
-        Q(finished_at__lt=cutoff) | Q(finished_at__isnull=True, updated_at__lt=cutoff)
-    )
+    old = Match.objects.filter(status__in=ENDED, finished_at__lt=cutoff)
     removed = 0
     while ids := list(old.values_list("pk", flat=True)[:CHUNK]):
         Match.objects.filter(pk__in=ids).delete()

@@ -485,25 +485,34 @@ def player_erased(*, platform_id: int, external_id: str, reason: str) -> None:
 
 def redact_player(*, platform_id: int, external_id: str, match_ids: Iterable[uuid.UUID]) -> int:
     """Remove an erased player's ``external_id`` from the kept payloads of the platform's
-    events of ``match_ids`` (an `external_id` field, an entry of `players`: None instead, as
-    for a seat that is no player of the platform), so that the log, and a redelivery or a
-    replay from it, no longer names them. Deliveries already made cannot be recalled. Returns
-    how many events changed."""
+    events of ``match_ids`` (an `external_id` field, at any depth, as in a `rating.changed`'s
+    `changes`; an entry of `players`: None instead, as for a seat that is no player of the
+    platform), so that the log, and a redelivery or a replay from it, no longer names them.
+    Deliveries already made cannot be recalled. Returns how many events changed."""
     changed: list[WebhookEvent] = []
     events = WebhookEvent.objects.filter(platform_id=platform_id, match_id__in=list(match_ids))
     for event in events.only("id", "payload").iterator(chunk_size=CHUNK):
         data = event.payload["data"]
-        redacted = dict(data)
-        if redacted.get("external_id") == external_id:
-            redacted["external_id"] = None
-        if isinstance(players := redacted.get("players"), list):
-            redacted["players"] = [None if player == external_id else player
-                                   for player in players]
+        redacted = _without(data, external_id)
         if redacted != data:
             event.payload["data"] = redacted
             changed.append(event)
     WebhookEvent.objects.bulk_update(changed, ["payload"], batch_size=CHUNK)
     return len(changed)
+
+
+def _without(value: Any, external_id: str) -> Any:
+    """``value`` with ``external_id`` as an `external_id` or an entry of `players` made None."""
+    if isinstance(value, list):
+        return [_without(item, external_id) for item in value]
+    if not isinstance(value, dict):
+        return value
+    redacted = {key: _without(item, external_id) for key, item in value.items()}
+    if redacted.get("external_id") == external_id:
+        redacted["external_id"] = None
+    if isinstance(players := redacted.get("players"), list):
+        redacted["players"] = [None if player == external_id else player for player in players]
+    return redacted
 
 
 # A match in one of these emits no more events.
