@@ -25,7 +25,7 @@ from django.db import models, transaction
 from django.dispatch import Signal
 from django.utils.translation import gettext_lazy as _
 
-from games import accounts, seating, selectors
+from games import accounts, circles, seating, selectors
 from games.errors import MatchNotActive, NotYourSeat, ServiceError
 from games.models import (
     Action,
@@ -53,8 +53,7 @@ class ErasureReason(models.TextChoices):
 
 # An account is being erased: sent in the erasure's transaction, the account row locked and not
 # yet changed, after the person left every match waiting or in play. Arguments: `user`,
-# `reason` (an `ErasureReason`). A receiver erases what its app keeps of the person; raising a
-# `ServiceError` refuses the erasure (nothing changes).
+# `reason` (an `ErasureReason`). A receiver erases what its app keeps of the person.
 account_erasing = Signal()
 
 # A person's export is being written. Arguments: `user`. A receiver returns a dict of its
@@ -68,6 +67,15 @@ class ClosingNotConfirmed(ServiceError):
     default_detail = _(
         "Closing an account cannot be undone: send your password, or, for an account without "
         "one, \"confirm\": true."
+    )
+
+
+class PlatformAccount(ServiceError):
+    status = 409
+    code = "platform_account"
+    default_detail = _(
+        "This is a partner platform's own account: its matches and keys depend on it, so it "
+        "is never erased."
     )
 
 
@@ -101,7 +109,10 @@ def erase_account(user: User, *, reason: ErasureReason) -> None:
     of the other apps, `account_erasing`), the account made anonymous and unusable.
 
     Each step can be done again: a call that fails half way may be retried, and an account
-    erased already is left as it is."""
+    erased already is left as it is. A platform's own account, its circle's (games/circles.py),
+    is refused (`PlatformAccount`): its matches and keys hang on it."""
+    if circles.circle_of(user) == user.pk:
+        raise PlatformAccount()
     _revoke_access(user)
     _leave_every_match(user)
     with transaction.atomic():

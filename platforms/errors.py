@@ -64,11 +64,3 @@ class DeliveryNotFound(ServiceError):
     code = "not_found"
     default_detail = _("This webhook of your platform has no such delivery.")
 
-
-class PlatformAccount(ServiceError):
-    status = 409
-    code = "platform_account"
-    default_detail = _(
-        "This is a partner platform's own account: its matches and keys depend on it, so it "
-        "is never erased."
-    )

@@ -26,13 +26,7 @@ from games.errors import InvalidMatch, MatchNotFound
 from games.match_unit import changing
 from games.models import Match, MatchStatus, Seat
 from platforms import webhooks
-from platforms.errors import (
-    MatchOver,
-    PlatformAccount,
-    PlatformMatchNotFound,
-    PlayerNotFound,
-    UnknownPlayer,
-)
+from platforms.errors import MatchOver, PlatformMatchNotFound, PlayerNotFound, UnknownPlayer
 from platforms.models import Platform, PlatformKey, PlatformPlayer
 
 # A key replaced by `rotate_key` keeps working this long, so that the platform can deploy the
@@ -234,13 +228,10 @@ def erase_player(*, platform: Platform, external_id: str) -> None:
 def on_account_erasing(
     sender: Any, *, user: User, reason: privacy.ErasureReason, **kwargs: Any
 ) -> None:
-    """What platforms keep of a person being erased: a platform's own account is never erased
-    (its matches and keys hang on it); a platform's player row is locked (`create_match` takes
-    this lock too: no match is made for them meanwhile), their external id removed from the
-    platform's kept events, `player.erased` sent, and the row deleted, freeing the id for a new
-    player."""
-    if Platform.objects.filter(user=user).exists():
-        raise PlatformAccount()
+    """What platforms keep of a person being erased: a platform's player row is locked
+    (`create_match` takes this lock too: no match is made for them meanwhile), their external
+    id removed from the platform's kept events, `player.erased` sent, and the row deleted,
+    freeing the id for a new player."""
     player = PlatformPlayer.objects.select_for_update().filter(user=user).first()
     if player is None:
         return
