@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import secrets
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import Any, cast
 
@@ -118,8 +119,9 @@ def erase_account(user: User, *, reason: ErasureReason) -> None:
     with transaction.atomic():
         # No key update: a match finishing meanwhile holds its people's ratings and needs a key
         # share of this row to commit; a full update lock would wait for it while it waits here.
-        locked = get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk)
-        if locked.filter(username__startswith=ERASED_PREFIX).exists() or not locked.exists():
+        username = get_user_model().objects.select_for_update(no_key=True).filter(
+            pk=user.pk).values_list("username", flat=True).first()
+        if username is None or username.startswith(ERASED_PREFIX):
             return
         account_erasing.send(sender=User, user=user, reason=reason)
         # A match made for them since the first pass is left now (receivers have locked what
@@ -139,7 +141,8 @@ def erase_account(user: User, *, reason: ErasureReason) -> None:
         user.is_active = user.is_staff = user.is_superuser = False
         user.last_login = None
         user.set_unusable_password()
-        user.save()
+        user.save(update_fields=["username", "first_name", "last_name", "email", "is_active",
+                                 "is_staff", "is_superuser", "last_login", "password"])
         user.groups.clear()
         user.user_permissions.clear()
 
@@ -215,7 +218,12 @@ def _matches(user: User) -> Iterator[dict[str, Any]]:
 
 
 def _match(match: Match, own: int) -> dict[str, Any]:
-    deals = Deal.objects.filter(match=match).exclude(status=DealStatus.IN_PROGRESS)
+    """One match in four queries, however many deals it has."""
+    deals = list(Deal.objects.filter(match=match).exclude(status=DealStatus.IN_PROGRESS)
+                 .order_by("sequence"))
+    actions: dict[int, list[Action]] = defaultdict(list)
+    for action in Action.objects.filter(deal__in=deals).order_by("deal_id", "sequence"):
+        actions[action.deal_id].append(action)
     rematch = RematchOffer.objects.filter(match=match).values("status", "created_at").first()
     return {
         "id": match.id,
@@ -234,12 +242,11 @@ def _match(match: Match, own: int) -> dict[str, Any]:
         "totals": match.totals,
         "ranking": match.ranking,
         "rematch": rematch,
-        "deals": [_deal(deal, own) for deal in deals.order_by("sequence")],
+        "deals": [_deal(deal, own, actions[deal.pk]) for deal in deals],
     }
 
 
-def _deal(deal: Deal, own: int) -> dict[str, Any]:
-    actions = Action.objects.filter(deal=deal).order_by("sequence")
+def _deal(deal: Deal, own: int, actions: list[Action]) -> dict[str, Any]:
     return {
         "sequence": deal.sequence,
         "number": deal.number,

@@ -254,10 +254,11 @@ class DeliverySerializer(serializers.Serializer):
     id = serializers.IntegerField()
     event_id = serializers.CharField(help_text="The `webhook-id` of every attempt.")
     event_type = serializers.ChoiceField(choices=EventType.choices)
-    match_id = serializers.UUIDField(allow_null=True)
+    match_id = serializers.UUIDField(allow_null=True,
+                                     help_text="Null for a player's event (`player.erased`).")
     sequence = serializers.IntegerField(
         allow_null=True, help_text="The event's place among its match's events (the body's "
-        "`sequence`)."
+        "`sequence`); null for a player's event."
     )
     status = serializers.ChoiceField(choices=DeliveryStatus.choices)
     attempts = serializers.IntegerField()

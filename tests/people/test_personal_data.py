@@ -25,6 +25,7 @@ from platforms.models import PlatformPlayer, WebhookEvent
 from ratings.models import GameRecord, Privacy, Rating
 from tests.admin.helpers import play_match
 from tests.api.conftest import API
+from tests.api.schema import _document, assert_matches, assert_matches_schema
 
 pytestmark = pytest.mark.django_db
 
@@ -132,6 +133,12 @@ FIELDS: dict[str, dict[str, str]] = {
 }
 
 PASSWORD = "correct horse battery"
+
+
+def webhook_body(event_type: str) -> dict[str, Any]:
+    """The committed schema's body of a webhook type."""
+    return _document()["webhooks"][event_type]["post"]["requestBody"]["content"][
+        "application/json"]["schema"]
 
 
 def test_every_field_is_classified() -> None:
@@ -247,6 +254,7 @@ def test_an_erasure_leaves_no_personal_value_anywhere(platform, django_user_mode
 
     # The one exception, named: `player.erased` tells the platform which of its ids is gone.
     told = WebhookEvent.objects.get(type="player.erased")
+    assert_matches_schema(told.payload, webhook_body("player.erased"))
     assert told.payload["data"] == {"external_id": "ext-cem-9", "reason": "staff"}
     told.delete()
     assert values_holding(markers) == []
@@ -308,6 +316,7 @@ def export_of(app: APIClient) -> dict[str, Any]:
 def test_an_export_has_ones_own_data_and_nothing_hidden_of_others(platform) -> None:
     zeynep_app, zeynep, cem_app, cem, _ = a_full_life(platform)
     mine = export_of(zeynep_app)
+    assert_matches(mine, "DataExport")
     assert mine["account"]["username"] == "zeynep_k"
     assert mine["account"]["email"] == "zeynep@example.org"
     assert {match["id"] for match in mine["matches"]} == {
@@ -334,6 +343,7 @@ def test_an_export_has_ones_own_data_and_nothing_hidden_of_others(platform) -> N
     in_play = next(match for match in mine["matches"] if match["status"] == "active")
     assert in_play["deals"] == []
     his = export_of(cem_app)
+    assert_matches(his, "DataExport")
     assert his["platform_player"]["external_id"] == "ext-cem-9"
     assert his["platform_player"]["platform"] == platform.platform.name
 

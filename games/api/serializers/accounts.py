@@ -84,8 +84,11 @@ class ExportedSeatSerializer(serializers.Serializer):
 
 class ExportedActionSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
-    kind = serializers.CharField(help_text="`bid`, `pass`, `trump`, `play`...; the action's "
-                                 "own fields (`bid`, `suit`, `card`...) follow.")
+    kind = serializers.CharField(help_text="`bid`, `pass`, `trump`, `announce`, `play`, "
+                                 "`redeal`, with the action's own field, if any:")
+    tricks = serializers.IntegerField(required=False, help_text="A bid's or an announcement's.")
+    suit = serializers.CharField(required=False, help_text="The trump chosen.")
+    card = serializers.CharField(required=False, help_text="The card played.")
     origin = serializers.CharField(help_text="`player`, or how a computer player made it.")
     at = serializers.DateTimeField()
 
