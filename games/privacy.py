@@ -131,10 +131,7 @@ def erase_account(user: User, *, reason: ErasureReason) -> None:
         IdempotencyRecord.objects.filter(user=user).delete()
         Spectator.objects.filter(user=user).delete()
         Seat.objects.filter(user=user).update(display_name=FORMER_PLAYER)
-        # The admin's history names the account as it was (its `str`).
-        LogEntry.objects.filter(
-            content_type=ContentType.objects.get_for_model(user), object_id=str(user.pk)
-        ).update(object_repr=FORMER_PLAYER)
+        forget_in_admin_history(user)
         user.username = f"{ERASED_PREFIX}{secrets.token_hex(16)}"
         user.first_name = FORMER_PLAYER
         user.last_name = user.email = ""
@@ -145,6 +142,14 @@ def erase_account(user: User, *, reason: ErasureReason) -> None:
                                  "is_staff", "is_superuser", "last_login", "password"])
         user.groups.clear()
         user.user_permissions.clear()
+
+
+def forget_in_admin_history(instance: models.Model) -> None:
+    """The admin's history names each object it changed as it was then (its `str`: an
+    account's username, a platform's player's external id): FORMER_PLAYER instead."""
+    LogEntry.objects.filter(
+        content_type=ContentType.objects.get_for_model(instance), object_id=str(instance.pk)
+    ).update(object_repr=FORMER_PLAYER)
 
 
 def _revoke_access(user: User) -> None:

@@ -230,8 +230,8 @@ def on_account_erasing(
 ) -> None:
     """What platforms keep of a person being erased: a platform's player row is locked
     (`create_match` takes this lock too: no match is made for them meanwhile), their external
-    id removed from the platform's kept events, `player.erased` sent, and the row deleted,
-    freeing the id for a new player."""
+    id removed from the platform's kept events and the admin's history, `player.erased` sent,
+    and the row deleted, freeing the id for a new player."""
     player = PlatformPlayer.objects.select_for_update().filter(user=user).first()
     if player is None:
         return
@@ -241,6 +241,7 @@ def on_account_erasing(
     )
     webhooks.player_erased(platform_id=player.platform_id, external_id=player.external_id,
                            reason=reason)
+    privacy.forget_in_admin_history(player)
     player.delete()
 
 

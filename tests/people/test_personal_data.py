@@ -214,10 +214,10 @@ def a_full_life(platform) -> tuple[APIClient, User, APIClient, User, list[str]]:
     Spectator.objects.create(match=played, user=cem, last_seen=played.created_at)
     assert zeynep_app.patch(f"{API}/me/privacy", {"history_public": False},
                             format="json").status_code == 200
-    for user in (zeynep, cem):
+    for changed in (zeynep, cem, PlatformPlayer.objects.get(user=cem)):
         LogEntry.objects.create(
-            user=other, content_type=ContentType.objects.get_for_model(User),
-            object_id=str(user.pk), object_repr=str(user), action_flag=CHANGE,
+            user=other, content_type=ContentType.objects.get_for_model(changed),
+            object_id=str(changed.pk), object_repr=str(changed), action_flag=CHANGE,
         )
     Client().force_login(zeynep)  # a staff session
     token_keys = list(AuthToken.objects.filter(user__in=[zeynep, cem]).values_list(
