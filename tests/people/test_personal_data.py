@@ -14,6 +14,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission, User
 from django.contrib.contenttypes.models import ContentType
 from django.test import Client
+from hypothesis import given
+from hypothesis import strategies as st
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
@@ -21,6 +23,7 @@ from rest_framework.throttling import SimpleRateThrottle
 from games import privacy
 from games.models import Deal, IdempotencyRecord, Match, Seat, Spectator
 from games.services import SeatSpec
+from platforms import webhooks
 from platforms.models import PlatformPlayer, WebhookEvent
 from ratings.models import GameRecord, Privacy, Rating
 from tests.admin.helpers import play_match
@@ -393,3 +396,37 @@ def test_a_platforms_own_account_is_never_erased(platform) -> None:
         privacy.erase_account(platform.platform.user, reason=privacy.ErasureReason.STAFF)
     platform.platform.user.refresh_from_db()
     assert not privacy.is_erased(platform.platform.user)
+
+
+LEAVES = st.one_of(st.none(), st.integers(0, 3), st.sampled_from(["ext-1", "ext-2", "x"]))
+PAYLOADS = st.recursive(
+    LEAVES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.sampled_from(["external_id", "players", "changes", "data"]), inner,
+                        max_size=4),
+    ),
+    max_leaves=20,
+)
+
+
+def names(value: Any, external_id: str) -> bool:
+    """Whether ``value`` names ``external_id`` where an event names a player."""
+    if isinstance(value, list):
+        return any(names(item, external_id) for item in value)
+    if not isinstance(value, dict):
+        return False
+    players = value.get("players")
+    return (value.get("external_id") == external_id
+            or (isinstance(players, list) and external_id in players)
+            or any(names(item, external_id) for item in value.values()))
+
+
+@given(PAYLOADS)
+def test_a_redacted_payload_names_the_player_nowhere_and_keeps_the_rest(payload: Any) -> None:
+    redacted = webhooks._without(payload, "ext-1")
+    assert not names(redacted, "ext-1")
+    assert webhooks._without(redacted, "ext-1") == redacted
+    # Nobody else is touched: ext-2 is named exactly where it was.
+    assert names(redacted, "ext-2") == names(payload, "ext-2")
+    assert webhooks._without(payload, "ext-3") == payload
