@@ -13,7 +13,7 @@ import contextlib
 import json
 import secrets
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, cast
 
 from django.contrib.admin.models import LogEntry
@@ -216,58 +216,78 @@ def _account(user: User) -> dict[str, Any]:
     }
 
 
+# Matches read at a time by an export: a few queries for each page, however many deals.
+EXPORT_PAGE = 100
+
+
 def _matches(user: User) -> Iterator[dict[str, Any]]:
-    seats = Seat.objects.filter(user=user).select_related("match").order_by("match__created_at")
-    for seat in seats.iterator(chunk_size=100):
-        yield _match(seat.match, seat.index)
+    mine = list(Seat.objects.filter(user=user).order_by("match__created_at", "match_id")
+                .values_list("match_id", "index"))
+    for start in range(0, len(mine), EXPORT_PAGE):
+        page = mine[start:start + EXPORT_PAGE]
+        ids = [match_id for match_id, _ in page]
+        matches = Match.objects.in_bulk(ids)
+        seats = _grouped(Seat.objects.filter(match_id__in=ids).order_by("match_id", "index")
+                         .values("match_id", "index", "display_name", "bot_level"))
+        ended = Deal.objects.filter(match_id__in=ids).exclude(status=DealStatus.IN_PROGRESS)
+        deals = _grouped(ended.order_by("match_id", "sequence").values(
+            "id", "match_id", "sequence", "number", "status", "dealer", "hands", "declarer",
+            "bid", "trump", "tricks", "scores", "started_at", "finished_at"))
+        actions = _grouped(
+            Action.objects.filter(deal__in=ended.values("pk")).order_by("deal_id", "sequence")
+            .values("deal_id", "seat", "kind", "payload", "origin", "created_at"), "deal_id")
+        rematches = {offer["match_id"]: offer for offer in RematchOffer.objects.filter(
+            match_id__in=ids).values("match_id", "status", "created_at")}
+        for match_id, own in page:
+            match = matches[match_id]
+            rematch = rematches.get(match_id)
+            yield {
+                "id": match.id,
+                "game": match.game,
+                "status": match.status,
+                "rated": match.rated,
+                "deal_count": match.deal_count,
+                "created_at": match.created_at,
+                "finished_at": match.finished_at,
+                "seat": own,
+                "seats": [
+                    {"index": seat["index"], "display_name": seat["display_name"],
+                     "computer": bool(seat["bot_level"]), "you": seat["index"] == own}
+                    for seat in seats[match_id]
+                ],
+                "totals": match.totals,
+                "ranking": match.ranking,
+                "rematch": rematch and {"status": rematch["status"],
+                                        "created_at": rematch["created_at"]},
+                "deals": [_deal(deal, own, actions[deal["id"]]) for deal in deals[match_id]],
+            }
 
 
-def _match(match: Match, own: int) -> dict[str, Any]:
-    """One match in four queries, however many deals it has."""
-    deals = list(Deal.objects.filter(match=match).exclude(status=DealStatus.IN_PROGRESS)
-                 .order_by("sequence"))
-    actions: dict[int, list[Action]] = defaultdict(list)
-    for action in Action.objects.filter(deal__in=deals).order_by("deal_id", "sequence"):
-        actions[action.deal_id].append(action)
-    rematch = RematchOffer.objects.filter(match=match).values("status", "created_at").first()
+def _grouped(rows: Iterable[Mapping[str, Any]], key: str = "match_id") -> dict[Any, list[Any]]:
+    grouped: dict[Any, list[Any]] = defaultdict(list)
+    for row in rows:
+        grouped[row[key]].append(row)
+    return grouped
+
+
+def _deal(deal: dict[str, Any], own: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """An ended deal as the person saw it: their own hand, never another seat's."""
     return {
-        "id": match.id,
-        "game": match.game,
-        "status": match.status,
-        "rated": match.rated,
-        "deal_count": match.deal_count,
-        "created_at": match.created_at,
-        "finished_at": match.finished_at,
-        "seat": own,
-        "seats": [
-            {"index": seat.index, "display_name": seat.display_name,
-             "computer": seat.is_bot, "you": seat.index == own}
-            for seat in match.seats.order_by("index")
-        ],
-        "totals": match.totals,
-        "ranking": match.ranking,
-        "rematch": rematch,
-        "deals": [_deal(deal, own, actions[deal.pk]) for deal in deals],
-    }
-
-
-def _deal(deal: Deal, own: int, actions: list[Action]) -> dict[str, Any]:
-    return {
-        "sequence": deal.sequence,
-        "number": deal.number,
-        "status": deal.status,
-        "dealer": deal.dealer,
-        "hand": deal.hands[own],
-        "declarer": deal.declarer,
-        "bid": deal.bid,
-        "trump": deal.trump,
-        "tricks": deal.tricks,
-        "scores": deal.scores,
-        "started_at": deal.started_at,
-        "finished_at": deal.finished_at,
+        "sequence": deal["sequence"],
+        "number": deal["number"],
+        "status": deal["status"],
+        "dealer": deal["dealer"],
+        "hand": deal["hands"][own],
+        "declarer": deal["declarer"],
+        "bid": deal["bid"],
+        "trump": deal["trump"],
+        "tricks": deal["tricks"],
+        "scores": deal["scores"],
+        "started_at": deal["started_at"],
+        "finished_at": deal["finished_at"],
         "actions": [
-            {"seat": action.seat, "kind": action.kind, **action.payload,
-             "origin": action.origin, "at": action.created_at}
+            {"seat": action["seat"], "kind": action["kind"], **action["payload"],
+             "origin": action["origin"], "at": action["created_at"]}
             for action in actions
         ],
     }

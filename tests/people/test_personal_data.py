@@ -13,7 +13,9 @@ from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission, User
 from django.contrib.contenttypes.models import ContentType
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from hypothesis import given
 from hypothesis import strategies as st
 from knox.models import AuthToken
@@ -26,7 +28,7 @@ from games.services import SeatSpec
 from platforms import webhooks
 from platforms.models import PlatformPlayer, WebhookEvent
 from ratings.models import GameRecord, Privacy, Rating
-from tests.admin.helpers import play_match
+from tests.admin.helpers import person, play_match
 from tests.api.conftest import API
 from tests.api.schema import _document, assert_matches, assert_matches_schema
 
@@ -430,3 +432,19 @@ def test_a_redacted_payload_names_the_player_nowhere_and_keeps_the_rest(payload:
     # Nobody else is touched: ext-2 is named exactly where it was.
     assert names(redacted, "ext-2") == names(payload, "ext-2")
     assert webhooks._without(payload, "ext-3") == payload
+
+
+def test_an_exports_queries_do_not_grow_with_the_history() -> None:
+    someone = person("someone")
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            text = "".join(privacy.export(someone))
+        assert json.loads(text)["account"]["username"] == "someone"
+        return len(captured)
+
+    play_match(someone, deal_count=2)
+    one = queries()
+    for seed in (1, 2):
+        play_match(someone, deal_count=2, seed=seed)
+    assert queries() == one
