@@ -63,4 +63,3 @@ class DeliveryNotFound(ServiceError):
     status = 404
     code = "not_found"
     default_detail = _("This webhook of your platform has no such delivery.")
-
