@@ -45,6 +45,9 @@ JOBS = [
     # The webhook delivery log past WEBHOOK_LOG_RETENTION_DAYS.
     Job("purge-webhook-log", "platforms.tasks.purge_webhook_log",
         "WEBHOOK_PURGE_INTERVAL_SECONDS"),
+    # Matches ended more than FINISHED_MATCH_RETENTION_DAYS ago (none while it is 0).
+    Job("purge-finished-matches", "games.tasks.purge_finished_matches",
+        "RETENTION_PURGE_INTERVAL_SECONDS"),
 ]
 
 

@@ -251,6 +251,11 @@ WEBHOOK_SWEEP_INTERVAL_SECONDS = env.float("WEBHOOK_SWEEP_INTERVAL_SECONDS", 1)
 # this long, then purged every WEBHOOK_PURGE_INTERVAL_SECONDS; replays reach back as far.
 WEBHOOK_LOG_RETENTION_DAYS = env.float("WEBHOOK_LOG_RETENTION_DAYS", 30)
 WEBHOOK_PURGE_INTERVAL_SECONDS = env.float("WEBHOOK_PURGE_INTERVAL_SECONDS", 3600)
+# Finished, abandoned and cancelled matches are deleted this many days after they ended, with
+# their deals, moves and the records of them (`purge_finished_matches`, every
+# RETENTION_PURGE_INTERVAL_SECONDS); 0 keeps them for ever.
+FINISHED_MATCH_RETENTION_DAYS = env.float("FINISHED_MATCH_RETENTION_DAYS", 0)
+RETENTION_PURGE_INTERVAL_SECONDS = env.float("RETENTION_PURGE_INTERVAL_SECONDS", 3600)
 # Whether webhooks may go to loopback, private or link-local addresses: only while developing
 # (and in tests, whose receivers are on loopback); never let a platform aim the service at its
 # own network in production.
@@ -293,6 +298,8 @@ REST_FRAMEWORK = {
         # or a café behind one address starts a few guests an hour (a token lasts
         # TOKEN_TTL_DAYS); a script starting one per request is held to this.
         "guest": env.str("GUEST_CREATION_RATE", default=None) or (None if DEBUG else "20/hour"),
+        # Exports of one's own data per account (exportMyData): each reads the whole history.
+        "export": env.str("DATA_EXPORT_RATE", default=None) or (None if DEBUG else "2/hour"),
     },
     # The client address is the peer address unless the deployment says how many proxies in
     # front append to X-Forwarded-For: trusting the header with no proxy there would let any
@@ -467,6 +474,7 @@ CELERY_BEAT_SCHEDULE = jobs.beat_schedule({
     "BOT_SWEEP_INTERVAL_SECONDS": BOT_SWEEP_INTERVAL_SECONDS,
     "WEBHOOK_SWEEP_INTERVAL_SECONDS": WEBHOOK_SWEEP_INTERVAL_SECONDS,
     "WEBHOOK_PURGE_INTERVAL_SECONDS": WEBHOOK_PURGE_INTERVAL_SECONDS,
+    "RETENTION_PURGE_INTERVAL_SECONDS": RETENTION_PURGE_INTERVAL_SECONDS,
 })
 
 # Metrics (batak_api/metrics.py, batak_api/scrape.py): `GET /metrics` answers a scrape that

@@ -7,7 +7,7 @@ class PlatformsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from games import circles
+        from games import circles, privacy
         from games.signals import match_changed, match_progressed
         from platforms import services, webhooks
         from ratings.signals import ratings_changed
@@ -15,4 +15,6 @@ class PlatformsConfig(AppConfig):
         match_progressed.connect(webhooks.on_match_progressed, dispatch_uid="platform-webhooks")
         match_changed.connect(webhooks.on_match_changed, dispatch_uid="platform-webhooks")
         ratings_changed.connect(webhooks.on_ratings_changed, dispatch_uid="platform-webhooks")
+        privacy.account_erasing.connect(services.on_account_erasing, dispatch_uid="platforms")
+        privacy.personal_data.connect(services.personal_data, dispatch_uid="platforms")
         circles.use(services.circle_of)

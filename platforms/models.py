@@ -111,6 +111,7 @@ class EventType(models.TextChoices):
     REMATCH_OFFERED = "rematch.offered", "A rematch of a finished match was offered"
     REMATCH_STARTED = "rematch.started", "Everyone accepted: the rematch started"
     RATING_CHANGED = "rating.changed", "A rated match's players' ratings changed"
+    PLAYER_ERASED = "player.erased", "A player was erased: their data is gone, their id free"
 
 
 class WebhookSubscription(models.Model):
@@ -140,9 +141,10 @@ class WebhookEvent(models.Model):
     platform = models.ForeignKey(Platform, on_delete=models.CASCADE, related_name="events")
     type = models.CharField(max_length=32, choices=EventType.choices)
     payload = models.JSONField(help_text="The body sent: {type, timestamp, sequence, data}.")
-    # Every event is of a match (`data.match_id`); its deliveries to a subscription are sent
-    # in `sequence` order, which increases with each event of the match (several events may
-    # share one match version). Null on events from before sequences.
+    # An event of a match (`data.match_id`) has its deliveries to a subscription sent in
+    # `sequence` order, which increases with each event of the match (several events may
+    # share one match version). Null on a player's events (`player.erased`), which are of no
+    # match, and on events from before sequences.
     match_id = models.UUIDField(null=True, blank=True)
     sequence = models.PositiveIntegerField(null=True, blank=True)
     # The W3C traceparent of the change that made the event (games/traces.py): its deliveries

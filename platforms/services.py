@@ -4,7 +4,6 @@ them. Matches themselves are made and played by `games.services`, like every oth
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import secrets
 import uuid
@@ -21,23 +20,19 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from knox.models import AuthToken
 
-from games import access, engine, seating
+from games import access, engine, privacy
 from games import services as games_services
-from games.errors import InvalidMatch, MatchNotActive, MatchNotFound, NotYourSeat
+from games.errors import InvalidMatch, MatchNotFound
 from games.match_unit import changing
-from games.models import IdempotencyRecord, Match, MatchStatus, Seat, Spectator
+from games.models import Match, MatchStatus, Seat
 from platforms import webhooks
 from platforms.errors import MatchOver, PlatformMatchNotFound, PlayerNotFound, UnknownPlayer
 from platforms.models import Platform, PlatformKey, PlatformPlayer
-from ratings import services as ratings
 
 # A key replaced by `rotate_key` keeps working this long, so that the platform can deploy the
 # new one first.
 ROTATION_GRACE = timedelta(hours=24)
 
-
-# What an erased player's seats are called from then on, in every match they played.
-FORMER_PLAYER = "Former player"
 IN_PLAY = (MatchStatus.WAITING, MatchStatus.ACTIVE)
 
 
@@ -223,49 +218,31 @@ def revoke_tokens(*, platform: Platform, external_id: str) -> None:
 
 
 def erase_player(*, platform: Platform, external_id: str) -> None:
-    """The platform's player is gone: tokens revoked, out of every match waiting or in play
-    (`seating.leave_match`: a computer player takes the seat, or the match ends as its rules
-    say), then the account made anonymous and unusable and the external id freed.
-
-    The account itself stays, renamed FORMER_PLAYER with its personal rows deleted: the
-    matches it played keep their moves and results (the other players' history), and their
-    seats refer to it. Each step can be done again: a call that fails half way may be retried."""
-    player = _existing(platform, external_id)
-    user = player.user
-    AuthToken.objects.filter(user=user).delete()
-    _leave_every_match(user)
-    with transaction.atomic():
-        if not PlatformPlayer.objects.select_for_update().filter(pk=player.pk).exists():
-            return  # erased meanwhile by a concurrent call
-        # A match created for them since (`create_match` takes this lock too) is left now.
-        _leave_every_match(user)
-        AuthToken.objects.filter(user=user).delete()  # any issued since the first revocation
-        IdempotencyRecord.objects.filter(user=user).delete()
-        Spectator.objects.filter(user=user).delete()
-        Seat.objects.filter(user=user).update(display_name=FORMER_PLAYER)
-        webhooks.redact_player(
-            platform_id=platform.pk, external_id=external_id,
-            match_ids=Seat.objects.filter(user=user).values_list("match_id", flat=True),
-        )
-        # Before the account row changes: a match finishing meanwhile locks the ratings, then
-        # needs a share of that row as it commits.
-        ratings.take_off_the_boards(user.pk)
-        user.username = f"erased-{secrets.token_hex(16)}"
-        user.first_name = FORMER_PLAYER
-        user.last_name = user.email = ""
-        user.is_active = False
-        user.set_unusable_password()
-        user.save()
-        # The account is kept (above): deleting the row frees the id for a new player.
-        PlatformPlayer.objects.filter(pk=player.pk).delete()
+    """The platform's player is erased (`privacy.erase_account`, as any erasure): the
+    external id is freed; `player.erased` tells the platform. 404 for an id it has not (one
+    erased already)."""
+    privacy.erase_account(_existing(platform, external_id).user,
+                          reason=privacy.ErasureReason.PLATFORM)
 
 
-def _leave_every_match(user: User) -> None:
-    seats = Seat.objects.filter(user=user, match__status__in=IN_PLAY, left_at__isnull=True)
-    for match_id in list(seats.values_list("match_id", flat=True)):
-        # MatchNotActive, NotYourSeat: it ended, or they left, since the query.
-        with contextlib.suppress(MatchNotActive, NotYourSeat):
-            seating.leave_match(match_id=match_id, user=user)
+def on_account_erasing(
+    sender: Any, *, user: User, reason: privacy.ErasureReason, **kwargs: Any
+) -> None:
+    """What platforms keep of a person being erased: a platform's player row is locked
+    (`create_match` takes this lock too: no match is made for them meanwhile), their external
+    id removed from the platform's kept events and the admin's history, `player.erased` sent,
+    and the row deleted, freeing the id for a new player."""
+    player = PlatformPlayer.objects.select_for_update().filter(user=user).first()
+    if player is None:
+        return
+    webhooks.redact_player(
+        platform_id=player.platform_id, external_id=player.external_id,
+        match_ids=Seat.objects.filter(user=user).values_list("match_id", flat=True),
+    )
+    webhooks.player_erased(platform_id=player.platform_id, external_id=player.external_id,
+                           reason=reason)
+    privacy.forget_in_admin_history(player)
+    player.delete()
 
 
 def circle_of(user: User) -> int | None:
@@ -383,3 +360,16 @@ def cancel_match(*, platform: Platform, match_id: uuid.UUID) -> Match:
     except MatchNotFound:
         raise PlatformMatchNotFound() from None
     return unit.match
+
+
+def personal_data(sender: Any, *, user: User, **kwargs: Any) -> dict[str, Any]:
+    """The export's part of platforms (`privacy.personal_data`): the platform whose player the
+    person is, and its id of them."""
+    player = PlatformPlayer.objects.select_related("platform").filter(user=user).first()
+    if player is None:
+        return {}
+    return {"platform_player": {
+        "platform": player.platform.name, "external_id": player.external_id,
+        "language": player.language, "created_at": player.created_at,
+        "updated_at": player.updated_at,
+    }}

@@ -247,9 +247,9 @@ def on_ratings_changed(
 
 
 def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
-    """Write ``events`` (type, data with its `match_id`) and their deliveries. Called in the
-    move's transaction, under its match's lock: that is what keeps a match's sequence free of
-    races."""
+    """Write ``events`` (type, data with its `match_id`; a player's event has none, and no
+    sequence) and their deliveries. Called in the move's transaction, under its match's lock:
+    that is what keeps a match's sequence free of races."""
     subscriptions = list(WebhookSubscription.objects.filter(
         platform_id=platform_id, active=True, deleted_at__isnull=True
     ))
@@ -260,15 +260,17 @@ def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
         wanted = [sub for sub in subscriptions if event_type in sub.event_types]
         if not wanted:
             continue
-        match_id = data["match_id"]
-        if match_id not in last:
-            last[match_id] = _last_sequence(match_id)
-        last[match_id] += 1
+        match_id, sequence = data.get("match_id"), None
+        if match_id is not None:
+            if match_id not in last:
+                last[match_id] = _last_sequence(match_id)
+            last[match_id] += 1
+            sequence = last[match_id]
         event = WebhookEvent.objects.create(
             id=f"msg_{uuid.uuid4().hex}", platform_id=platform_id, type=event_type,
-            match_id=match_id, sequence=last[match_id], traceparent=traces.traceparent(),
+            match_id=match_id, sequence=sequence, traceparent=traces.traceparent(),
             payload={"type": event_type, "timestamp": now.isoformat(),
-                     "sequence": last[match_id], "data": data},
+                     **({} if sequence is None else {"sequence": sequence}), "data": data},
         )
         deliveries = WebhookDelivery.objects.bulk_create(
             WebhookDelivery(subscription=sub, event=event, next_attempt_at=now) for sub in wanted
@@ -473,27 +475,44 @@ def purge_log() -> int:
     return removed
 
 
+def player_erased(*, platform_id: int, external_id: str, reason: str) -> None:
+    """`player.erased`: the platform's player is gone, by the platform's own request, their
+    closing their account, or staff (``reason``). Of no match: it has no sequence, and waits
+    for no event of one."""
+    emit(platform_id, [(EventType.PLAYER_ERASED, {"external_id": external_id,
+                                                   "reason": reason})])
+
+
 def redact_player(*, platform_id: int, external_id: str, match_ids: Iterable[uuid.UUID]) -> int:
     """Remove an erased player's ``external_id`` from the kept payloads of the platform's
-    events of ``match_ids`` (an `external_id` field, an entry of `players`: None instead, as
-    for a seat that is no player of the platform), so that the log, and a redelivery or a
-    replay from it, no longer names them. Deliveries already made cannot be recalled. Returns
-    how many events changed."""
+    events of ``match_ids`` (an `external_id` field, at any depth, as in a `rating.changed`'s
+    `changes`; an entry of `players`: None instead, as for a seat that is no player of the
+    platform), so that the log, and a redelivery or a replay from it, no longer names them.
+    Deliveries already made cannot be recalled. Returns how many events changed."""
     changed: list[WebhookEvent] = []
     events = WebhookEvent.objects.filter(platform_id=platform_id, match_id__in=list(match_ids))
     for event in events.only("id", "payload").iterator(chunk_size=CHUNK):
         data = event.payload["data"]
-        redacted = dict(data)
-        if redacted.get("external_id") == external_id:
-            redacted["external_id"] = None
-        if isinstance(players := redacted.get("players"), list):
-            redacted["players"] = [None if player == external_id else player
-                                   for player in players]
+        redacted = _without(data, external_id)
         if redacted != data:
             event.payload["data"] = redacted
             changed.append(event)
     WebhookEvent.objects.bulk_update(changed, ["payload"], batch_size=CHUNK)
     return len(changed)
+
+
+def _without(value: Any, external_id: str) -> Any:
+    """``value`` with ``external_id`` as an `external_id` or an entry of `players` made None."""
+    if isinstance(value, list):
+        return [_without(item, external_id) for item in value]
+    if not isinstance(value, dict):
+        return value
+    redacted = {key: _without(item, external_id) for key, item in value.items()}
+    if redacted.get("external_id") == external_id:
+        redacted["external_id"] = None
+    if isinstance(players := redacted.get("players"), list):
+        redacted["players"] = [None if player == external_id else player for player in players]
+    return redacted
 
 
 # A match in one of these emits no more events.

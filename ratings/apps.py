@@ -7,8 +7,11 @@ class RatingsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from games.privacy import account_erasing, personal_data
         from games.signals import match_progressed
-        from ratings import services, statistics
+        from ratings import privacy, services, statistics
 
         match_progressed.connect(services.on_match_progressed, dispatch_uid="ratings")
         match_progressed.connect(statistics.on_match_progressed, dispatch_uid="statistics")
+        account_erasing.connect(privacy.on_account_erasing, dispatch_uid="ratings")
+        personal_data.connect(privacy.personal_data, dispatch_uid="ratings")

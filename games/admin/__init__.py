@@ -8,7 +8,8 @@ the action log (`Action`) is not registered at all, so no admin page can add, ch
 move: the deal pages show it, replayed.
 """
 
+from games.admin.accounts import AccountAdmin
 from games.admin.match import MatchAdmin
 from games.admin.tokens import TokenAdmin
 
-__all__ = ["MatchAdmin", "TokenAdmin"]
+__all__ = ["AccountAdmin", "MatchAdmin", "TokenAdmin"]

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import StreamingHttpResponse
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from knox.models import AuthToken
@@ -17,11 +18,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import accounts, selectors
+from games import accounts, privacy, selectors
 from games.api import examples, lockout, windows
 from games.api.base import errors, example, signed_in
 from games.api.problems import problem_type
 from games.api.serializers.accounts import (
+    CloseAccountInputSerializer,
+    DataExportSerializer,
     GuestInputSerializer,
     LoginInputSerializer,
     RegisterInputSerializer,
@@ -187,3 +190,64 @@ class LogoutAllView(APIView):
         accounts.revoke_every_token(signed_in(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
+
+class CloseAccountView(APIView):
+    @extend_schema(
+        operation_id="closeAccount", tags=["accounts"], summary="Close my account",
+        description=(
+            "Erases your account, at once and for good: every token of yours stops (this one "
+            "too); at each match waiting or in play you leave, as a person leaving does; your "
+            "name becomes `Former player` everywhere, in finished matches too; you leave the "
+            "leaderboards; the account can never be used again. Kept, under the neutral name: "
+            "the moves and results of the matches you played, which are the other players' "
+            "history too (docs: players, \"Your data\"). Export your data first if you want "
+            "it (exportMyData). An account with a password sends it (wrong: 403 "
+            "`wrong_password`; failures count toward the log-in lock-out, 429 `login_locked`); "
+            "one without (a guest's, a platform's player's) sends `\"confirm\": true`; "
+            "neither: 400 `closing_not_confirmed`. A platform's player's platform is told "
+            "(webhook `player.erased`)."
+        ),
+        request=CloseAccountInputSerializer, responses={204: None, **errors(400, 401, 403, 429)},
+        examples=[OpenApiExample("A password account", request_only=True,
+                                 value={"password": "kozmaca-2026"}),
+                  OpenApiExample("A guest", request_only=True, value={"confirm": True}),
+                  NOT_SIGNED_IN],
+    )
+    def post(self, request: Request) -> Response:
+        user = signed_in(request)
+        data = CloseAccountInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        password = data.validated_data.get("password")
+        if user.has_usable_password() and password is not None:
+            lockout.attempt(request, user.get_username())
+        privacy.close_account(user, password=password,
+                              confirmed=data.validated_data["confirm"])
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ExportView(APIView):
+    throttle_classes = (*APIView.throttle_classes, windows.DataExportThrottle)
+
+    @extend_schema(
+        operation_id="exportMyData", tags=["accounts"], summary="Export my data",
+        description=(
+            "Everything the service keeps of you, as one JSON document (sent as it is written: "
+            "a long history streams): your account; every match you had a seat at, with its "
+            "seats' names, results and, of each ended deal, your own hand, the contract, the "
+            "scores and every action (all public at the table; never another seat's hand, "
+            "nothing of a deal still in play); your ratings, their changes, seasons and "
+            "statistics; your privacy settings; a platform's player, the platform's id of "
+            "you. Each account may export so many times in a while (the service's "
+            "DATA_EXPORT_RATE, 2 an hour by default); past that, 429 `throttled` with "
+            "`Retry-After`."
+        ),
+        responses={200: DataExportSerializer, **errors(401, 429)},
+        examples=[NOT_SIGNED_IN],
+    )
+    def get(self, request: Request) -> StreamingHttpResponse:
+        user = signed_in(request)
+        response = StreamingHttpResponse(
+            privacy.export(user), content_type="application/json; charset=utf-8"
+        )
+        response["Content-Disposition"] = 'attachment; filename="batak-my-data.json"'
+        return response

@@ -9,27 +9,48 @@ from rest_framework.views import APIView
 from games.windows import take
 
 
-class GuestSignUpThrottle(SimpleRateThrottle):
-    """New guest accounts per client address: the `guest` rate (GUEST_CREATION_RATE), none
-    when it is unset. Each account has its own caps (matches, streams, waits); without this
-    one client would make as many accounts as it likes, and every cap with them. Counted in a
-    fixed window with `take`: DRF's own throttles read their history, then write it, and let
-    a burst of requests all through."""
+class WindowThrottle(SimpleRateThrottle):
+    """A throttle of its ``scope``'s rate (none when it is unset), counted in a fixed window
+    with `take`: DRF's own throttles read their history, then write it, and let a burst of
+    requests all through."""
 
-    scope = "guest"
+    scope: str
 
     def get_rate(self) -> str | None:
         return self.THROTTLE_RATES.get(self.scope)
-
-    def get_cache_key(self, request: Request, view: APIView) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
     def allow_request(self, request: Request, view: APIView) -> bool:
         limit, seconds = self.parse_rate(self.rate)
         if limit is None or seconds is None:
             return True
-        self._wait = take(self.get_cache_key(request, view), limit, seconds)
+        self._wait = take(self.counted_as(request), limit, seconds)
         return self._wait is None
+
+    def counted_as(self, request: Request) -> str:
+        """Whose tries are counted together."""
+        raise NotImplementedError
 
     def wait(self) -> float | None:
         return self._wait
+
+
+class GuestSignUpThrottle(WindowThrottle):
+    """New guest accounts per client address: the `guest` rate (GUEST_CREATION_RATE). Each
+    account has its own caps (matches, streams, waits); without this one client would make as
+    many accounts as it likes, and every cap with them."""
+
+    scope = "guest"
+
+    def counted_as(self, request: Request) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class DataExportThrottle(WindowThrottle):
+    """Exports of one's data per account: the `export` rate (DATA_EXPORT_RATE). An export
+    reads every match the person played: a long history is seconds of the database's time,
+    fine a few times a day, not in a loop."""
+
+    scope = "export"
+
+    def counted_as(self, request: Request) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}

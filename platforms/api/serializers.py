@@ -32,6 +32,7 @@ from games.api.serializers.matches import (
     deal_notation_field,
 )
 from games.models import BotLevel, GameChoice, MatchStatus, Visibility
+from games.privacy import ErasureReason
 from platforms.addresses import AddressNotAllowed, public_addresses
 from platforms.models import DeliveryStatus, EventType
 from ratings.api.leaderboard_serializers import (
@@ -262,10 +263,11 @@ class DeliverySerializer(serializers.Serializer):
     id = serializers.IntegerField()
     event_id = serializers.CharField(help_text="The `webhook-id` of every attempt.")
     event_type = serializers.ChoiceField(choices=EventType.choices)
-    match_id = serializers.UUIDField(allow_null=True)
+    match_id = serializers.UUIDField(allow_null=True,
+                                     help_text="Null for a player's event (`player.erased`).")
     sequence = serializers.IntegerField(
         allow_null=True, help_text="The event's place among its match's events (the body's "
-        "`sequence`)."
+        "`sequence`); null for a player's event."
     )
     status = serializers.ChoiceField(choices=DeliveryStatus.choices)
     attempts = serializers.IntegerField()
@@ -408,17 +410,32 @@ class RatingChangedSerializer(serializers.Serializer):
     changes = PlayerRatingChangeSerializer(many=True, help_text="One per rated person, by seat.")
 
 
-def envelope(event_type: str, data: type[serializers.Serializer]) -> type[serializers.Serializer]:
-    """A webhook body: `{type, timestamp, sequence, data}`."""
+class PlayerErasedSerializer(serializers.Serializer):
+    external_id = serializers.CharField(
+        help_text="Your id of the player erased; free from now on (a PUT makes a new player)."
+    )
+    reason = serializers.ChoiceField(
+        choices=ErasureReason.choices, help_text="`platform`: you erased them "
+        "(deletePlatformPlayer); `closed`: they closed their account (closeAccount); "
+        "`staff`: the service's staff erased them."
+    )
+
+
+def envelope(
+    event_type: str, data: type[serializers.Serializer], *, of_a_match: bool = True
+) -> type[serializers.Serializer]:
+    """A webhook body: `{type, timestamp, sequence, data}`; a player's event (of no match)
+    has no `sequence`."""
     name = "".join(part.capitalize() for part in event_type.replace(".", "_").split("_"))
+    sequence = {"sequence": serializers.IntegerField(
+        help_text="Increases with each event of the match (not by one: other types, and "
+        "other subscriptions' types, take numbers too; several events may share a match "
+        "`version`). Order a match's events by it."
+    )} if of_a_match else {}
     return type(f"{name}WebhookSerializer", (serializers.Serializer,), {
         "type": serializers.ChoiceField(choices=[event_type]),
         "timestamp": serializers.DateTimeField(),
-        "sequence": serializers.IntegerField(
-            help_text="Increases with each event of the match (not by one: other types, and "
-            "other subscriptions' types, take numbers too; several events may share a match "
-            "`version`). Order a match's events by it."
-        ),
+        **sequence,
         "data": data(),
         "__module__": __name__,
     })
@@ -439,6 +456,8 @@ WEBHOOK_BODIES = {
     EventType.REMATCH_OFFERED: envelope(EventType.REMATCH_OFFERED, RematchOfferedSerializer),
     EventType.REMATCH_STARTED: envelope(EventType.REMATCH_STARTED, RematchStartedSerializer),
     EventType.RATING_CHANGED: envelope(EventType.RATING_CHANGED, RatingChangedSerializer),
+    EventType.PLAYER_ERASED: envelope(EventType.PLAYER_ERASED, PlayerErasedSerializer,
+                                      of_a_match=False),
 }
 
 

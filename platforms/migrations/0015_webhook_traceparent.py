@@ -4,7 +4,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("platforms", "0012_circles_of_older_matches"),
+        ("platforms", "0014_player_erased_webhook"),
     ]
 
     operations = [

@@ -297,7 +297,8 @@ def test_an_action_answers_the_state_right_after_it(player, transactional_db) ->
 
 
 OPERATION_IDS = {
-    "createGuest", "register", "logIn", "logOut", "logOutEverywhere", "getMe",
+    "createGuest", "register", "logIn", "logOut", "logOutEverywhere", "getMe", "closeAccount",
+    "exportMyData",
     "listRulePresets", "listMatches",
     "createMatch", "getMatch", "joinMatch", "getSeatView", "getBidEstimate", "getHint", "placeBid",
     "passAuction", "chooseTrump", "announceTricks", "playCard", "requestRedeal", "listEvents",

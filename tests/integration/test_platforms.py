@@ -414,11 +414,14 @@ def test_a_platform_runs_its_matches_as_the_guide_says(
     assert set(firsts) == set(events)
     by_match: dict[str, list[int]] = {}
     for body in firsts.values():
-        by_match.setdefault(body["data"]["match_id"], []).append(body["sequence"])
+        if "match_id" in body["data"]:  # a player's event (`player.erased`) is of no match
+            by_match.setdefault(body["data"]["match_id"], []).append(body["sequence"])
     assert all(sequences == sorted(sequences) for sequences in by_match.values()), by_match
     types = {body["type"] for body in firsts.values()}
     assert {"match.started", "turn.started", "deal.ended", "match.finished",
-            "match.cancelled", "match.abandoned"} <= types
+            "match.cancelled", "match.abandoned", "player.erased"} <= types
+    erased = next(body for body in firsts.values() if body["type"] == "player.erased")
+    assert erased["data"] == {"external_id": "g3", "reason": "platform"}
     assert any(delivery.attempts > 1 for delivery in deliveries), "none met the dead receiver"
     listening.join(30)
     feed = client.expect(apps[0].get(f"{client.API}/matches/{match_id}/events?limit=500"),

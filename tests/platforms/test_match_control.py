@@ -324,10 +324,10 @@ def test_an_erasure_leaves_a_match_made_for_the_player_meanwhile(platform, monke
     """A match created for a player while they are being erased (between leaving their
     matches and the end) is left too: the erasure looks again under the player's lock, which
     creating a match takes as well."""
-    from platforms import services
+    from games import privacy
 
     create(platform, TWO_PLAYERS)
-    leave = services._leave_every_match
+    leave = privacy._leave_every_match
     made: list[dict[str, Any]] = []
 
     def leave_then_a_new_match(user: Any) -> None:
@@ -335,7 +335,7 @@ def test_an_erasure_leaves_a_match_made_for_the_player_meanwhile(platform, monke
         if not made:  # the first time: a concurrent request seats them again
             made.append(create(platform, TWO_PLAYERS))
 
-    monkeypatch.setattr(services, "_leave_every_match", leave_then_a_new_match)
+    monkeypatch.setattr(privacy, "_leave_every_match", leave_then_a_new_match)
     assert platform.client.delete(f"{API}/platform/players/p1").status_code == 204
     seat = Match.objects.get(pk=made[0]["id"]).seats.get(index=2)
     assert seat.left_at is not None

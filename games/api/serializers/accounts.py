@@ -53,3 +53,100 @@ class TokenSerializer(serializers.Serializer):
         help_text="When the token lapses if unused; each use moves it on (at most hourly)."
     )
     user = UserSerializer()
+
+
+class CloseAccountInputSerializer(StrictInputSerializer):
+    password = StrictRegexField(
+        PASSWORD_PATTERN, PASSWORD_ALLOWED, max_length=128, write_only=True, required=False,
+        help_text="The account's password (an account with one must send it).",
+    )
+    confirm = serializers.BooleanField(
+        required=False, default=False,
+        help_text="true: close it (an account without a password: a guest's, a platform's "
+        "player's).",
+    )
+
+
+# --- the export (exportMyData): documented here, written by games/privacy.py -------------------
+
+
+class ExportedAccountSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    display_name = serializers.CharField()
+    email = serializers.CharField(help_text="Empty: the service asks for none.")
+    date_joined = serializers.DateTimeField()
+    last_login = serializers.DateTimeField(allow_null=True)
+    has_password = serializers.BooleanField()
+
+
+class ExportedSeatSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    display_name = serializers.CharField(help_text="As everyone at the table saw it.")
+    computer = serializers.BooleanField()
+    you = serializers.BooleanField()
+
+
+class ExportedActionSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    kind = serializers.CharField(help_text="`bid`, `pass`, `trump`, `announce`, `play`, "
+                                 "`redeal`, with the action's own field, if any:")
+    tricks = serializers.IntegerField(required=False, help_text="A bid's or an announcement's.")
+    suit = serializers.CharField(required=False, help_text="The trump chosen.")
+    card = serializers.CharField(required=False, help_text="The card played.")
+    origin = serializers.CharField(help_text="`player`, or how a computer player made it.")
+    at = serializers.DateTimeField()
+
+
+class ExportedDealSerializer(serializers.Serializer):
+    sequence = serializers.IntegerField()
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+    dealer = serializers.IntegerField()
+    hand = serializers.ListField(child=serializers.CharField(),
+                                 help_text="Your own seat's cards as dealt; never another's.")
+    declarer = serializers.IntegerField(allow_null=True)
+    bid = serializers.IntegerField(allow_null=True)
+    trump = serializers.CharField()
+    tricks = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+    scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+    started_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    actions = ExportedActionSerializer(many=True, help_text="Every seat's, all public at the "
+                                       "table.")
+
+
+class ExportedMatchSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    game = serializers.CharField()
+    status = serializers.CharField()
+    rated = serializers.BooleanField()
+    deal_count = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    seat = serializers.IntegerField(help_text="Your seat.")
+    seats = ExportedSeatSerializer(many=True)
+    totals = serializers.ListField(child=serializers.IntegerField())
+    ranking = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+    rematch = serializers.DictField(allow_null=True, help_text="Its rematch offer's status.")
+    deals = ExportedDealSerializer(many=True, help_text="The ended deals; a deal in play has "
+                                   "none of its cards here.")
+
+
+class DataExportSerializer(serializers.Serializer):
+    account = ExportedAccountSerializer()
+    matches = ExportedMatchSerializer(many=True, help_text="Every match you had a seat at, "
+                                      "oldest first.")
+    ratings = serializers.ListField(child=serializers.DictField(),
+                                    help_text="Per game: rating, deviation, matches, wins.")
+    rating_changes = serializers.ListField(child=serializers.DictField(),
+                                           help_text="What each rated match did to a rating.")
+    seasons = serializers.ListField(child=serializers.DictField(),
+                                    help_text="Weekly and monthly seasons' points.")
+    statistics = serializers.ListField(child=serializers.DictField(),
+                                       help_text="Per game, as on your player page.")
+    privacy = serializers.DictField(help_text="Your privacy settings.")
+    platform_player = serializers.DictField(
+        required=False, help_text="Only for a partner platform's player: the platform and "
+        "its id of you."
+    )

@@ -1,0 +1,36 @@
+"""Retention: matches that ended more than FINISHED_MATCH_RETENTION_DAYS ago are deleted, with
+everything kept of them (seats, deals, moves, rematch offers, rating history rows, players'
+history rows, deal sets' and the tour's results), and the idempotency records of requests as
+old. Off (0) by default: a match's record is the players' history, and ratings are recounted
+from it. What is counted of a purged match (ratings, seasons, statistics) stays as counted.
+The webhook log has its own retention (WEBHOOK_LOG_RETENTION_DAYS, platforms/webhooks.py)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from games.models import IdempotencyRecord, Match, MatchStatus
+
+# Matches deleted a statement: each takes its rows in every table with it.
+CHUNK = 100
+ENDED = (MatchStatus.FINISHED, MatchStatus.ABANDONED, MatchStatus.CANCELLED)
+
+
+def purge_finished_matches() -> int:
+    """Delete what is past FINISHED_MATCH_RETENTION_DAYS (nothing when it is 0); returns how
+    many matches were deleted. A match ended when it finished, was abandoned or cancelled
+    (`finished_at`, set by each)."""
+    days = settings.FINISHED_MATCH_RETENTION_DAYS
+    if days <= 0:
+        return 0
+    cutoff = timezone.now() - timedelta(days=days)
+    old = Match.objects.filter(status__in=ENDED, finished_at__lt=cutoff)
+    removed = 0
+    while ids := list(old.values_list("pk", flat=True)[:CHUNK]):
+        Match.objects.filter(pk__in=ids).delete()
+        removed += len(ids)
+    IdempotencyRecord.objects.filter(created_at__lt=cutoff).delete()
+    return removed

@@ -1,0 +1,71 @@
+"""FINISHED_MATCH_RETENTION_DAYS: matches ended longer ago are deleted with everything kept of
+them, by the periodic job and by `manage.py purge_finished_matches`; 0 keeps everything."""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from batak_api.jobs import JOBS
+from games import seating, services
+from games.models import Action, Deal, IdempotencyRecord, Match, MatchStatus, Seat
+from games.tasks import purge_finished_matches
+from ratings.models import GameRecord, PlayedMatch
+from tests.admin.helpers import person, play_match
+
+pytestmark = pytest.mark.django_db
+
+
+def ended_days_ago(match: Match, days: float) -> None:
+    when = timezone.now() - timedelta(days=days)
+    Match.objects.filter(pk=match.pk).update(finished_at=when, updated_at=when)
+
+
+def test_matches_past_the_retention_are_deleted_with_their_records(settings) -> None:
+    someone = person("someone")
+    old, recent = play_match(someone), play_match(someone, seed=1)
+    in_play = play_match(someone, seed=2, finish=False)
+    cancelled = services.create_match(
+        user=someone, game="auction", rules=None, deal_count=1,
+        seats=[services.SeatSpec("me"), *[services.SeatSpec("open")] * 3],
+    )
+    seating.cancel_match(match_id=cancelled.pk, user=someone)
+    ended_days_ago(old, 31)
+    ended_days_ago(recent, 29)
+    Match.objects.filter(pk=in_play.pk).update(updated_at=timezone.now() - timedelta(days=90))
+    ended_days_ago(cancelled, 40)
+    stale = IdempotencyRecord.objects.create(user=someone, key="k", fingerprint="f",
+                                             status_code=200, body={})
+    IdempotencyRecord.objects.filter(pk=stale.pk).update(
+        created_at=timezone.now() - timedelta(days=31))
+    IdempotencyRecord.objects.create(user=someone, key="new", fingerprint="f", status_code=200,
+                                     body={})
+
+    settings.FINISHED_MATCH_RETENTION_DAYS = 0
+    assert purge_finished_matches() == 0 and Match.objects.count() == 4
+
+    settings.FINISHED_MATCH_RETENTION_DAYS = 30
+    assert purge_finished_matches() == 2
+    assert set(Match.objects.values_list("pk", flat=True)) == {recent.pk, in_play.pk}
+    for model in (Seat, Deal, Action, PlayedMatch):
+        assert not model.objects.filter(match_id__in=[old.pk, cancelled.pk]).exists()
+    # What was counted of it stays as counted.
+    assert GameRecord.objects.get(user=someone).matches == 2
+    assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["new"]
+    assert Match.objects.get(pk=in_play.pk).status == MatchStatus.ACTIVE
+
+    ended_days_ago(recent, 31)
+    out = io.StringIO()
+    call_command("purge_finished_matches", stdout=out)
+    assert out.getvalue() == "1 match(es) deleted.\n"
+    assert list(Match.objects.values_list("pk", flat=True)) == [in_play.pk]
+
+
+def test_the_purge_is_a_periodic_job() -> None:
+    job = next(job for job in JOBS if job.name == "purge-finished-matches")
+    assert job.task == "games.tasks.purge_finished_matches"
+    assert job.interval_setting == "RETENTION_PURGE_INTERVAL_SECONDS"
