@@ -181,6 +181,7 @@ async function renderLobby(): Promise<void> {
     const answer = await api().POST("/api/v1/matches", {
       body: {
         game, seats, deals: Number(form.get("deals")),
+        visibility: form.get("visibility") as Schemas["VisibilityEnum"],
         rules: ruleOverrides(element, rulePresets.find((preset) => preset.game === game)),
       },
     });
@@ -192,6 +193,7 @@ async function renderLobby(): Promise<void> {
   field(t("level"), select("bot_level", LEVELS, levelLabel, "easy")),
   field(t("deals"), h("input", { type: "number", name: "deals", value: 4, min: 1, max: 52 })),
   ...seatChoices,
+  field(t("visibility"), select("visibility", ["private", "public"] as const, (choice) => t(choice))),
   rules,
   h("button", { type: "submit" }, t("create")));
 
