@@ -181,3 +181,37 @@ def test_the_lobby_and_a_table_pass_axe_on_desktop_and_phone(open_page) -> None:
         page.locator(MOVE).first.wait_for()
         check_accessibility(page)
         page.screenshot(path=str(ARTIFACTS / f"play-table-{size}.png"), full_page=True)
+
+
+def test_a_dropped_connection_is_resumed_without_losing_a_card(open_page) -> None:
+    from playwright.sync_api import expect
+
+    page = open_page("Ayşe")
+    create_table(page, "auction")
+    page.locator(MOVE).first.wait_for()
+    page.context.set_offline(True)
+    # Any move now fails to reach the server; the stream's next attempt fails too.
+    page.locator(MOVE).first.click()
+    expect(page.locator("#turn")).to_contain_text("Reconnecting…")
+    page.context.set_offline(False)
+    expect(page.locator("#turn")).not_to_contain_text("Reconnecting…")
+    play_to_the_end(page)
+    expect(page.locator("#result li")).to_have_count(4)
+
+
+def test_a_person_who_leaves_is_played_by_a_computer_to_the_end(open_page) -> None:
+    from playwright.sync_api import expect
+
+    host = open_page("Ayşe")
+    create_table(host, "spades", open_seats=(1,))
+    guest = open_page("Ben")
+    guest.locator("input[name=code]").fill(host.locator("#invitation").inner_text().split()[-1])
+    guest.get_by_role("button", name="Join", exact=True).first.click()
+    guest.locator(".board").wait_for()
+    guest.once("dialog", lambda dialog: dialog.accept())
+    guest.get_by_role("button", name="Leave the table").click()
+    expect(guest.locator("#new-table")).to_be_visible()
+    expect(host.locator(".seat[data-seat='1'] .stand-in")).to_have_text(
+        "left; a computer player stands in")
+    play_to_the_end(host)
+    expect(host.locator("#result li")).to_have_count(4)

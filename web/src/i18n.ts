@@ -75,6 +75,10 @@ const en = {
   replay: "Replay of deal {n}",
   dealt: "Hands as dealt",
   back: "Back to the lobby",
+  leave: "Leave the table",
+  leaveConfirm: "Leave for good? A computer player plays your seat to the end.",
+  autopilot: "a computer player plays for now",
+  returnToSeat: "Back to my seat",
   spectating: "Watching",
   spectators: "{n} watching",
   reconnecting: "Reconnecting…",
@@ -94,7 +98,7 @@ const en = {
 type Strings = typeof en;
 
 const tr: Strings = {
-  ...en,
+  title: "Batak", place: "{n}. {name}: {points}",
   signIn: "Giriş", name: "Adın", playAsGuest: "Misafir olarak oyna", username: "Kullanıcı adı",
   password: "Parola", logIn: "Giriş yap", logOut: "Çıkış", lobby: "Lobi",
   quickMatch: "Hızlı oyun", play: "Oyna", newTable: "Bilgisayarlarla bir masa", game: "Oyun",
@@ -114,7 +118,7 @@ const tr: Strings = {
   standIn: "ayrıldı; yerine bilgisayar oynuyor", scoreSheet: "Puan tablosu", deal: "El",
   total: "Toplam", result: "Sonuç", over: "Maç bitti", status_cancelled: "Maç iptal edildi",
   status_abandoned: "Maç yarıda kaldı", replay: "{n}. elin tekrarı", dealt: "Dağıtılan eller",
-  back: "Lobiye dön", spectating: "İzleniyor", spectators: "{n} izleyici",
+  back: "Lobiye dön", leave: "Masadan kalk", leaveConfirm: "Tamamen kalkılsın mı? Koltuğunu sonuna kadar bir bilgisayar oynar.", autopilot: "şimdilik bilgisayar oynuyor", returnToSeat: "Koltuğuma dön", spectating: "İzleniyor", spectators: "{n} izleyici",
   reconnecting: "Yeniden bağlanıyor…", auctionGame: "İhaleli Batak", partnershipGame: "Eşli Batak",
   spadesGame: "Koz Maça", easy: "Kolay", medium: "Orta", hard: "Zor", expert: "Uzman",
   rank: "A,K,Q,J,10,9,8,7,6,5,4,3,2",
@@ -123,7 +127,7 @@ const tr: Strings = {
 };
 
 const fr: Strings = {
-  ...en,
+  title: "Batak", place: "{n}. {name}: {points}",
   signIn: "Connexion", name: "Ton nom", playAsGuest: "Jouer en invité", username: "Nom d’utilisateur",
   password: "Mot de passe", logIn: "Se connecter", logOut: "Se déconnecter", lobby: "Salon",
   quickMatch: "Partie rapide", play: "Jouer", newTable: "Une table avec des joueurs ordinateur",
@@ -145,7 +149,7 @@ const fr: Strings = {
   standIn: "parti ; un ordinateur joue à sa place", scoreSheet: "Feuille de marque", deal: "Donne",
   total: "Total", result: "Résultat", over: "La partie est finie",
   status_cancelled: "La partie a été annulée", status_abandoned: "La partie a été abandonnée",
-  replay: "Revoir la donne {n}", dealt: "Mains distribuées", back: "Retour au salon",
+  replay: "Revoir la donne {n}", dealt: "Mains distribuées", back: "Retour au salon", leave: "Quitter la table", leaveConfirm: "Partir pour de bon ? Un ordinateur joue ta place jusqu’à la fin.", autopilot: "un ordinateur joue pour l’instant", returnToSeat: "Reprendre ma place",
   spectating: "Spectateur", spectators: "{n} spectateurs", reconnecting: "Reconnexion…",
   auctionGame: "Batak aux enchères", partnershipGame: "Batak par équipes",
   spadesGame: "Batak pique atout", easy: "Facile", medium: "Moyen", hard: "Difficile",
@@ -155,7 +159,7 @@ const fr: Strings = {
 };
 
 const es: Strings = {
-  ...en,
+  title: "Batak", place: "{n}. {name}: {points}",
   signIn: "Entrar", name: "Tu nombre", playAsGuest: "Jugar como invitado", username: "Usuario",
   password: "Contraseña", logIn: "Iniciar sesión", logOut: "Cerrar sesión", lobby: "Sala",
   quickMatch: "Partida rápida", play: "Jugar", newTable: "Una mesa con jugadores de la computadora",
@@ -177,7 +181,7 @@ const es: Strings = {
   scoreSheet: "Hoja de puntos", deal: "Mano", total: "Total", result: "Resultado",
   over: "La partida terminó", status_cancelled: "La partida se canceló",
   status_abandoned: "La partida se abandonó", replay: "Repetición de la mano {n}",
-  dealt: "Manos repartidas", back: "Volver a la sala", spectating: "Mirando",
+  dealt: "Manos repartidas", back: "Volver a la sala", leave: "Dejar la mesa", leaveConfirm: "¿Irte del todo? La computadora juega tu asiento hasta el final.", autopilot: "juega la computadora por ahora", returnToSeat: "Volver a mi asiento", spectating: "Mirando",
   spectators: "{n} mirando", reconnecting: "Reconectando…", auctionGame: "Batak con subasta",
   partnershipGame: "Batak en parejas", spadesGame: "Batak picas triunfo", easy: "Fácil",
   medium: "Medio", hard: "Difícil", expert: "Experto", rank: "A,R,D,J,10,9,8,7,6,5,4,3,2",
@@ -186,7 +190,7 @@ const es: Strings = {
 };
 
 const pt: Strings = {
-  ...en,
+  title: "Batak", place: "{n}. {name}: {points}",
   signIn: "Entrar", name: "Seu nome", playAsGuest: "Jogar como convidado", username: "Usuário",
   password: "Senha", logIn: "Entrar", logOut: "Sair", lobby: "Saguão",
   quickMatch: "Partida rápida", play: "Jogar", newTable: "Uma mesa com jogadores do computador",
@@ -208,7 +212,7 @@ const pt: Strings = {
   standIn: "saiu; o computador joga no lugar", scoreSheet: "Folha de pontos", deal: "Mão",
   total: "Total", result: "Resultado", over: "A partida terminou",
   status_cancelled: "A partida foi cancelada", status_abandoned: "A partida foi abandonada",
-  replay: "Replay da mão {n}", dealt: "Mãos distribuídas", back: "Voltar ao saguão",
+  replay: "Replay da mão {n}", dealt: "Mãos distribuídas", back: "Voltar ao saguão", leave: "Sair da mesa", leaveConfirm: "Sair de vez? O computador joga o seu lugar até o fim.", autopilot: "o computador joga por enquanto", returnToSeat: "Voltar ao meu lugar",
   spectating: "Assistindo", spectators: "{n} assistindo", reconnecting: "Reconectando…",
   auctionGame: "Batak com leilão", partnershipGame: "Batak em duplas",
   spadesGame: "Batak espadas trunfo", easy: "Fácil", medium: "Médio", hard: "Difícil",
@@ -218,7 +222,7 @@ const pt: Strings = {
 };
 
 const ru: Strings = {
-  ...en,
+  title: "Batak", place: "{n}. {name}: {points}",
   signIn: "Вход", name: "Ваше имя", playAsGuest: "Играть как гость", username: "Имя пользователя",
   password: "Пароль", logIn: "Войти", logOut: "Выйти", lobby: "Лобби",
   quickMatch: "Быстрая игра", play: "Играть", newTable: "Стол с компьютерными игроками",
@@ -239,7 +243,7 @@ const ru: Strings = {
   standIn: "вышел; за него играет компьютер", scoreSheet: "Запись очков", deal: "Раздача",
   total: "Итого", result: "Итог", over: "Матч окончен", status_cancelled: "Матч отменён",
   status_abandoned: "Матч брошен", replay: "Повтор раздачи {n}", dealt: "Розданные карты",
-  back: "В лобби", spectating: "Просмотр", spectators: "Зрителей: {n}",
+  back: "В лобби", leave: "Выйти из-за стола", leaveConfirm: "Уйти совсем? Ваше место до конца займёт компьютер.", autopilot: "пока играет компьютер", returnToSeat: "Вернуться на место", spectating: "Просмотр", spectators: "Зрителей: {n}",
   reconnecting: "Переподключение…", auctionGame: "Батак с торговлей",
   partnershipGame: "Парный батак", spadesGame: "Батак, пики — козырь", easy: "Лёгкий",
   medium: "Средний", hard: "Трудный", expert: "Эксперт", rank: "Т,К,Д,В,10,9,8,7,6,5,4,3,2",
@@ -265,4 +269,97 @@ export type Key = keyof Strings;
 
 export function t(key: Key, values: Record<string, string | number> = {}): string {
   return strings[key].replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? ""));
+}
+
+// The table rules' names and choices in the new-table form, by the API's names.
+const RULES: Record<string, Record<string, string>> = {
+  en: {
+    direction: "Direction of play", clockwise: "clockwise", anticlockwise: "anticlockwise",
+    min_bid: "Lowest bid", all_pass: "When all pass", redeal: "deal again",
+    dealer_takes: "the dealer plays it", all_pass_bid: "The dealer's bid when all pass",
+    trump_lead: "Trump may be led", after_broken: "once trump is broken", anytime: "at any time",
+    akq_trump_lead: "Ace, king and queen of trump may be led at once",
+    must_beat_in_suit: "Must beat the trick in the suit led",
+    must_beat_after_trumped: "Must beat in suit after the trick is trumped",
+    must_trump: "Must trump when void", must_overtrump: "Must overtrump",
+    must_trump_when_cannot_overtrump: "Must trump even when unable to overtrump",
+    scoring: "Scoring", standard: "standard", bonus: "bonus", simple: "simple", contract: "contract",
+    partnership_dummy: "The declarer's partner is dummy", spades_announcements: "Announcements",
+    spades_overtrick_limit: "Overtricks that go down", weak_hand_redeal: "Redeal a weak hand",
+  },
+  tr: {
+    direction: "Oyun yönü", clockwise: "saat yönü", anticlockwise: "saat yönünün tersi",
+    min_bid: "En düşük ihale", all_pass: "Herkes pas geçerse", redeal: "yeniden dağıt",
+    dealer_takes: "dağıtan oynar", all_pass_bid: "Herkes pas geçince dağıtanın ihalesi",
+    trump_lead: "Koz ne zaman açılır", after_broken: "koz kırıldıktan sonra", anytime: "her zaman",
+    akq_trump_lead: "Kozun as, papaz ve kızı birlikte açılabilir",
+    must_beat_in_suit: "Açılan renkte büyük atmak zorunlu",
+    must_beat_after_trumped: "El kozlandıktan sonra da büyük atmak zorunlu",
+    must_trump: "Renk yoksa koz atmak zorunlu", must_overtrump: "Üstten koz atmak zorunlu",
+    must_trump_when_cannot_overtrump: "Üstten atamasa da koz atmak zorunlu",
+    scoring: "Puanlama", standard: "standart", bonus: "primli", simple: "basit", contract: "kontrat",
+    partnership_dummy: "İhaleyi alanın eşi yer olur", spades_announcements: "Söylemeler",
+    spades_overtrick_limit: "Batıran fazla el sayısı", weak_hand_redeal: "Zayıf eli yeniden dağıt",
+  },
+  fr: {
+    direction: "Sens du jeu", clockwise: "sens horaire", anticlockwise: "sens antihoraire",
+    min_bid: "Enchère minimale", all_pass: "Si tout le monde passe", redeal: "redistribuer",
+    dealer_takes: "le donneur joue", all_pass_bid: "Enchère du donneur si tout le monde passe",
+    trump_lead: "Entamer atout", after_broken: "une fois l’atout coupé", anytime: "à tout moment",
+    akq_trump_lead: "As, roi et dame d’atout peuvent être entamés d’affilée",
+    must_beat_in_suit: "Obligation de monter dans la couleur demandée",
+    must_beat_after_trumped: "Obligation de monter même après une coupe",
+    must_trump: "Obligation de couper", must_overtrump: "Obligation de surcouper",
+    must_trump_when_cannot_overtrump: "Obligation de couper même sans pouvoir surcouper",
+    scoring: "Décompte", standard: "standard", bonus: "bonus", simple: "simple", contract: "contrat",
+    partnership_dummy: "Le partenaire du déclarant fait le mort", spades_announcements: "Annonces",
+    spades_overtrick_limit: "Plis en trop qui font chuter", weak_hand_redeal: "Redonner une main faible",
+  },
+  es: {
+    direction: "Sentido del juego", clockwise: "horario", anticlockwise: "antihorario",
+    min_bid: "Puja mínima", all_pass: "Si todos pasan", redeal: "repartir de nuevo",
+    dealer_takes: "juega quien reparte", all_pass_bid: "Puja de quien reparte si todos pasan",
+    trump_lead: "Salir de triunfo", after_broken: "cuando el triunfo se ha roto", anytime: "siempre",
+    akq_trump_lead: "As, rey y reina de triunfo pueden salir seguidos",
+    must_beat_in_suit: "Obligación de montar en el palo de salida",
+    must_beat_after_trumped: "Obligación de montar aun tras un fallo",
+    must_trump: "Obligación de fallar", must_overtrump: "Obligación de contrafallar",
+    must_trump_when_cannot_overtrump: "Obligación de fallar aunque no se pueda contrafallar",
+    scoring: "Puntuación", standard: "estándar", bonus: "bonificación", simple: "simple", contract: "contrato",
+    partnership_dummy: "El compañero del declarante es el muerto", spades_announcements: "Anuncios",
+    spades_overtrick_limit: "Bazas de más que hunden", weak_hand_redeal: "Repartir de nuevo una mano débil",
+  },
+  pt: {
+    direction: "Sentido do jogo", clockwise: "horário", anticlockwise: "anti-horário",
+    min_bid: "Lance mínimo", all_pass: "Se todos passam", redeal: "distribuir de novo",
+    dealer_takes: "quem dá joga", all_pass_bid: "Lance de quem dá se todos passam",
+    trump_lead: "Sair de trunfo", after_broken: "depois de o trunfo ser quebrado", anytime: "a qualquer momento",
+    akq_trump_lead: "Ás, rei e dama de trunfo podem sair seguidos",
+    must_beat_in_suit: "Obrigação de superar no naipe de saída",
+    must_beat_after_trumped: "Obrigação de superar mesmo depois de um corte",
+    must_trump: "Obrigação de cortar", must_overtrump: "Obrigação de sobrecortar",
+    must_trump_when_cannot_overtrump: "Obrigação de cortar mesmo sem poder sobrecortar",
+    scoring: "Pontuação", standard: "padrão", bonus: "bônus", simple: "simples", contract: "contrato",
+    partnership_dummy: "O parceiro do declarante é o morto", spades_announcements: "Anúncios",
+    spades_overtrick_limit: "Vazas a mais que derrubam", weak_hand_redeal: "Redistribuir uma mão fraca",
+  },
+  ru: {
+    direction: "Направление игры", clockwise: "по часовой стрелке", anticlockwise: "против часовой стрелки",
+    min_bid: "Минимальный заказ", all_pass: "Если все пасуют", redeal: "пересдать",
+    dealer_takes: "играет сдающий", all_pass_bid: "Заказ сдающего, если все пасуют",
+    trump_lead: "Ходить с козыря", after_broken: "после первого козыря", anytime: "когда угодно",
+    akq_trump_lead: "Туз, король и дама козырей ходят подряд",
+    must_beat_in_suit: "Обязательно перебивать в масть хода",
+    must_beat_after_trumped: "Перебивать в масть и после козыря",
+    must_trump: "Обязательно козырять", must_overtrump: "Обязательно перекозыривать",
+    must_trump_when_cannot_overtrump: "Козырять, даже если нельзя перекозырять",
+    scoring: "Подсчёт", standard: "обычный", bonus: "с бонусами", simple: "простой", contract: "контракт",
+    partnership_dummy: "Партнёр заказчика — болван", spades_announcements: "Объявления",
+    spades_overtrick_limit: "Лишние взятки, ведущие к недобору", weak_hand_redeal: "Пересдача слабой руки",
+  },
+};
+
+/** A table rule's name, or one of its choices, in the person's language. */
+export function ruleName(name: string): string {
+  return RULES[language]?.[name] ?? RULES.en?.[name] ?? name.replaceAll("_", " ");
 }

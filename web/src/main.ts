@@ -8,7 +8,7 @@ import createClient, { type Client } from "openapi-fetch";
 import type { components, paths } from "../../clients/typescript/generated/schema.js";
 import { follow } from "../../clients/typescript/sse.js";
 import { h, mount } from "./dom.js";
-import { language, t, type Key } from "./i18n.js";
+import { language, ruleName, t, type Key } from "./i18n.js";
 import { renderTable, type TableState } from "./table.js";
 
 type Schemas = components["schemas"];
@@ -56,7 +56,7 @@ function field(label: string, control: HTMLElement): HTMLElement {
   return h("label", { class: "field" }, h("span", {}, label), control);
 }
 
-function select<T extends string>(name: string, options: readonly T[], label: (value: T) => string, value?: T): HTMLSelectElement {
+function select<T extends string>(name: string, options: readonly T[], label: (value: T) => string, value?: string): HTMLSelectElement {
   const element = h("select", { name }, ...options.map((option) =>
     h("option", { value: option, selected: option === value }, label(option)))) as HTMLSelectElement;
   return element;
@@ -100,18 +100,27 @@ function renderSignIn(): void {
 
 // The lobby
 
+// Each table rule's choices, as the schema names them (Direction, AllPass, TrumpLead, Scoring).
+const RULE_CHOICES: Record<string, readonly string[]> = {
+  direction: ["anticlockwise", "clockwise"],
+  all_pass: ["redeal", "dealer_takes"],
+  trump_lead: ["after_broken", "anytime"],
+  scoring: ["standard", "bonus", "simple", "contract"],
+};
+
 function rulesFieldset(presets: TableRules[], game: Game): HTMLElement {
   const preset = presets.find((rules) => rules.game === game);
   const rows: HTMLElement[] = [];
   for (const [name, value] of Object.entries(preset ?? {})) {
-    if (name === "game") continue;
-    const label = name.replaceAll("_", " ");
+    const choices = RULE_CHOICES[name];
+    // A rule the preset leaves unset (null) does not apply to this game.
+    if (name === "game" || value === null) continue;
     if (typeof value === "boolean") {
-      rows.push(h("label", { class: "check" }, h("input", { type: "checkbox", name: `rule.${name}`, checked: value }), label));
+      rows.push(h("label", { class: "check" }, h("input", { type: "checkbox", name: `rule.${name}`, checked: value }), ruleName(name)));
     } else if (typeof value === "number") {
-      rows.push(field(label, h("input", { type: "number", name: `rule.${name}`, value, min: 0, max: 13 })));
-    } else if (typeof value === "string") {
-      rows.push(field(label, h("input", { name: `rule.${name}`, value, "data-text": true })));
+      rows.push(field(ruleName(name), h("input", { type: "number", name: `rule.${name}`, value, min: 0, max: 13 })));
+    } else if (choices !== undefined && typeof value === "string") {
+      rows.push(field(ruleName(name), select(`rule.${name}`, choices, ruleName, value)));
     }
   }
   return h("details", { class: "rules" }, h("summary", {}, t("rules")), h("div", { class: "rule-grid" }, ...rows));
@@ -120,9 +129,10 @@ function rulesFieldset(presets: TableRules[], game: Game): HTMLElement {
 /** The table rules the form changed from the game's preset: only those are sent. */
 function ruleOverrides(form: HTMLFormElement, preset: TableRules | undefined): Record<string, unknown> {
   const overrides: Record<string, unknown> = {};
-  for (const input of form.querySelectorAll<HTMLInputElement>("input[name^='rule.']")) {
+  for (const input of form.querySelectorAll<HTMLInputElement | HTMLSelectElement>("[name^='rule.']")) {
     const name = input.name.slice(5);
-    const value = input.type === "checkbox" ? input.checked : input.type === "number" ? Number(input.value) : input.value;
+    const value = input instanceof HTMLSelectElement ? input.value
+      : input.type === "checkbox" ? input.checked : Number(input.value);
     if (preset === undefined || (preset as Record<string, unknown>)[name] !== value) overrides[name] = value;
   }
   return overrides;
@@ -259,19 +269,33 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
   let acting = false;
   const draw = () => mount(app, renderTable(state, {
     act: async (submit) => {
-      // One action at a time: a second tap before the answer would send a stale version.
+      // One action at a time, until the table is redrawn from its answer: a tap on the old
+      // drawing would send a move already made.
       if (acting) return;
       acting = true;
-      const answer = await submit(api()).finally(() => { acting = false; });
-      if (answer.data === undefined) {
-        // A version gone stale (another seat moved first) needs no words: the new view shows it.
-        state.notice = isStale(answer.error) ? "" : problemText(answer.error);
-      } else {
-        state.notice = "";
-        state.view = answer.data;
-        state.etag = undefined;
+      try {
+        let answer: Awaited<ReturnType<typeof submit>>;
+        try {
+          answer = await submit(api());
+        } catch {
+          // No answer (the network): the move may or may not have been made; the view will say.
+          answer = { error: { detail: t("reconnecting") } };
+        }
+        if (answer.error !== undefined) {
+          // A version gone stale (another seat moved first) needs no words: the new view shows it.
+          state.notice = isStale(answer.error) ? "" : problemText(answer.error);
+        } else {
+          state.notice = "";
+          if (answer.data !== undefined) {
+            state.view = answer.data;
+            state.etag = undefined;
+            draw();
+          }
+        }
+        await refresh().catch(() => undefined);
+      } finally {
+        acting = false;
       }
-      await refresh();
     },
     back: () => go("#/"),
   }));
@@ -352,7 +376,12 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
       state.reconnecting = true;
       draw();
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      await refresh();
+      try {
+        state.reconnecting = false;
+        await refresh();
+      } catch {
+        state.reconnecting = true;
+      }
     }
   }
 }

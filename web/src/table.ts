@@ -113,7 +113,8 @@ export function renderTable(state: TableState, handlers: TableHandlers): HTMLEle
       h("strong", {}, names[seat.index] ?? ""),
       seat.kind === "bot" && seat.bot_level !== null ? h("span", { class: "muted" }, ` · ${t(seat.bot_level)}`) : null,
       seat.kind === "person" ? h("span", { class: `presence ${seat.connected ? "on" : "off"}` }, seat.connected ? t("online") : t("offline")) : null,
-      seat.left_at !== null || seat.autopilot ? h("span", { class: "stand-in" }, t("standIn")) : null,
+      seat.left_at !== null ? h("span", { class: "stand-in" }, t("standIn"))
+        : seat.autopilot ? h("span", { class: "stand-in" }, t("autopilot")) : null,
       deal ? h("span", { class: "muted" }, `${t("tricks", { n: deal.tricks_won[seat.index] ?? 0 })} · ${deal.hand_sizes[seat.index] ?? 0}🂠`) : null,
       bid ? h("span", { class: "badge" }, bid) : null,
       announced != null ? h("span", { class: "badge" }, t("announce", { n: announced })) : null,
@@ -188,11 +189,28 @@ export function renderTable(state: TableState, handlers: TableHandlers): HTMLEle
           "aria-label": `${names[played.seat] ?? ""}: ${cardName(played.card)}`,
         }))))))));
 
+  // Leaving is for good: a computer player plays the seat to the end. A seat on autopilot
+  // (after turns timed out) is taken back with returnToSeat.
+  const me = isSeatView(view) ? view.seats[view.seat] : undefined;
+  const path = { match_id: state.matchId };
+  const leave = async (): Promise<void> => {
+    if (!window.confirm(t("leaveConfirm"))) return;
+    await handlers.act(async (client) => {
+      const left = await client.POST("/api/v1/matches/{match_id}/leave", { params: { path } });
+      return left.data === undefined ? { error: left.error } : {};
+    });
+    if (state.notice === "") handlers.back();
+  };
+  const seatButton = me === undefined || me.left_at !== null || !["waiting", "active"].includes(view.status) ? null
+    : me.autopilot
+      ? h("button", { type: "button", "data-key": "return", onclick: () => void handlers.act((client) =>
+        client.POST("/api/v1/matches/{match_id}/return", { params: { path } })) }, t("returnToSeat"))
+      : h("button", { type: "button", class: "secondary", "data-key": "leave", onclick: () => void leave() }, t("leave"));
   const spectators = "spectators" in view ? h("span", { class: "muted" }, ` · ${t("spectators", { n: view.spectators })}`) : null;
   return h("div", { class: `table-page game-${view.game}` },
     h("header", {},
       h("h1", {}, t(view.game === "auction" ? "auctionGame" : view.game === "partnership" ? "partnershipGame" : "spadesGame")),
-      state.watching ? h("span", { class: "badge" }, t("spectating")) : null, spectators, back),
+      state.watching ? h("span", { class: "badge" }, t("spectating")) : null, spectators, seatButton, back),
     h("p", { class: "status", role: "status", id: "turn" }, status,
       view.turn_deadline ? h("span", { id: "clock", class: "clock" }) : null,
       state.reconnecting ? h("span", { class: "muted" }, ` ${t("reconnecting")}`) : null),
