@@ -59,6 +59,16 @@ def play_to_the_end(*pages: Any, timeout: float = 120) -> None:
             pages[0].wait_for_timeout(50)
 
 
+def play_until_mid_trick(page: Any) -> None:
+    """Plays on until a trick is under way and it is this seat's turn to add to it."""
+    deadline = time.monotonic() + 90
+    while (page.locator("main[aria-busy]").count() or not page.locator("#current-trick li").count()
+           or not page.locator(".hand button.card.playable").count()):
+        assert time.monotonic() < deadline, "no trick under way on this seat's turn"
+        if not move_once(page):
+            page.wait_for_timeout(50)
+
+
 def api_get(base: str, page: Any, path: str, language: str) -> Any:
     token = page.evaluate("localStorage.getItem('batak.token')")
     request = urllib.request.Request(f"{base}/api/v1{path}", headers={
@@ -155,13 +165,9 @@ def test_a_reload_mid_trick_comes_back_to_the_same_table(open_page) -> None:
     from playwright.sync_api import expect
 
     page = open_page("Ayşe")
-    create_table(page, "spades")
-    deadline = time.monotonic() + 60
-    # Until a trick is half played and it is this seat's turn.
-    while page.locator("#current-trick li").count() == 0 or page.locator(MOVE).count() == 0:
-        assert time.monotonic() < deadline
-        if not move_once(page):
-            page.wait_for_timeout(50)
+    # Two deals: a seat that wins every trick it leads never sees a trick under way.
+    create_table(page, "spades", deals=2)
+    play_until_mid_trick(page)
     cards = "#current-trick [data-card], .hand [data-card]"
     before = page.locator(cards).evaluate_all("cards => cards.map(c => c.dataset.card)")
     page.reload()
@@ -177,8 +183,9 @@ def test_the_lobby_and_a_table_pass_axe_on_desktop_and_phone(open_page) -> None:
         page = open_page("Ayşe", **({"viewport": viewport} if viewport else {}))
         check_accessibility(page)
         page.screenshot(path=str(ARTIFACTS / f"play-lobby-{size}.png"), full_page=True)
-        create_table(page, "auction")
-        page.locator(MOVE).first.wait_for()
+        create_table(page, "spades", deals=2)
+        play_until_mid_trick(page)
+        page.evaluate("document.activeElement.blur()")  # no focus ring in the picture
         check_accessibility(page)
         page.screenshot(path=str(ARTIFACTS / f"play-table-{size}.png"), full_page=True)
 

@@ -273,6 +273,7 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
       // drawing would send a move already made.
       if (acting) return;
       acting = true;
+      app.setAttribute("aria-busy", "true");
       try {
         let answer: Awaited<ReturnType<typeof submit>>;
         try {
@@ -295,6 +296,7 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
         await refresh().catch(() => undefined);
       } finally {
         acting = false;
+        app.removeAttribute("aria-busy");
       }
     },
     back: () => go("#/"),

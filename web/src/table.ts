@@ -115,7 +115,7 @@ export function renderTable(state: TableState, handlers: TableHandlers): HTMLEle
       seat.kind === "person" ? h("span", { class: `presence ${seat.connected ? "on" : "off"}` }, seat.connected ? t("online") : t("offline")) : null,
       seat.left_at !== null ? h("span", { class: "stand-in" }, t("standIn"))
         : seat.autopilot ? h("span", { class: "stand-in" }, t("autopilot")) : null,
-      deal ? h("span", { class: "muted" }, `${t("tricks", { n: deal.tricks_won[seat.index] ?? 0 })} · ${deal.hand_sizes[seat.index] ?? 0}🂠`) : null,
+      deal ? h("span", { class: "muted" }, `${t("tricks", { n: deal.tricks_won[seat.index] ?? 0 })} · ${t("cardsLeft", { n: deal.hand_sizes[seat.index] ?? 0 })}`) : null,
       bid ? h("span", { class: "badge" }, bid) : null,
       announced != null ? h("span", { class: "badge" }, t("announce", { n: announced })) : null,
       h("span", { class: "total" }, `${t("total")}: ${view.totals[seat.index] ?? 0}`));
