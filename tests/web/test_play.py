@@ -42,10 +42,11 @@ def create_table(page: Any, game: str, *, open_seats: tuple[int, ...] = (), deal
 def move_once(page: Any) -> bool:
     """Makes the first move offered, if any; False when there is none (not this seat's turn)."""
     moves = page.locator(MOVE)
-    if moves.count() == 0:
+    # While a move is answered the buttons on show are about to go.
+    if page.locator("main[aria-busy]").count() or moves.count() == 0:
         return False
     try:
-        moves.first.click(timeout=1_000)
+        moves.first.click(timeout=500)
     except Exception:  # the table was redrawn under the click (another seat moved): look again
         return False
     return True

@@ -6,7 +6,7 @@
 import createClient, { type Client } from "openapi-fetch";
 
 import type { components, paths } from "../../clients/typescript/generated/schema.js";
-import { follow } from "../../clients/typescript/sse.js";
+import { follow, StreamError } from "../../clients/typescript/sse.js";
 import { h, mount } from "./dom.js";
 import { language, ruleName, t, type Key } from "./i18n.js";
 import { renderTable, type TableState } from "./table.js";
@@ -41,6 +41,14 @@ function api(): Client<paths> {
 function problemText(error: unknown): string {
   if (typeof error === "object" && error !== null && "detail" in error) return String(error.detail);
   return String(error);
+}
+
+function parseProblem(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
 }
 
 function isStale(error: unknown): boolean {
@@ -279,8 +287,10 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
         try {
           answer = await submit(api());
         } catch {
-          // No answer (the network): the move may or may not have been made; the view will say.
-          answer = { error: { detail: t("reconnecting") } };
+          // No answer (the network): whether the move was made, the view will say once it is
+          // back.
+          answer = {};
+          void recover();
         }
         if (answer.error !== undefined) {
           // A version gone stale (another seat moved first) needs no words: the new view shows it.
@@ -298,37 +308,42 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
         acting = false;
         app.removeAttribute("aria-busy");
       }
+      draw(); // the notice, even when the view is unchanged
     },
     back: () => go("#/"),
   }));
 
   // Re-read the view on every event, sending its ETag: an unchanged view is a 304 and no body.
+  // Redrawn only when the view changed: a redraw replaces the buttons under a finger.
   let reading = false;
   let again = false;
   const refresh = async (): Promise<void> => {
     if (reading) return void (again = true);
     reading = true;
+    let changed = false;
     try {
       do {
         again = false;
-        await readView();
+        changed = (await readView()) || changed;
       } while (again);
     } finally {
       reading = false;
     }
-    if (!controller.signal.aborted) draw();
+    if (changed && !controller.signal.aborted) draw();
   };
-  const readView = async (): Promise<void> => {
+  const readView = async (): Promise<boolean> => {
     const client = api();
     const path = { match_id: matchId };
     const header = state.etag === undefined ? {} : { "If-None-Match": state.etag };
     const answer = watching
       ? await client.GET("/api/v1/matches/{match_id}/spectate", { params: { path, header } })
       : await client.GET("/api/v1/matches/{match_id}/view", { params: { path, header } });
-    if (answer.response.status === 304) return;
+    const wasReconnecting = state.reconnecting;
+    state.reconnecting = false; // the server answered
+    if (answer.response.status === 304) return wasReconnecting;
     if (answer.data === undefined) {
       state.notice = problemText(answer.error);
-      return;
+      return true;
     }
     state.view = answer.data;
     state.etag = answer.response.headers.get("ETag") ?? undefined;
@@ -349,6 +364,17 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
       const estimate = await client.GET("/api/v1/matches/{match_id}/bid-estimate", { params: { path } });
       if (estimate.data !== undefined) state.estimate = { sequence: deal.sequence, value: estimate.data };
     }
+    return true;
+  };
+
+  // Reads the view once a second until the server answers again.
+  const recover = async (): Promise<void> => {
+    state.reconnecting = true;
+    draw();
+    while (state.reconnecting && !controller.signal.aborted) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await refresh().catch(() => undefined);
+    }
   };
 
   await refresh();
@@ -367,23 +393,18 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
   while (!controller.signal.aborted && state.view !== undefined && ["waiting", "active"].includes(state.view.status)) {
     try {
       const stream = follow(baseUrl, matchId, { headers: headers(), after: state.view.version, signal: controller.signal });
-      for await (const _message of stream) {
-        state.reconnecting = false;
-        await refresh();
-      }
+      for await (const _message of stream) await refresh();
       await refresh();
       break;
-    } catch {
+    } catch (error) {
       if (controller.signal.aborted) return;
-      state.reconnecting = true;
-      draw();
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      try {
-        state.reconnecting = false;
-        await refresh();
-      } catch {
-        state.reconnecting = true;
+      if (error instanceof StreamError && error.status < 500) {
+        // Refused, not dropped (no seat here any more, a private match): trying again won't help.
+        state.notice = problemText(parseProblem(error.body));
+        draw();
+        return;
       }
+      await recover();
     }
   }
 }

@@ -195,11 +195,13 @@ export function renderTable(state: TableState, handlers: TableHandlers): HTMLEle
   const path = { match_id: state.matchId };
   const leave = async (): Promise<void> => {
     if (!window.confirm(t("leaveConfirm"))) return;
+    let left = false;
     await handlers.act(async (client) => {
-      const left = await client.POST("/api/v1/matches/{match_id}/leave", { params: { path } });
-      return left.data === undefined ? { error: left.error } : {};
+      const answer = await client.POST("/api/v1/matches/{match_id}/leave", { params: { path } });
+      left = answer.data !== undefined;
+      return left ? {} : { error: answer.error };
     });
-    if (state.notice === "") handlers.back();
+    if (left) handlers.back();
   };
   const seatButton = me === undefined || me.left_at !== null || !["waiting", "active"].includes(view.status) ? null
     : me.autopilot
