@@ -96,6 +96,25 @@ def test_a_guest_plays_a_whole_match_against_three_computer_players(open_page, g
     expect(page.locator("#notice")).to_have_text("")
 
 
+def test_a_table_rule_chosen_in_the_form_is_played(open_page) -> None:
+    from playwright.sync_api import expect
+
+    page = open_page("Ayşe")
+    form = page.locator("#new-table")
+    form.locator("select[name=game]").select_option("spades")
+    form.locator("details.rules summary").click()
+    form.get_by_label("Announcements").check()
+    form.locator("select[name=bot_level]").select_option("easy")
+    form.locator("input[name=deals]").fill("1")
+    form.locator("button[type=submit]").click()
+    # Before the first card each seat announces: the buttons offer 0 to 13.
+    expect(page.locator(".actions button.announce")).to_have_count(14)
+    page.get_by_role("button", name="Announce 3").click()
+    expect(page.locator(".seat.pos-0 .badge")).to_have_text("Announce 3")
+    play_to_the_end(page)
+    expect(page.locator("#result li")).to_have_count(4)
+
+
 def test_a_refused_card_says_why_in_the_persons_language(open_page, asgi_server) -> None:
     from playwright.sync_api import expect
 
