@@ -13,6 +13,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from batak_api.play import play
 from batak_api.scrape import metrics
 from games import redis_clients
 from games.api.problems import problem, problem_response
@@ -84,6 +85,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("play/", play, name="play"),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("metrics", metrics, name="metrics"),

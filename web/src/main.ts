@@ -1,0 +1,422 @@
+// The reference web client at /play/: a guest or an account plays in the browser on the
+// generated TypeScript client (openapi-fetch over openapi/schema.yaml) and the live stream
+// (clients/typescript/sse.ts). Routes live in the URL's hash, the token in localStorage, so a
+// reload comes back to the same table: #/ the lobby, #/match/<id> a seat, #/watch/<id> a table
+// watched.
+import createClient, { type Client } from "openapi-fetch";
+
+import type { components, paths } from "../../clients/typescript/generated/schema.js";
+import { follow, StreamError } from "../../clients/typescript/sse.js";
+import { h, mount } from "./dom.js";
+import { language, ruleName, t, type Key } from "./i18n.js";
+import { renderTable, type TableState } from "./table.js";
+
+type Schemas = components["schemas"];
+type Game = Schemas["Game"];
+type BotLevel = Schemas["BotLevel"];
+type TableRules = Schemas["TableRules"];
+
+const TOKEN = "batak.token";
+const GAMES: Game[] = ["auction", "partnership", "spades"];
+const LEVELS: BotLevel[] = ["easy", "medium", "hard", "expert"];
+const GAME_NAMES: Record<Game, Key> = { auction: "auctionGame", partnership: "partnershipGame", spades: "spadesGame" };
+
+const app = document.getElementById("app") as HTMLElement;
+document.documentElement.lang = language;
+const baseUrl = location.origin;
+
+function headers(): Record<string, string> {
+  const token = localStorage.getItem(TOKEN);
+  return {
+    "Accept-Language": navigator.language,
+    ...(token === null ? {} : { Authorization: `Token ${token}` }),
+  };
+}
+
+function api(): Client<paths> {
+  return createClient<paths>({ baseUrl, headers: headers() });
+}
+
+/** A refusal's sentence (problem+json `detail`, in the person's language). */
+function problemText(error: unknown): string {
+  if (typeof error === "object" && error !== null && "detail" in error) return String(error.detail);
+  return String(error);
+}
+
+function parseProblem(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
+function isStale(error: unknown): boolean {
+  return typeof error === "object" && error !== null && "code" in error && error.code === "stale_version";
+}
+
+function go(hash: string): void {
+  if (location.hash === hash) void route();
+  else location.hash = hash;
+}
+
+function field(label: string, control: HTMLElement): HTMLElement {
+  return h("label", { class: "field" }, h("span", {}, label), control);
+}
+
+function select<T extends string>(name: string, options: readonly T[], label: (value: T) => string, value?: string): HTMLSelectElement {
+  const element = h("select", { name }, ...options.map((option) =>
+    h("option", { value: option, selected: option === value }, label(option)))) as HTMLSelectElement;
+  return element;
+}
+
+function errorLine(): HTMLElement {
+  return h("p", { class: "error", role: "alert" });
+}
+
+// Signing in
+
+function renderSignIn(): void {
+  const error = errorLine();
+  const guest = h("form", { class: "panel", "aria-labelledby": "guest-title", onsubmit: async (event: Event) => {
+    event.preventDefault();
+    const name = (new FormData(event.target as HTMLFormElement).get("display_name") as string).trim();
+    const answer = await api().POST("/api/v1/auth/guest", { body: name ? { display_name: name } : {} });
+    if (answer.data === undefined) return void (error.textContent = problemText(answer.error));
+    localStorage.setItem(TOKEN, answer.data.token);
+    void route();
+  } },
+  h("h2", { id: "guest-title" }, t("playAsGuest")),
+  field(t("name"), h("input", { name: "display_name", maxlength: 40, autocomplete: "nickname" })),
+  h("button", { type: "submit" }, t("play")));
+  const login = h("form", { class: "panel", "aria-labelledby": "login-title", onsubmit: async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.target as HTMLFormElement);
+    const answer = await api().POST("/api/v1/auth/token", {
+      body: { username: String(form.get("username")), password: String(form.get("password")) },
+    });
+    if (answer.data === undefined) return void (error.textContent = problemText(answer.error));
+    localStorage.setItem(TOKEN, answer.data.token);
+    void route();
+  } },
+  h("h2", { id: "login-title" }, t("logIn")),
+  field(t("username"), h("input", { name: "username", autocomplete: "username", required: true })),
+  field(t("password"), h("input", { name: "password", type: "password", autocomplete: "current-password", required: true })),
+  h("button", { type: "submit" }, t("logIn")));
+  mount(app, h("header", {}, h("h1", {}, t("title"))), h("div", { class: "columns" }, guest, login), error);
+}
+
+// The lobby
+
+// Each table rule's choices, as the schema names them (Direction, AllPass, TrumpLead, Scoring).
+const RULE_CHOICES: Record<string, readonly string[]> = {
+  direction: ["anticlockwise", "clockwise"],
+  all_pass: ["redeal", "dealer_takes"],
+  trump_lead: ["after_broken", "anytime"],
+  scoring: ["standard", "bonus", "simple", "contract"],
+};
+
+function rulesFieldset(presets: TableRules[], game: Game): HTMLElement {
+  const preset = presets.find((rules) => rules.game === game);
+  const rows: HTMLElement[] = [];
+  for (const [name, value] of Object.entries(preset ?? {})) {
+    const choices = RULE_CHOICES[name];
+    // A rule the preset leaves unset (null) does not apply to this game.
+    if (name === "game" || value === null) continue;
+    if (typeof value === "boolean") {
+      rows.push(h("label", { class: "check" }, h("input", { type: "checkbox", name: `rule.${name}`, checked: value }), ruleName(name)));
+    } else if (typeof value === "number") {
+      rows.push(field(ruleName(name), h("input", { type: "number", name: `rule.${name}`, value, min: 0, max: 13 })));
+    } else if (choices !== undefined && typeof value === "string") {
+      rows.push(field(ruleName(name), select(`rule.${name}`, choices, ruleName, value)));
+    }
+  }
+  return h("details", { class: "rules" }, h("summary", {}, t("rules")), h("div", { class: "rule-grid" }, ...rows));
+}
+
+/** The table rules the form changed from the game's preset: only those are sent. */
+function ruleOverrides(form: HTMLFormElement, preset: TableRules | undefined): Record<string, unknown> {
+  const overrides: Record<string, unknown> = {};
+  for (const input of form.querySelectorAll<HTMLInputElement | HTMLSelectElement>("[name^='rule.']")) {
+    const name = input.name.slice(5);
+    const value = input instanceof HTMLSelectElement ? input.value
+      : input.type === "checkbox" ? input.checked : Number(input.value);
+    if (preset === undefined || (preset as Record<string, unknown>)[name] !== value) overrides[name] = value;
+  }
+  return overrides;
+}
+
+async function renderLobby(): Promise<void> {
+  const client = api();
+  const [me, lobby, presets] = await Promise.all([
+    client.GET("/api/v1/me"),
+    client.GET("/api/v1/lobby", { params: { query: { page_size: 20 } } }),
+    client.GET("/api/v1/rules/presets"),
+  ]);
+  if (me.response.status === 401) {
+    localStorage.removeItem(TOKEN);
+    return renderSignIn();
+  }
+  const error = errorLine();
+  const fail = (problem: unknown) => { error.textContent = problemText(problem); };
+  const gameLabel = (game: Game) => t(GAME_NAMES[game]);
+  const levelLabel = (level: BotLevel) => t(level);
+
+  const quick = h("form", { class: "panel", "aria-labelledby": "quick-title", onsubmit: async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.target as HTMLFormElement);
+    const answer = await api().POST("/api/v1/quick-match", {
+      body: { game: form.get("game") as Game, bot_level: form.get("bot_level") as BotLevel },
+    });
+    if (answer.data === undefined) return fail(answer.error);
+    go(`#/match/${answer.data.match.id}`);
+  } },
+  h("h2", { id: "quick-title" }, t("quickMatch")),
+  field(t("game"), select("game", GAMES, gameLabel)),
+  field(t("level"), select("bot_level", LEVELS, levelLabel)),
+  h("button", { type: "submit" }, t("quickMatch")));
+
+  const rulePresets = presets.data ?? [];
+  const gameSelect = select("game", GAMES, gameLabel);
+  let rules = rulesFieldset(rulePresets, "auction");
+  gameSelect.addEventListener("change", () => {
+    const next = rulesFieldset(rulePresets, gameSelect.value as Game);
+    rules.replaceWith(next);
+    rules = next;
+  });
+  const seatChoices = [1, 2, 3].map((seat) =>
+    field(t("seatN", { n: seat + 1 }), select(`seat${seat}`, ["bot", "open"] as const, (kind) => t(kind === "bot" ? "computer" : "openSeat"))));
+  const create = h("form", { class: "panel", id: "new-table", "aria-labelledby": "new-title", onsubmit: async (event: Event) => {
+    event.preventDefault();
+    const element = event.target as HTMLFormElement;
+    const form = new FormData(element);
+    const game = form.get("game") as Game;
+    const level = form.get("bot_level") as BotLevel;
+    const seats: Schemas["SeatSpecRequest"][] = [{ kind: "me" }];
+    for (const seat of [1, 2, 3]) {
+      seats.push(form.get(`seat${seat}`) === "open" ? { kind: "open" } : { kind: "bot", bot_level: level });
+    }
+    const answer = await api().POST("/api/v1/matches", {
+      body: {
+        game, seats, deals: Number(form.get("deals")),
+        visibility: form.get("visibility") as Schemas["VisibilityEnum"],
+        rules: ruleOverrides(element, rulePresets.find((preset) => preset.game === game)),
+      },
+    });
+    if (answer.data === undefined) return fail(answer.error);
+    go(`#/match/${answer.data.id}`);
+  } },
+  h("h2", { id: "new-title" }, t("newTable")),
+  field(t("game"), gameSelect),
+  field(t("level"), select("bot_level", LEVELS, levelLabel, "easy")),
+  field(t("deals"), h("input", { type: "number", name: "deals", value: 4, min: 1, max: 52 })),
+  ...seatChoices,
+  field(t("visibility"), select("visibility", ["private", "public"] as const, (choice) => t(choice))),
+  rules,
+  h("button", { type: "submit" }, t("create")));
+
+  const invitation = h("form", { class: "panel", "aria-labelledby": "invite-title", onsubmit: async (event: Event) => {
+    event.preventDefault();
+    const code = String(new FormData(event.target as HTMLFormElement).get("code")).trim();
+    const answer = await api().POST("/api/v1/invitations/{code}/join", { params: { path: { code } } });
+    if (answer.data === undefined) return fail(answer.error);
+    go(`#/match/${answer.data.match.id}`);
+  } },
+  h("h2", { id: "invite-title" }, t("invitation")),
+  field(t("code"), h("input", { name: "code", required: true, autocomplete: "off" })),
+  h("button", { type: "submit" }, t("join")),
+  );
+
+  const watch = h("form", { class: "panel", "aria-labelledby": "watch-title", onsubmit: (event: Event) => {
+    event.preventDefault();
+    go(`#/watch/${String(new FormData(event.target as HTMLFormElement).get("match_id")).trim()}`);
+  } },
+  h("h2", { id: "watch-title" }, t("watch")),
+  field(t("matchId"), h("input", { name: "match_id", required: true, autocomplete: "off" })),
+  h("button", { type: "submit" }, t("watch")));
+
+  const tables = lobby.data?.results ?? [];
+  const list = h("section", { class: "panel", "aria-labelledby": "tables-title" },
+    h("h2", { id: "tables-title" }, t("openTables")),
+    tables.length === 0 ? h("p", {}, t("noTables")) : h("ul", { class: "tables" }, ...tables.map((table) =>
+      h("li", {},
+        h("span", {}, `${gameLabel(table.game)} · ${table.created_by} · ${t("seatsTaken", { n: table.seats_taken })}`),
+        h("button", { type: "button", onclick: async () => {
+          const answer = await api().POST("/api/v1/matches/{match_id}/join", { params: { path: { match_id: table.id } } });
+          if (answer.data === undefined) return fail(answer.error);
+          go(`#/match/${table.id}`);
+        } }, t("join")),
+        h("button", { type: "button", class: "secondary", onclick: () => go(`#/watch/${table.id}`) }, t("watch"))))),
+    h("button", { type: "button", class: "secondary", onclick: () => void renderLobby() }, t("refresh")));
+
+  mount(app,
+    h("header", {},
+      h("h1", {}, t("title")),
+      h("span", { class: "who" }, me.data?.display_name ?? ""),
+      h("button", { type: "button", class: "secondary", onclick: async () => {
+        await api().POST("/api/v1/auth/logout");
+        localStorage.removeItem(TOKEN);
+        go("#/");
+      } }, t("logOut"))),
+    h("h2", { class: "visually-hidden" }, t("lobby")),
+    error,
+    h("div", { class: "columns" }, quick, create, invitation, watch, list));
+}
+
+// A table: a seat played, or a table watched
+
+let leaveTable: (() => void) | undefined;
+
+async function openTable(matchId: string, watching: boolean): Promise<void> {
+  const controller = new AbortController();
+  leaveTable = () => controller.abort();
+  const state: TableState = {
+    matchId, watching, view: undefined, etag: undefined, deals: [], estimate: undefined,
+    notice: "", reconnecting: false, invitation: undefined,
+  };
+  let acting = false;
+  const draw = () => mount(app, renderTable(state, {
+    act: async (submit) => {
+      // One action at a time, until the table is redrawn from its answer: a tap on the old
+      // drawing would send a move already made.
+      if (acting) return;
+      acting = true;
+      app.setAttribute("aria-busy", "true");
+      try {
+        let answer: Awaited<ReturnType<typeof submit>>;
+        try {
+          answer = await submit(api());
+        } catch {
+          // No answer (the network): whether the move was made, the view will say once it is
+          // back.
+          answer = {};
+          void recover();
+        }
+        if (answer.error !== undefined) {
+          // A version gone stale (another seat moved first) needs no words: the new view shows it.
+          state.notice = isStale(answer.error) ? "" : problemText(answer.error);
+        } else {
+          state.notice = "";
+          if (answer.data !== undefined) {
+            state.view = answer.data;
+            state.etag = undefined;
+            draw();
+          }
+        }
+        await refresh().catch(() => undefined);
+      } finally {
+        acting = false;
+        app.removeAttribute("aria-busy");
+      }
+      draw(); // the notice, even when the view is unchanged
+    },
+    back: () => go("#/"),
+  }));
+
+  // Re-read the view on every event, sending its ETag: an unchanged view is a 304 and no body.
+  // Redrawn only when the view changed: a redraw replaces the buttons under a finger.
+  let reading = false;
+  let again = false;
+  const refresh = async (): Promise<void> => {
+    if (reading) return void (again = true);
+    reading = true;
+    let changed = false;
+    try {
+      do {
+        again = false;
+        changed = (await readView()) || changed;
+      } while (again);
+    } finally {
+      reading = false;
+    }
+    if (changed && !controller.signal.aborted) draw();
+  };
+  const readView = async (): Promise<boolean> => {
+    const client = api();
+    const path = { match_id: matchId };
+    const header = state.etag === undefined ? {} : { "If-None-Match": state.etag };
+    const answer = watching
+      ? await client.GET("/api/v1/matches/{match_id}/spectate", { params: { path, header } })
+      : await client.GET("/api/v1/matches/{match_id}/view", { params: { path, header } });
+    const wasReconnecting = state.reconnecting;
+    state.reconnecting = false; // the server answered
+    if (answer.response.status === 304) return wasReconnecting;
+    if (answer.data === undefined) {
+      state.notice = problemText(answer.error);
+      return true;
+    }
+    state.view = answer.data;
+    state.etag = answer.response.headers.get("ETag") ?? undefined;
+    const view = answer.data;
+    const endedDeals = view.previous_deal === null ? 0 : view.previous_deal.sequence;
+    if (state.deals.length !== endedDeals || view.status !== "active") {
+      const deals = await client.GET("/api/v1/matches/{match_id}/deals", { params: { path } });
+      if (deals.data !== undefined) state.deals = deals.data;
+    }
+    if (view.status === "waiting" && !watching && state.invitation === undefined) {
+      // Only the table's creator may read its code; anyone else gets a refusal and no code.
+      const invitation = await client.GET("/api/v1/matches/{match_id}/invitation", { params: { path } });
+      state.invitation = invitation.data?.code ?? "";
+    }
+    const deal = view.deal;
+    if (!watching && deal !== null && "hand" in deal && deal.phase === "auction" && view.game !== "spades"
+        && state.estimate?.sequence !== deal.sequence) {
+      const estimate = await client.GET("/api/v1/matches/{match_id}/bid-estimate", { params: { path } });
+      if (estimate.data !== undefined) state.estimate = { sequence: deal.sequence, value: estimate.data };
+    }
+    return true;
+  };
+
+  // Reads the view once a second until the server answers again.
+  const recover = async (): Promise<void> => {
+    state.reconnecting = true;
+    draw();
+    while (state.reconnecting && !controller.signal.aborted) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await refresh().catch(() => undefined);
+    }
+  };
+
+  await refresh();
+  // The clock's second hand: only the countdown changes, so only it is redrawn.
+  const ticking = setInterval(() => {
+    const clock = document.getElementById("clock");
+    const deadline = state.view?.turn_deadline;
+    if (clock !== null && deadline) {
+      clock.textContent = t("clock", { s: Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000)) });
+    }
+  }, 1000);
+  controller.signal.addEventListener("abort", () => clearInterval(ticking));
+
+  // Follow the stream; after a dropped connection (sse.ts resumes a closed one itself with
+  // Last-Event-ID, a network error ends it) start again from the version last seen.
+  while (!controller.signal.aborted && state.view !== undefined && ["waiting", "active"].includes(state.view.status)) {
+    try {
+      const stream = follow(baseUrl, matchId, { headers: headers(), after: state.view.version, signal: controller.signal });
+      for await (const _message of stream) await refresh();
+      await refresh();
+      break;
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      if (error instanceof StreamError && error.status < 500) {
+        // Refused, not dropped (no seat here any more, a private match): trying again won't help.
+        state.notice = problemText(parseProblem(error.body));
+        draw();
+        return;
+      }
+      await recover();
+    }
+  }
+}
+
+async function route(): Promise<void> {
+  leaveTable?.();
+  leaveTable = undefined;
+  if (localStorage.getItem(TOKEN) === null) return renderSignIn();
+  const [, kind, id] = location.hash.match(/^#\/(match|watch)\/([0-9a-f-]+)$/) ?? [];
+  if (kind !== undefined && id !== undefined) return openTable(id, kind === "watch");
+  return renderLobby();
+}
+
+window.addEventListener("hashchange", () => void route());
+void route();

@@ -1,0 +1,228 @@
+// A table drawn from one seat's view (or a watcher's): the hand with its legal cards marked,
+// the calls the seat may make, the trick in play and the last one, the clocks, who is there,
+// the score sheet and, once a deal ends, its replay.
+import type { Client } from "openapi-fetch";
+
+import type { components, paths } from "../../clients/typescript/generated/schema.js";
+import { cardFace, cardName, isRed, sortHand, suitName, SYMBOLS, type Card, type Suit } from "./cards.js";
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+
+type Schemas = components["schemas"];
+type SeatView = Schemas["SeatView"];
+type SpectatorView = Schemas["SpectatorView"];
+type Trick = Schemas["Trick"];
+type Action = Schemas["Action"];
+
+export interface TableState {
+  matchId: string;
+  watching: boolean;
+  view: SeatView | SpectatorView | undefined;
+  etag: string | undefined;
+  deals: Schemas["DealRecord"][];
+  estimate: { sequence: number; value: Schemas["BidEstimate"] } | undefined;
+  invitation: string | undefined;
+  notice: string;
+  reconnecting: boolean;
+}
+
+type Answer = { data?: SeatView; error?: unknown };
+
+export interface TableHandlers {
+  act: (submit: (client: Client<paths>) => Promise<Answer>) => Promise<void>;
+  back: () => void;
+}
+
+function isSeatView(view: SeatView | SpectatorView): view is SeatView {
+  return "seat" in view;
+}
+
+function submitAction(matchId: string, action: Action, version: number) {
+  const path = { match_id: matchId };
+  const expected_version = version;
+  return (client: Client<paths>): Promise<Answer> => {
+    switch (action.kind) {
+      case "bid":
+        return client.POST("/api/v1/matches/{match_id}/bid", { params: { path }, body: { tricks: action.tricks, expected_version } });
+      case "pass":
+        return client.POST("/api/v1/matches/{match_id}/pass", { params: { path }, body: { expected_version } });
+      case "trump":
+        return client.POST("/api/v1/matches/{match_id}/trump", { params: { path }, body: { suit: action.suit, expected_version } });
+      case "announce":
+        return client.POST("/api/v1/matches/{match_id}/announce", { params: { path }, body: { tricks: action.tricks, expected_version } });
+      case "play":
+        return client.POST("/api/v1/matches/{match_id}/play", { params: { path }, body: { card: action.card, expected_version } });
+      case "redeal":
+        return client.POST("/api/v1/matches/{match_id}/redeal", { params: { path }, body: { expected_version } });
+    }
+  };
+}
+
+function actionLabel(action: Action): string {
+  switch (action.kind) {
+    case "bid": return t("bid", { n: action.tricks });
+    case "pass": return t("pass");
+    case "trump": return `${t("chooseTrump")} ${SYMBOLS[action.suit]} ${suitName(action.suit)}`;
+    case "announce": return t("announce", { n: action.tricks });
+    case "redeal": return t("redeal");
+    case "play": return cardName(action.card);
+  }
+}
+
+function cardFaceElement(card: Card, tag = "span", attributes: Record<string, string | boolean | EventListener> = {}): HTMLElement {
+  return h(tag, { class: `card${isRed(card) ? " red" : ""}`, "data-card": card, ...attributes }, cardFace(card));
+}
+
+function trickList(trick: Trick | null, names: string[], id: string, title: string): HTMLElement {
+  return h("section", { class: "trick", id, "aria-labelledby": `${id}-title` },
+    h("h3", { id: `${id}-title` }, title),
+    trick === null || trick.cards.length === 0
+      ? h("p", { class: "muted" }, t("none"))
+      : h("ol", {}, ...trick.cards.map((played) =>
+        h("li", { class: played.seat === trick.winner ? "winner" : undefined },
+          h("span", { class: "seat-name" }, names[played.seat] ?? ""),
+          cardFaceElement(played.card, "span", { "aria-label": cardName(played.card) })))));
+}
+
+export function renderTable(state: TableState, handlers: TableHandlers): HTMLElement {
+  const view = state.view;
+  const back = h("button", { type: "button", class: "secondary", "data-key": "back", onclick: handlers.back }, t("back"));
+  if (view === undefined) {
+    return h("div", { class: "table-page" }, h("p", { role: "alert" }, state.notice), back);
+  }
+  const mine = isSeatView(view) ? view.seat : 0;
+  const names = view.seats.map((seat) => seat.index === mine && isSeatView(view) ? `${seat.display_name} (${t("you")})` : seat.display_name);
+  const deal = view.deal;
+  const hand = deal !== null && "hand" in deal ? deal : undefined;
+  const legal = hand?.legal_actions ?? [];
+  const legalCards = new Set<string>(hand?.legal_cards ?? []);
+  const myTurn = hand !== undefined && hand.to_act === mine;
+
+  let status: string;
+  if (view.status === "waiting") status = t("waiting");
+  else if (view.status === "finished") status = t("over");
+  else if (view.status === "cancelled" || view.status === "abandoned") status = t(`status_${view.status}`);
+  else if (myTurn) status = t("yourTurn");
+  else status = deal?.to_act != null ? t("toPlay", { name: names[deal.to_act] ?? "" }) : "";
+
+  const seats = h("ul", { class: "seats", "aria-label": t("seatN", { n: "" }).trim() }, ...view.seats.map((seat) => {
+    const position = (seat.index - mine + 4) % 4;
+    const bid = deal?.declarer === seat.index && deal.bid !== null ? t("contract", { name: "", bid: deal.bid }).trim() : "";
+    const announced = deal?.announcements[seat.index];
+    return h("li", { class: `seat pos-${position}${deal?.to_act === seat.index ? " to-act" : ""}`, "data-seat": seat.index },
+      h("strong", {}, names[seat.index] ?? ""),
+      seat.kind === "bot" && seat.bot_level !== null ? h("span", { class: "muted" }, ` · ${t(seat.bot_level)}`) : null,
+      seat.kind === "person" ? h("span", { class: `presence ${seat.connected ? "on" : "off"}` }, seat.connected ? t("online") : t("offline")) : null,
+      seat.left_at !== null ? h("span", { class: "stand-in" }, t("standIn"))
+        : seat.autopilot ? h("span", { class: "stand-in" }, t("autopilot")) : null,
+      deal ? h("span", { class: "muted" }, `${t("tricks", { n: deal.tricks_won[seat.index] ?? 0 })} · ${t("cardsLeft", { n: deal.hand_sizes[seat.index] ?? 0 })}`) : null,
+      bid ? h("span", { class: "badge" }, bid) : null,
+      announced != null ? h("span", { class: "badge" }, t("announce", { n: announced })) : null,
+      h("span", { class: "total" }, `${t("total")}: ${view.totals[seat.index] ?? 0}`));
+  }));
+
+  const contract = deal === null ? null : h("p", { class: "contract" },
+    deal.declarer !== null && deal.bid !== null ? `${t("contract", { name: names[deal.declarer] ?? "", bid: deal.bid })} · ` : "",
+    deal.trump !== null ? t("trumpIs", { suit: `${SYMBOLS[deal.trump as Suit]} ${suitName(deal.trump as Suit)}` }) : t("noTrump"));
+
+  const auction = deal !== null && deal.auction.length > 0 ? h("p", { class: "auction" }, `${t("auction")}: `,
+    deal.auction.map((call) => `${names[call.seat] ?? ""} ${call.bid === null ? t("pass") : call.bid}`).join(" · ")) : null;
+  const redealAsked = deal?.redeal_requested_by != null ? h("p", {}, t("redealAsked", { name: names[deal.redeal_requested_by] ?? "" })) : null;
+
+  const version = view.version;
+  const calls = legal.filter((action) => action.kind !== "play");
+  const actions = calls.length === 0 ? null : h("div", { class: "actions", role: "group", "aria-label": t("yourTurn") },
+    ...calls.map((action) => h("button", {
+      type: "button", class: `action ${action.kind}`, "data-key": `${action.kind}-${"tricks" in action ? action.tricks : "suit" in action ? action.suit : ""}`,
+      onclick: () => void handlers.act(submitAction(state.matchId, action, version)),
+    }, actionLabel(action))));
+
+  const estimate = state.estimate !== undefined && hand?.phase === "auction" && state.estimate.sequence === hand.sequence
+    ? h("section", { class: "estimate", "aria-labelledby": "estimate-title" },
+      h("h3", { id: "estimate-title" }, t("estimate")),
+      h("ul", {}, ...state.estimate.value.estimates.map((line) =>
+        h("li", { class: line.trump === state.estimate?.value.best_trump ? "best" : undefined },
+          t("estimateLine", { suit: `${SYMBOLS[line.trump]} ${suitName(line.trump)}`, n: line.tricks })))))
+    : null;
+
+  const cardButton = (card: Card) => {
+    const playable = legalCards.has(card);
+    return cardFaceElement(card, "button", {
+      type: "button", class: `card${isRed(card) ? " red" : ""}${playable ? " playable" : ""}`,
+      "data-key": `card-${card}`,
+      "aria-label": `${cardName(card)}, ${playable ? t("playable") : t("notPlayable")}`,
+      onclick: () => void handlers.act(submitAction(state.matchId, { kind: "play", card }, version)),
+    });
+  };
+  const handRow = hand === undefined ? null : h("section", { class: "hand", "aria-labelledby": "hand-title" },
+    h("h3", { id: "hand-title" }, t("hand")),
+    h("div", { class: "cards" }, ...sortHand(hand.hand).map(cardButton)));
+  const dummy = deal?.dummy_hand ? h("section", { class: "hand dummy", "aria-labelledby": "dummy-title" },
+    h("h3", { id: "dummy-title" }, `${t("dummy")}: ${names[deal.dummy ?? 0] ?? ""}`),
+    h("div", { class: "cards" }, ...sortHand(deal.dummy_hand).map((card) =>
+      hand !== undefined && hand.to_act === mine && hand.turn === deal.dummy ? cardButton(card) : cardFaceElement(card, "span", { "aria-label": cardName(card) })))) : null;
+
+  const sheet = state.deals.filter((record) => record.scores !== null);
+  const scoreSheet = h("section", { class: "sheet", "aria-labelledby": "sheet-title" },
+    h("h3", { id: "sheet-title" }, t("scoreSheet")),
+    h("table", {},
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("deal")), ...names.map((name) => h("th", { scope: "col" }, name)))),
+      h("tbody", {}, ...sheet.map((record) => h("tr", {}, h("th", { scope: "row" }, record.number),
+        ...(record.scores ?? []).map((points, seat) => h("td", { class: record.outcomes?.[seat] ?? "" }, points))))),
+      h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, t("total")), ...view.totals.map((points) => h("td", {}, points))))));
+
+  const result = view.ranking === null ? null : h("section", { class: "result", id: "result", "aria-labelledby": "result-title" },
+    h("h2", { id: "result-title" }, t("result")),
+    h("ol", { class: "places" }, ...view.seats.map((seat) => seat.index)
+      .sort((a, b) => (view.ranking?.[a] ?? 0) - (view.ranking?.[b] ?? 0))
+      .map((seat) => h("li", {}, t("place", { n: view.ranking?.[seat] ?? "", name: names[seat] ?? "", points: view.totals[seat] ?? 0 })))));
+
+  const replays = state.deals.length === 0 ? null : h("section", { class: "replays" }, ...state.deals.map((record) =>
+    h("details", {},
+      h("summary", {}, t("replay", { n: record.number })),
+      h("h4", {}, t("dealt")),
+      h("ul", { class: "dealt" }, ...record.hands.map((cards, seat) => h("li", {}, h("span", { class: "seat-name" }, names[seat] ?? ""),
+        ...sortHand(cards).map((card) => cardFaceElement(card, "span", { "aria-label": cardName(card) }))))),
+      h("ol", { class: "tricks" }, ...record.tricks.map((trick) => h("li", {},
+        ...trick.cards.map((played) => cardFaceElement(played.card, "span", {
+          class: `card${isRed(played.card) ? " red" : ""}${played.seat === trick.winner ? " winner" : ""}`,
+          "aria-label": `${names[played.seat] ?? ""}: ${cardName(played.card)}`,
+        }))))))));
+
+  // Leaving is for good: a computer player plays the seat to the end. A seat on autopilot
+  // (after turns timed out) is taken back with returnToSeat.
+  const me = isSeatView(view) ? view.seats[view.seat] : undefined;
+  const path = { match_id: state.matchId };
+  const leave = async (): Promise<void> => {
+    if (!window.confirm(t("leaveConfirm"))) return;
+    let left = false;
+    await handlers.act(async (client) => {
+      const answer = await client.POST("/api/v1/matches/{match_id}/leave", { params: { path } });
+      left = answer.data !== undefined;
+      return left ? {} : { error: answer.error };
+    });
+    if (left) handlers.back();
+  };
+  const seatButton = me === undefined || me.left_at !== null || !["waiting", "active"].includes(view.status) ? null
+    : me.autopilot
+      ? h("button", { type: "button", "data-key": "return", onclick: () => void handlers.act((client) =>
+        client.POST("/api/v1/matches/{match_id}/return", { params: { path } })) }, t("returnToSeat"))
+      : h("button", { type: "button", class: "secondary", "data-key": "leave", onclick: () => void leave() }, t("leave"));
+  const spectators = "spectators" in view ? h("span", { class: "muted" }, ` · ${t("spectators", { n: view.spectators })}`) : null;
+  return h("div", { class: `table-page game-${view.game}` },
+    h("header", {},
+      h("h1", {}, t(view.game === "auction" ? "auctionGame" : view.game === "partnership" ? "partnershipGame" : "spadesGame")),
+      state.watching ? h("span", { class: "badge" }, t("spectating")) : null, spectators, seatButton, back),
+    h("p", { class: "status", role: "status", id: "turn" }, status,
+      view.turn_deadline ? h("span", { id: "clock", class: "clock" }) : null,
+      state.reconnecting ? h("span", { class: "muted" }, ` ${t("reconnecting")}`) : null),
+    state.invitation ? h("p", { class: "invitation", id: "invitation" }, t("inviteFriends", { code: state.invitation })) : null,
+    h("p", { class: "notice", role: "alert", id: "notice" }, state.notice),
+    h("div", { class: "board" },
+      seats,
+      h("div", { class: "middle" }, contract, auction, redealAsked,
+        trickList(deal?.current_trick ?? null, names, "current-trick", t("trick")),
+        trickList(deal?.last_trick ?? view.previous_deal?.last_trick ?? null, names, "last-trick", t("lastTrick")))),
+    actions, estimate, dummy, handRow, result,
+    h("div", { class: "columns" }, scoreSheet), replays);
+}
