@@ -7,14 +7,15 @@ import time
 import uuid
 
 from celery import Task, shared_task
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from kombu.exceptions import OperationalError as BrokerUnavailable
 from prometheus_client import Histogram
 
-from bots import turn_queue
+from bots import analysis, turn_queue
 from bots.advice import seeded_rng
 from bots.players import choose_action
-from games import computer_moves, engine, sweeper
+from games import computer_moves, engine, lanes, selectors, services, sweeper
 from games.computer_players import computer_players
 from games.log_context import log_context
 from games.models import Seat
@@ -62,7 +63,7 @@ def play_bot_turns(match_id: str, version: int) -> int:
     every move is made for the version the task holds, so a duplicate or late task can never
     move twice.
     """
-    with log_context(match_id=match_id):
+    with log_context(match_id=match_id), lanes.making_moves():
         played, left_at = _play(match_id, version, time.monotonic() + TASK_BUDGET_SECONDS)
     if left_at is not None:
         computer_players().send_turns(match_id, left_at)
@@ -136,3 +137,21 @@ def run_clocks() -> int:
     """Make the moves of people whose turn clock ran out and fill quick-match tables whose wait
     is over (run by beat every CLOCK_SWEEP_INTERVAL_SECONDS); returns how many."""
     return sweeper.run_clocks()
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=3,
+             retry_backoff=1, soft_time_limit=3 * settings.ANALYSIS_SECONDS_PER_DEAL + 30,
+             time_limit=3 * settings.ANALYSIS_SECONDS_PER_DEAL + 60)
+def analyse_deal(deal_id: int) -> bool:
+    """Analyse the ended deal ``deal_id`` (bots/analysis.py) and record it; on the embedded
+    default on the analysis lane, giving way to the computer players between its searches.
+    False when there is nothing to do (analysed already: a redelivered task)."""
+    found = selectors.deal_to_analyse(deal_id)
+    if found is None:
+        return False
+    start, log = found
+    review = analysis.analyse(start, log, settings.ANALYSIS_SECONDS_PER_DEAL,
+                              pause=lanes.give_way)
+    services.record_deal_analysis(deal_id=deal_id, result=review.to_dict(),
+                                  partial=review.partial)
+    return True

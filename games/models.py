@@ -349,3 +349,30 @@ class RematchOffer(models.Model):
 
     def __str__(self) -> str:
         return f"rematch offer of {self.match_id}"
+
+
+class AnalysisStatus(models.TextChoices):
+    QUEUED = "queued", _("Waiting for a worker")
+    DONE = "done", _("Analysed")
+
+
+class DealAnalysis(models.Model):
+    """The post-deal analysis of a scored deal (bots/analysis.py): made `queued` in the
+    transaction that ends the deal, filled in by the analysis worker."""
+
+    deal = models.OneToOneField(Deal, on_delete=models.CASCADE, related_name="analysis")
+    status = models.CharField(max_length=8, choices=AnalysisStatus.choices,
+                              default=AnalysisStatus.QUEUED)
+    # `bots.analysis.DealReview.to_dict`: each move's judgements and mark, per seat a summary.
+    result = models.JSONField(null=True, blank=True)
+    # Its CPU budget ran out (ANALYSIS_SECONDS_PER_DEAL) before every move was judged.
+    partial = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "deal analyses"
+        indexes = (models.Index(fields=["status", "created_at"], name="analysis_waiting"),)
+
+    def __str__(self) -> str:
+        return f"analysis of {self.deal}"

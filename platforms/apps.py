@@ -8,11 +8,12 @@ class PlatformsConfig(AppConfig):
 
     def ready(self) -> None:
         from games import circles
-        from games.signals import match_changed, match_progressed
+        from games.signals import deal_analysed, match_changed, match_progressed
         from platforms import services, webhooks
         from ratings.signals import ratings_changed
 
         match_progressed.connect(webhooks.on_match_progressed, dispatch_uid="platform-webhooks")
         match_changed.connect(webhooks.on_match_changed, dispatch_uid="platform-webhooks")
         ratings_changed.connect(webhooks.on_ratings_changed, dispatch_uid="platform-webhooks")
+        deal_analysed.connect(webhooks.on_deal_analysed, dispatch_uid="platform-webhooks")
         circles.use(services.circle_of)

@@ -111,6 +111,7 @@ class EventType(models.TextChoices):
     REMATCH_OFFERED = "rematch.offered", "A rematch of a finished match was offered"
     REMATCH_STARTED = "rematch.started", "Everyone accepted: the rematch started"
     RATING_CHANGED = "rating.changed", "A rated match's players' ratings changed"
+    DEAL_ANALYSED = "deal.analysed", "A scored deal's analysis is ready"
 
 
 class WebhookSubscription(models.Model):

@@ -10,6 +10,7 @@ from django.utils.translation import gettext
 from rest_framework import serializers
 
 from games import engine
+from games.api.serializers.analysis import AnalysisReadyEventSerializer
 from games.api.serializers.fields import (
     NAME_PATTERN,
     OUTCOMES,
@@ -399,6 +400,10 @@ class RatingChangedSerializer(serializers.Serializer):
     changes = PlayerRatingChangeSerializer(many=True, help_text="One per rated person, by seat.")
 
 
+class DealAnalysedSerializer(AnalysisReadyEventSerializer):
+    version = serializers.IntegerField(help_text="The match's version when it was recorded.")
+
+
 def envelope(event_type: str, data: type[serializers.Serializer]) -> type[serializers.Serializer]:
     """A webhook body: `{type, timestamp, sequence, data}`."""
     name = "".join(part.capitalize() for part in event_type.replace(".", "_").split("_"))
@@ -430,6 +435,7 @@ WEBHOOK_BODIES = {
     EventType.REMATCH_OFFERED: envelope(EventType.REMATCH_OFFERED, RematchOfferedSerializer),
     EventType.REMATCH_STARTED: envelope(EventType.REMATCH_STARTED, RematchStartedSerializer),
     EventType.RATING_CHANGED: envelope(EventType.RATING_CHANGED, RatingChangedSerializer),
+    EventType.DEAL_ANALYSED: envelope(EventType.DEAL_ANALYSED, DealAnalysedSerializer),
 }
 
 
