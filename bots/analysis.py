@@ -251,8 +251,8 @@ def _outcome(state: PlayState, observation: Observation,
     ``nodes[0]`` positions (what they leave is put back there); None when that is not enough."""
     side, values = scoring_side(observation)
     if state.finished:
-        tricks = sum(state.tricks_won[seat] for seat in side)
-        return values[tricks], tricks
+        taken = sum(state.tricks_won[seat] for seat in side)
+        return values[taken], taken
     controlled = controlled_seats(observation)
     partnership = observation.rules.game == Game.PARTNERSHIP
     points_solver, tricks_solver = _solvers()

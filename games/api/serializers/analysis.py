@@ -63,7 +63,8 @@ class DealAnalysisSerializer(serializers.Serializer):
     deal_sequence = serializers.IntegerField()
     deal_number = serializers.IntegerField()
     finished_at = serializers.DateTimeField(help_text="When the analysis was done.")
-    partial = serializers.BooleanField(
+    # A field of the body, as DRF's metaclass takes it: no clash with `Serializer.partial`.
+    partial = serializers.BooleanField(  # type: ignore[assignment]
         help_text="Some choices were left unjudged: its time (ANALYSIS_SECONDS_PER_DEAL) or a "
         "search's bound ran out.")
     cpu_seconds = serializers.FloatField(help_text="The CPU time it took.")
@@ -83,5 +84,6 @@ class AnalysisReadyEventSerializer(serializers.Serializer):
     match_id = serializers.UUIDField()
     deal_sequence = serializers.IntegerField(
         help_text="The deal's `sequence`: `getDealAnalysis` reads its analysis.")
-    partial = serializers.BooleanField()
+    partial = serializers.BooleanField(  # type: ignore[assignment]
+        help_text="Some choices were left unjudged (see `getDealAnalysis`).")
     players = PlayerAnalysisSerializer(many=True)
