@@ -176,7 +176,7 @@ def _trick_row(
     trump: engine.Suit | None,
     names: Sequence[str],
     running: list[int],
-    judged: dict[str, dict[str, Any]],
+    judged: dict[str, dict[str, Any] | None],
 ) -> dict[str, Any]:
     return {
         "number": number,
