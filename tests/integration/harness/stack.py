@@ -65,6 +65,7 @@ def production_env(database_url: str, redis_url: str, **overrides: str) -> dict[
         # tasks.
         "CELERY_QUEUE": queue,
         "WEBHOOK_QUEUE": f"{queue}-webhooks",
+        "ANALYSIS_QUEUE": f"{queue}-analysis",
         "DJANGO_DEBUG": "false",
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
         "DJANGO_SECURE_SSL_REDIRECT": "false",
