@@ -85,6 +85,7 @@ def stack(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> It
         processes.start_web()
         processes.start_worker()
         processes.start_webhook_worker()
+        processes.start_analysis_worker()
         processes.start_beat()
         yield processes
     finally:

@@ -206,6 +206,13 @@ class Stack:
         self._start_celery_worker(name, [sys.executable, "-m", "batak_api.webhook_worker"],
                                   **env)
 
+    def start_analysis_worker(self, name: str = "analysis", **env: str) -> None:
+        """The post-deal analysis worker, on its own queue, as compose.yaml runs it."""
+        self._start_celery_worker(
+            name, [sys.executable, "-m", "celery", "-A", "batak_api", "worker", "--queues",
+                   self.env["ANALYSIS_QUEUE"], "--pool", "prefork", "--concurrency", "1"],
+            **env)
+
     def _start_celery_worker(self, name: str, command: list[str], **env: str) -> None:
         node = f"{name}-{secrets.token_hex(3)}@{socket.gethostname()}"
         port = free_port()
