@@ -503,8 +503,8 @@ def _send_analysis(deal_id: int) -> None:
     try:
         computer_players().send_analysis(deal_id)
     except BrokerUnavailable:
-        # The deal is over and recorded: its analysis stays queued (202), and staff may send
-        # it again from the admin.
+        # The deal is over and recorded: failing the request now would report it as an
+        # error. Its analysis stays queued (getDealAnalysis answers 202).
         logger.warning("deal analysis not queued: broker unavailable", extra={"deal_id": deal_id})
 
 
