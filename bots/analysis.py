@@ -24,11 +24,15 @@ a player's searches share the solver's table for the whole deal.
 
 from __future__ import annotations
 
+import atexit
+import concurrent.futures
 import dataclasses
 import functools
+import multiprocessing
+import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from games.engine import (
@@ -54,9 +58,10 @@ BLUNDER_POINTS = 30
 # About 0.2 s of search on a 2-core machine of 2026 (the deals with a dummy need the most:
 # early in their play, sometimes more than this).
 NODES_PER_MOVE = 4_000_000
-# The player's own view is judged by Hard's search over fewer layouts than Hard plays with:
-# the deals with a dummy took up to 2.5 s a card with Hard's 40.
-SEEN = SearchSettings(worlds=24)
+# The player's own view is judged by Hard's search over fewer layouts than Hard plays with, and
+# searched exactly over the last 7 tricks rather than 9: with Hard's own settings a card of a
+# deal with a dummy took up to seconds, and a deal p95 16 s of CPU; with these, at most 3 s.
+SEEN = SearchSettings(worlds=24, endgame_tricks=7)
 TRICKS = list(range(14))
 
 
@@ -156,11 +161,9 @@ def _solvers() -> tuple[Solver, Solver]:
 _searching = threading.Lock()
 
 
-def analyse(start: DealStart, log: Sequence[tuple[int, Action]], seconds: float,
-            pause: Callable[[], None] = lambda: None) -> DealReview:
+def analyse(start: DealStart, log: Sequence[tuple[int, Action]], seconds: float) -> DealReview:
     """The review of the ended deal ``start`` played as ``log``, judged for ``seconds`` of this
-    thread's CPU time at most (one search past it at most). ``pause`` is called between
-    searches: a low-priority caller waits in it while more urgent work runs."""
+    thread's CPU time at most (one step past it at most)."""
     with _searching:
         started = time.thread_time()
         moves = _moves(start, log)
@@ -173,7 +176,6 @@ def analyse(start: DealStart, log: Sequence[tuple[int, Action]], seconds: float,
         for move in judged:
             if time.thread_time() - started >= seconds:
                 return DealReview(moves, True, time.thread_time() - started)
-            pause()
             if move.seat not in generations:
                 generations[move.seat] = (points_solver.forget(), tricks_solver.forget())
             move.known = _known(start, log, move, generations[move.seat])
@@ -181,9 +183,37 @@ def analyse(start: DealStart, log: Sequence[tuple[int, Action]], seconds: float,
         for move in judged:
             if time.thread_time() - started >= seconds:
                 return DealReview(moves, True, time.thread_time() - started)
-            pause()
             move.seen = _seen(move)
         return DealReview(moves, partial, time.thread_time() - started)
+
+
+# The embedded default's analyses: one process of their own, at the lowest CPU priority. The
+# searches hold the interpreter's lock for up to seconds at a time: in a thread of the serving
+# process they would hold up its requests and its computer players' moves; in a process the
+# system schedules them only when the serving process leaves a core free. Spawned, not forked:
+# the serving process has threads. Made on first use.
+_background: concurrent.futures.ProcessPoolExecutor | None = None
+_background_lock = threading.Lock()
+
+
+def analyse_in_background(start: DealStart, log: Sequence[tuple[int, Action]],
+                          seconds: float) -> dict[str, Any]:
+    """`analyse`, as a `DealReview.to_dict`, in the low-priority analysis process."""
+    global _background
+    with _background_lock:
+        if _background is None:
+            _background = concurrent.futures.ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                initializer=os.nice, initargs=(19,))
+            # At exit, work under way is dropped (the deal stays queued), not waited for.
+            atexit.register(_background.shutdown, wait=False, cancel_futures=True)
+        pool = _background
+    return pool.submit(_analysed, start, tuple(log), seconds).result()
+
+
+def _analysed(start: DealStart, log: Sequence[tuple[int, Action]],
+              seconds: float) -> dict[str, Any]:
+    return analyse(start, log, seconds).to_dict()
 
 
 def _moves(start: DealStart, log: Sequence[tuple[int, Action]]) -> list[MoveReview]:

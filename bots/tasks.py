@@ -15,7 +15,7 @@ from prometheus_client import Histogram
 from bots import analysis, turn_queue
 from bots.advice import seeded_rng
 from bots.players import choose_action
-from games import computer_moves, engine, lanes, selectors, services, sweeper
+from games import computer_moves, engine, selectors, services, sweeper
 from games.computer_players import computer_players
 from games.log_context import log_context
 from games.models import Seat
@@ -63,7 +63,7 @@ def play_bot_turns(match_id: str, version: int) -> int:
     every move is made for the version the task holds, so a duplicate or late task can never
     move twice.
     """
-    with log_context(match_id=match_id), lanes.making_moves():
+    with log_context(match_id=match_id):
         played, left_at = _play(match_id, version, time.monotonic() + TASK_BUDGET_SECONDS)
     if left_at is not None:
         computer_players().send_turns(match_id, left_at)
@@ -143,15 +143,18 @@ def run_clocks() -> int:
              retry_backoff=1, soft_time_limit=3 * settings.ANALYSIS_SECONDS_PER_DEAL + 30,
              time_limit=3 * settings.ANALYSIS_SECONDS_PER_DEAL + 60)
 def analyse_deal(deal_id: int) -> bool:
-    """Analyse the ended deal ``deal_id`` (bots/analysis.py) and record it; on the embedded
-    default on the analysis lane, giving way to the computer players between its searches.
-    False when there is nothing to do (analysed already: a redelivered task)."""
+    """Analyse the ended deal ``deal_id`` (bots/analysis.py) and record it: scaled out in the
+    analysis worker, on the embedded default (from the analysis lane) in a process of its own
+    at the lowest CPU priority, so that it never holds up a move. False when there is nothing
+    to do (analysed already: a redelivered task)."""
     found = selectors.deal_to_analyse(deal_id)
     if found is None:
         return False
     start, log = found
-    review = analysis.analyse(start, log, settings.ANALYSIS_SECONDS_PER_DEAL,
-                              pause=lanes.give_way)
-    services.record_deal_analysis(deal_id=deal_id, result=review.to_dict(),
-                                  partial=review.partial)
+    seconds = settings.ANALYSIS_SECONDS_PER_DEAL
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        result = analysis.analyse_in_background(start, log, seconds)
+    else:
+        result = analysis.analyse(start, log, seconds).to_dict()
+    services.record_deal_analysis(deal_id=deal_id, result=result, partial=result["partial"])
     return True

@@ -4,12 +4,9 @@ their runner in batak_api/jobs.py)."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import queue
 import threading
-import time
-from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
@@ -34,13 +31,6 @@ class Lane:
         self._lock = threading.Lock()
         self._running = 0
         self._idle = 0
-        self._busy = 0  # items being run
-
-    @property
-    def busy(self) -> bool:
-        """Whether work of this lane is being run or waits."""
-        with self._lock:
-            return self._busy > 0 or not self._queue.empty()
 
     @property
     def threads(self) -> int:
@@ -72,14 +62,11 @@ class Lane:
                 continue
             with self._lock:
                 self._idle -= 1
-                self._busy += 1
             try:
                 import_string(task)(*args)
             except Exception:  # the sweeps try again; a dead lane would stop every later item
                 logger.exception("background work failed", extra={"lane": self.name, "task": task})
             finally:
-                with self._lock:
-                    self._busy -= 1
                 connections.close_all()
 
 
@@ -87,35 +74,10 @@ LANES = {
     "computer-players": Lane("computer-players"),
     # Deliveries wait on receivers, not the CPU: as many at once as a webhook worker takes.
     "webhooks": Lane("webhooks", threads_setting="WEBHOOK_WORKER_THREADS"),
-    # The post-deal analysis: low priority, one deal at a time, giving way (`give_way`).
+    # The post-deal analysis, one deal at a time (its searches run in a process of their own at
+    # the lowest priority: bots/analysis.py).
     "analysis": Lane("analysis"),
 }
-# How often work that gives way looks again whether the others are done.
-GIVE_WAY_SECONDS = 0.02
-_moves_in_progress = 0
-_moves_lock = threading.Lock()
-
-
-@contextlib.contextmanager
-def making_moves() -> Iterator[None]:
-    """Marks computer players' moves under way in this process outside their lane (in the
-    request that made a person's move), which low-priority work gives way to."""
-    global _moves_in_progress
-    with _moves_lock:
-        _moves_in_progress += 1
-    try:
-        yield
-    finally:
-        with _moves_lock:
-            _moves_in_progress -= 1
-
-
-def give_way() -> None:
-    """Wait while computer players' moves are under way or wait in this process: low-priority
-    work (the analysis lane) calls this between its steps, so it never runs in front of a
-    computer player's turn."""
-    while LANES["computer-players"].busy or _moves_in_progress:
-        time.sleep(GIVE_WAY_SECONDS)
 
 
 def run_soon(lane: str, task: str, *args: Any) -> None:

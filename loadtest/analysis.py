@@ -9,9 +9,9 @@ ANALYSIS_SECONDS_PER_DEAL), then prints the CPU seconds a deal took (p50, p95, m
 share of deals left partial.
 
 With ``--flood N`` it then times ``N`` Hard computer players' moves, one every 0.1 s (as a
-person's table sends them), alone and again while the analysis lane works through a flood of
-ended deals on this process's embedded default (the lane gives way between its searches while
-computer players move: `games.lanes.give_way`), and prints the moves' p50 and p95 wall times.
+person's table sends them), alone and again while this process's analysis lane works through a
+flood of ended deals as on the embedded default (in the analysis process, at the lowest CPU
+priority: `bots.analysis.analyse_in_background`), and prints the moves' p50 and p95 wall times.
 """
 
 from __future__ import annotations
@@ -79,7 +79,6 @@ def cost(deals: int, seconds: float, seed: int) -> None:
 
 def flood(moves: int, seconds: float, seed: int) -> None:
     from bots.players import choose_action
-    from games import lanes
     from games.engine import PRESETS, Deal, Game, Observation, Phase
 
     rng = random.Random(seed)
@@ -89,17 +88,17 @@ def flood(moves: int, seconds: float, seed: int) -> None:
         while not deal.is_over:
             seat = deal.to_act
             assert seat is not None
-            if deal.phase == Phase.PLAY and len(positions) < moves:
+            if (deal.phase == Phase.PLAY and len(positions) < moves
+                    and len(deal.legal_cards()) > 1):
                 positions.append(deal.observation(seat))
             deal.apply(seat, choose_action(deal.observation(seat), "medium", rng))
 
     def timed() -> list[float]:
         took = []
         for observation in positions:
-            with lanes.making_moves():
-                started = time.perf_counter()
-                choose_action(observation, "hard", random.Random(0))
-                took.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            choose_action(observation, "hard", random.Random(0))
+            took.append(time.perf_counter() - started)
             time.sleep(0.1)
         return took
 
@@ -118,7 +117,7 @@ def flood(moves: int, seconds: float, seed: int) -> None:
         rules = games()["partnership, dummy"]
         while not stop.is_set():
             deal = _played(rules, flood_rng)
-            analysis.analyse(deal.start, deal.log, seconds, pause=lanes.give_way)
+            analysis.analyse_in_background(deal.start, deal.log, seconds)
             analysed[0] += 1
 
     worker = threading.Thread(target=analyse_on, daemon=True)

@@ -78,33 +78,6 @@ def test_webhooks_and_computer_players_have_lanes_of_their_own() -> None:
     assert lanes.LANES["webhooks"] is not lanes.LANES["computer-players"]
 
 
-def test_the_analysis_gives_way_while_computer_players_move(monkeypatch) -> None:
-    monkeypatch.setattr(lanes, "GIVE_WAY_SECONDS", 0.01)
-    gave_way = threading.Event()
-
-    def low_priority() -> None:
-        lanes.give_way()
-        gave_way.set()
-
-    with lanes.making_moves():
-        waiting = threading.Thread(target=low_priority)
-        waiting.start()
-        time.sleep(0.2)
-        assert not gave_way.is_set()  # it waits while a move is under way
-    waiting.join(5)
-    assert gave_way.is_set()
-    release.clear()
-    lanes.LANES["computer-players"].send("tests.test_lanes.wait_for_release", "turn")
-    gave_way.clear()
-    waiting = threading.Thread(target=low_priority)
-    waiting.start()
-    time.sleep(0.2)
-    assert not gave_way.is_set()  # and while the computer players' lane has work
-    release.set()
-    waiting.join(5)
-    assert gave_way.is_set() and done == ["turn"]
-
-
 def test_the_analysis_has_a_lane_and_scaled_out_a_queue_of_its_own(settings) -> None:
     assert lanes.LANES["analysis"] is not lanes.LANES["computer-players"]
     route = app.amqp.router.route({}, "bots.tasks.analyse_deal")

@@ -4,6 +4,7 @@ follow the thresholds; the CPU and search bounds hold."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -164,10 +165,9 @@ def test_a_search_past_its_bound_leaves_the_move_unjudged_with_every_hand_known(
     assert review.partial
 
 
-def test_pause_is_called_between_steps() -> None:
+def test_the_embedded_default_analyses_in_a_process_of_lowest_priority() -> None:
     _, notated = GOLDEN_DEALS[0]
-    calls = []
-    analysis.analyse(notated.start, notated.log, seconds=600, pause=lambda: calls.append(1))
-    judged = sum(1 for m in analysis.analyse(notated.start, notated.log, 600).moves
-                 if m.choices > 1)
-    assert len(calls) == 2 * judged
+    result = analysis.analyse_in_background(notated.start, notated.log, seconds=600)
+    assert result["moves"] == analysis.analyse(notated.start, notated.log, 600).to_dict()["moves"]
+    assert analysis._background is not None
+    assert analysis._background.submit(os.nice, 0).result() == 19
