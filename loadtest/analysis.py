@@ -1,12 +1,12 @@
 """The post-deal analysis's cost per deal, and what a flood of it does to computer players' moves.
 
-    python -m loadtest.analysis [--deals 20] [--seconds 10] [--seed 1] [--flood 20]
+    python -m loadtest.analysis [--deals 20] [--seconds 10] [--seed 1] [--flood 100]
 
 For each game (auction; partnership, without and with a face-up dummy; Koz Maça) it deals
 ``--deals`` random deals, plays them out with Medium players at every seat and analyses each
 as the service does (`bots.analysis.analyse`, ``--seconds`` of CPU a deal, the default of
 ANALYSIS_SECONDS_PER_DEAL), then prints the CPU seconds a deal took (p50, p95, max) and the
-share of deals left partial.
+share of deals left partial (``--deals 0``: none).
 
 With ``--flood N`` it then times ``N`` Hard computer players' moves, one every 0.1 s (as a
 person's table sends them), alone and again while this process's analysis lane works through a
@@ -122,7 +122,8 @@ def flood(moves: int, seconds: float, seed: int) -> None:
 
     worker = threading.Thread(target=analyse_on, daemon=True)
     worker.start()
-    time.sleep(2)
+    while not analysed[0]:  # the analysis process started and warm
+        time.sleep(0.1)
     flooded = timed()
     stop.set()
     print(f"Hard moves alone:             {summary(alone)}")
@@ -138,7 +139,8 @@ def main() -> None:
     parser.add_argument("--flood", type=int, default=0)
     args = parser.parse_args()
     _setup()
-    cost(args.deals, args.seconds, args.seed)
+    if args.deals:
+        cost(args.deals, args.seconds, args.seed)
     if args.flood:
         flood(args.flood, args.seconds, args.seed)
 
