@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures
+import concurrent.futures.process
 import dataclasses
 import functools
 import multiprocessing
@@ -208,7 +209,14 @@ def analyse_in_background(start: DealStart, log: Sequence[tuple[int, Action]],
             # At exit, work under way is dropped (the deal stays queued), not waited for.
             atexit.register(_background.shutdown, wait=False, cancel_futures=True)
         pool = _background
-    return pool.submit(_analysed, start, tuple(log), seconds).result()
+    try:
+        return pool.submit(_analysed, start, tuple(log), seconds).result()
+    except concurrent.futures.process.BrokenProcessPool:
+        # The process died (killed, out of memory): the next analysis starts another.
+        with _background_lock:
+            if _background is pool:
+                _background = None
+        raise
 
 
 def _analysed(start: DealStart, log: Sequence[tuple[int, Action]],

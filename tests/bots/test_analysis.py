@@ -5,6 +5,8 @@ follow the thresholds; the CPU and search bounds hold."""
 from __future__ import annotations
 
 import os
+import signal
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
@@ -171,3 +173,13 @@ def test_the_embedded_default_analyses_in_a_process_of_lowest_priority() -> None
     assert result["moves"] == analysis.analyse(notated.start, notated.log, 600).to_dict()["moves"]
     assert analysis._background is not None
     assert analysis._background.submit(os.nice, 0).result() == 19
+
+
+def test_a_dead_analysis_process_is_replaced_by_the_next_analysis() -> None:
+    _, notated = GOLDEN_DEALS[0]
+    analysis.analyse_in_background(notated.start, notated.log, seconds=1)
+    assert analysis._background is not None
+    os.kill(analysis._background.submit(os.getpid).result(), signal.SIGKILL)
+    with pytest.raises(BrokenProcessPool):
+        analysis.analyse_in_background(notated.start, notated.log, seconds=1)
+    assert analysis.analyse_in_background(notated.start, notated.log, seconds=1)["moves"]
