@@ -386,6 +386,10 @@ CELERY_TASK_ROUTES = {
 # time of its worker (a partial analysis past it).
 ANALYSE_DEALS = env.bool("ANALYSE_DEALS", default=True)
 ANALYSIS_SECONDS_PER_DEAL = env.float("ANALYSIS_SECONDS_PER_DEAL", default=10.0)
+# An analysis still queued this long after it was sent has lost its task (the broker was down,
+# the process stopped): the sweep, every ANALYSIS_SWEEP_INTERVAL_SECONDS, sends it again.
+ANALYSIS_STALE_AFTER_SECONDS = env.float("ANALYSIS_STALE_AFTER_SECONDS", 900)
+ANALYSIS_SWEEP_INTERVAL_SECONDS = env.float("ANALYSIS_SWEEP_INTERVAL_SECONDS", 60)
 # Handing a bot its turn happens inside a person's request: with Redis unreachable, give up in
 # about a second (the sweeper re-sends the turn) instead of holding the request.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 0.5}
@@ -461,6 +465,7 @@ CELERY_BEAT_SCHEDULE = jobs.beat_schedule({
     "BOT_SWEEP_INTERVAL_SECONDS": BOT_SWEEP_INTERVAL_SECONDS,
     "WEBHOOK_SWEEP_INTERVAL_SECONDS": WEBHOOK_SWEEP_INTERVAL_SECONDS,
     "WEBHOOK_PURGE_INTERVAL_SECONDS": WEBHOOK_PURGE_INTERVAL_SECONDS,
+    "ANALYSIS_SWEEP_INTERVAL_SECONDS": ANALYSIS_SWEEP_INTERVAL_SECONDS,
 })
 
 # Metrics (batak_api/metrics.py, batak_api/scrape.py): `GET /metrics` answers a scrape that

@@ -124,6 +124,12 @@ def sweep_bot_turns() -> int:
     return sweeper.resend_stuck_bot_turns()
 
 
+@shared_task
+def sweep_analyses() -> int:
+    """Send post-deal analyses whose task was lost again (run by beat); returns how many."""
+    return sweeper.resend_stuck_analyses()
+
+
 @shared_task(acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=3,
              retry_backoff=1)
 def time_out_turn(match_id: str, version: int) -> bool:

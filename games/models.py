@@ -11,6 +11,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.engine import Game
@@ -368,11 +369,14 @@ class DealAnalysis(models.Model):
     # Its CPU budget ran out (ANALYSIS_SECONDS_PER_DEAL) before every move was judged.
     partial = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When it was last sent to be analysed: the sweeper sends one still queued
+    # ANALYSIS_STALE_AFTER_SECONDS later again (its task was lost).
+    sent_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "deal analyses"
-        indexes = (models.Index(fields=["status", "created_at"], name="analysis_waiting"),)
+        indexes = (models.Index(fields=["status", "sent_at"], name="analysis_waiting"),)
 
     def __str__(self) -> str:
         return f"analysis of {self.deal}"

@@ -5,11 +5,14 @@ is recorded (the `deal.analysed` webhook: tests/platforms/test_analysis_webhooks
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
-from bots import tasks
-from games import notify
+from batak_api import jobs
+from bots import interface, tasks
+from games import notify, sweeper
 from games.models import AnalysisStatus, Deal, DealAnalysis
 
 from .conftest import new_player, play_random_turn
@@ -86,3 +89,19 @@ def test_the_streams_hear_that_it_is_ready(
         tasks.analyse_deal(deal.pk)
     assert [(m, r["deal_sequence"]) for m, r in heard] == [(match_id, 1)]
     assert [p["seat"] for p in heard[0][1]["players"]] == [0, 1, 2, 3]
+
+
+def test_an_analysis_whose_task_was_lost_is_sent_again_once_a_period(
+    analysing, player, monkeypatch, settings,
+) -> None:
+    match_id, _ = ended_match(player)
+    sent = []
+    monkeypatch.setattr(interface, "send_analysis", sent.append)
+    analysis = DealAnalysis.objects.get(deal__match_id=match_id)
+    assert sweeper.resend_stuck_analyses() == 0  # sent just now
+    DealAnalysis.objects.filter(pk=analysis.pk).update(
+        sent_at=timezone.now() - timedelta(seconds=settings.ANALYSIS_STALE_AFTER_SECONDS + 1))
+    assert sweeper.resend_stuck_analyses() == 1
+    assert sent == [analysis.deal_id]
+    assert sweeper.resend_stuck_analyses() == 0  # not again before another period
+    assert "sweep-analyses" in {job.name for job in jobs.JOBS}
