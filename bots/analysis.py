@@ -205,7 +205,7 @@ def analyse_in_background(start: DealStart, log: Sequence[tuple[int, Action]],
         if _background is None:
             _background = concurrent.futures.ProcessPoolExecutor(
                 max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                initializer=os.nice, initargs=(19,))
+                initializer=_low_priority_child, initargs=(os.getpid(),))
             # At exit, work under way is dropped (the deal stays queued), not waited for.
             atexit.register(_background.shutdown, wait=False, cancel_futures=True)
         pool = _background
@@ -217,6 +217,19 @@ def analyse_in_background(start: DealStart, log: Sequence[tuple[int, Action]],
             if _background is pool:
                 _background = None
         raise
+
+
+def _low_priority_child(parent: int) -> None:
+    """The analysis process: at the lowest CPU priority, and gone once the serving process is
+    (a process pool's worker otherwise outlives a parent stopped without its shutdown)."""
+    os.nice(19)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
 def _analysed(start: DealStart, log: Sequence[tuple[int, Action]],
