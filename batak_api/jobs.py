@@ -42,6 +42,8 @@ JOBS = [
     Job("sweep-bot-turns", "bots.tasks.sweep_bot_turns", "BOT_SWEEP_INTERVAL_SECONDS"),
     # Webhook deliveries that are due: retries, and first attempts whose task was lost.
     Job("sweep-webhooks", "platforms.tasks.sweep_webhooks", "WEBHOOK_SWEEP_INTERVAL_SECONDS"),
+    # Post-deal analyses whose task was lost (broker down, process stopped).
+    Job("sweep-analyses", "bots.tasks.sweep_analyses", "ANALYSIS_SWEEP_INTERVAL_SECONDS"),
     # The webhook delivery log past WEBHOOK_LOG_RETENTION_DAYS.
     Job("purge-webhook-log", "platforms.tasks.purge_webhook_log",
         "WEBHOOK_PURGE_INTERVAL_SECONDS"),

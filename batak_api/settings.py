@@ -393,7 +393,21 @@ CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="celery")
 # Webhook deliveries have a queue and workers of their own (batak_api/webhook_worker.py): a
 # partner's slow receiver must never hold a worker the computer players need.
 WEBHOOK_QUEUE = env.str("WEBHOOK_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-webhooks")
-CELERY_TASK_ROUTES = {"platforms.tasks.*": {"queue": WEBHOOK_QUEUE}}
+# The post-deal analysis (bots/analysis.py) too: seconds of search a deal, never in front of a
+# computer player's turn.
+ANALYSIS_QUEUE = env.str("ANALYSIS_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-analysis")
+CELERY_TASK_ROUTES = {
+    "platforms.tasks.*": {"queue": WEBHOOK_QUEUE},
+    "bots.tasks.analyse_deal": {"queue": ANALYSIS_QUEUE},
+}
+# Every scored deal is analysed once it ends (GET .../deals/{n}/analysis), within this much CPU
+# time of its worker (a partial analysis past it).
+ANALYSE_DEALS = env.bool("ANALYSE_DEALS", default=True)
+ANALYSIS_SECONDS_PER_DEAL = env.float("ANALYSIS_SECONDS_PER_DEAL", default=10.0)
+# An analysis still queued this long after it was sent has lost its task (the broker was down,
+# the process stopped): the sweep, every ANALYSIS_SWEEP_INTERVAL_SECONDS, sends it again.
+ANALYSIS_STALE_AFTER_SECONDS = env.float("ANALYSIS_STALE_AFTER_SECONDS", 900)
+ANALYSIS_SWEEP_INTERVAL_SECONDS = env.float("ANALYSIS_SWEEP_INTERVAL_SECONDS", 60)
 # Handing a bot its turn happens inside a person's request: with Redis unreachable, give up in
 # about a second (the sweeper re-sends the turn) instead of holding the request.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 0.5}
@@ -475,6 +489,7 @@ CELERY_BEAT_SCHEDULE = jobs.beat_schedule({
     "WEBHOOK_SWEEP_INTERVAL_SECONDS": WEBHOOK_SWEEP_INTERVAL_SECONDS,
     "WEBHOOK_PURGE_INTERVAL_SECONDS": WEBHOOK_PURGE_INTERVAL_SECONDS,
     "RETENTION_PURGE_INTERVAL_SECONDS": RETENTION_PURGE_INTERVAL_SECONDS,
+    "ANALYSIS_SWEEP_INTERVAL_SECONDS": ANALYSIS_SWEEP_INTERVAL_SECONDS,
 })
 
 # Metrics (batak_api/metrics.py, batak_api/scrape.py): `GET /metrics` answers a scrape that

@@ -52,10 +52,22 @@ def _has_person(match_id: str) -> bool:
     return Seat.objects.filter(match_id=match_id, bot_level="").exists()
 
 
+def send_analysis(deal_id: int) -> None:
+    """Scaled out, to the analysis workers' queue (ANALYSIS_QUEUE: the computer players' workers
+    never take from it); on the embedded default, to the analysis lane, after the response."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        lanes.run_soon("analysis", "bots.tasks.analyse_deal", deal_id)
+    else:
+        tasks.analyse_deal.delay(deal_id)
+
+
 def send_timeout(match_id: str, version: int, at: datetime) -> None:
     tasks.time_out_turn.apply_async((match_id, version), eta=at)
 
 
 choose = tasks.choose
 
-__all__ = ["bid_estimate", "choice_values", "choose", "send_timeout", "send_turns", "warm_up"]
+__all__ = [
+    "bid_estimate", "choice_values", "choose", "send_analysis", "send_timeout", "send_turns",
+    "warm_up",
+]

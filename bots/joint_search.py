@@ -28,6 +28,7 @@ from games.engine.play import NO_CARD, PlayState, honours_mask
 from .solver import (
     _HIGHEST,
     _TABLE_SIZE,
+    UNBOUNDED,
     _above,
     _respond,
     bit_count,
@@ -60,7 +61,8 @@ def world_value(hands, turn, n, led_suit, best_led, best_trump, winner, broken, 
         return values[side_tricks]
     return _respond(h, turn, n, led_suit, best_led, best_trump, winner, broken, trick_cards,
                     side_tricks, remaining, controlled, side, values, trump, flags, akq,
-                    next_seat, partnership, table_hands, table_info, table_value, generation)
+                    next_seat, partnership, table_hands, table_info, table_value, generation,
+                    np.array([UNBOUNDED], dtype=np.int64))
 
 
 @njit(cache=True)

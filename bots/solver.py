@@ -234,9 +234,14 @@ def _highest_card(cards: int) -> int:
 @njit(cache=True)
 def _respond(hands, turn, n, led_suit, best_led, best_trump, winner, broken, trick_cards,
              side_tricks, remaining, controlled, side, values, trump, flags, akq, next_seat,
-             partnership, table_hands, table_info, table_value, generation):
+             partnership, table_hands, table_info, table_value, generation, budget):
     """The best score the ``controlled`` seats (a mask) reach when every other seat plays the
-    greedy card: their later choices are searched, the others' are not."""
+    greedy card: their later choices are searched, the others' are not. Each position visited
+    takes one from ``budget[0]``; once it is below zero the answer is meaningless (the caller
+    drops it) and nothing more is remembered in the table."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return np.int64(0)
     slot = -1
     info = 0
     if n == 0:
@@ -279,16 +284,17 @@ def _respond(hands, turn, n, led_suit, best_led, best_trump, winner, broken, tri
                                  broken or new_best_trump >= 0, np.int64(0),
                                  side_tricks + ((side >> new_winner) & 1), remaining - 1,
                                  controlled, side, values, trump, flags, akq, next_seat,
-                                 partnership, table_hands, table_info, table_value, generation)
+                                 partnership, table_hands, table_info, table_value, generation,
+                                 budget)
             else:
                 value = _respond(hands, next_seat[turn], n + 1, new_led, new_best_led,
                                  new_best_trump, new_winner, broken, trick_cards | bit,
                                  side_tricks, remaining, controlled, side, values, trump,
                                  flags, akq, next_seat, partnership, table_hands, table_info,
-                                 table_value, generation)
+                                 table_value, generation, budget)
             hands[turn] = hand
             best = max(best, value)
-    if slot >= 0:
+    if slot >= 0 and budget[0] >= 0:
         table_info[slot] = info
         table_hands[slot, 0] = hands[0]
         table_hands[slot, 1] = hands[1]
@@ -360,6 +366,10 @@ def rule_flags(state: PlayState) -> int:
     )
 
 
+# Positions a search may visit when its caller sets no bound: more than any search needs.
+UNBOUNDED = 1 << 62
+
+
 class Solver:
     """Owns the position table; one per process is enough (the search is not re-entrant, and a
     bot decides one move at a time)."""
@@ -376,13 +386,31 @@ class Solver:
         control (its own, and a dummy it plays) plays the greedy card, `bots.policy.greedy_card`
         knowing every hand. ``side`` are the seats whose tricks count for it and ``values[t]``
         its score for ``t`` such tricks in the whole deal."""
-        # A new generation empties the table without touching its 2**18 rows.
+        value, _ = self.bounded_response(state, controlled, side, values, partnership,
+                                         UNBOUNDED, self.forget())
+        assert value is not None
+        return value
+
+    def forget(self) -> int:
+        """A new generation of the table, which empties it for searches of that generation
+        without touching its 2**18 rows (the rows of earlier ones stay until overwritten)."""
         self._generation = self._generation % 0xFFFFFF + 1
+        return self._generation
+
+    def bounded_response(self, state: PlayState, controlled: Sequence[int], side: Sequence[int],
+                         values: Sequence[int], partnership: bool, nodes: int,
+                         generation: int) -> tuple[int | None, int]:
+        """`best_response` visiting at most ``nodes`` positions (None when that is not enough),
+        and how many of them are left over; with the positions remembered under ``generation``
+        (from `forget`): a caller asking about one player (the same ``controlled``, ``side``
+        and ``values``) with the same generation has each position already searched looked
+        up, not searched again."""
         trick_cards = 0
         for card in state.trick:
             trick_cards |= 1 << card
         cards_left = sum(hand.bit_count() for hand in state.hands) + len(state.trick)
-        return int(_respond(
+        budget = np.array([nodes], dtype=np.int64)
+        value = int(_respond(
             np.array(state.hands, dtype=np.int64), state.turn, len(state.trick),
             state.led_suit if state.trick else -1, state.best_led if state.trick else -1,
             state.best_trump if state.trick and state.best_trump != NO_CARD else -1,
@@ -392,5 +420,7 @@ class Solver:
             sum(1 << s for s in set(side)), np.array(values, dtype=np.int64), state.trump,
             rule_flags(state), np.int64(honours_mask(state.trump)),
             np.array(state.next_seat, dtype=np.int64), partnership,
-            self._hands, self._info, self._value, self._generation,
+            self._hands, self._info, self._value, generation, budget,
         ))
+        left = int(budget[0])
+        return (value, left) if left >= 0 else (None, 0)

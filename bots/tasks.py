@@ -7,14 +7,15 @@ import time
 import uuid
 
 from celery import Task, shared_task
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from kombu.exceptions import OperationalError as BrokerUnavailable
 from prometheus_client import Histogram
 
-from bots import turn_queue
+from bots import analysis, turn_queue
 from bots.advice import seeded_rng
 from bots.players import choose_action
-from games import computer_moves, engine, sweeper, traces
+from games import computer_moves, engine, selectors, services, sweeper, traces
 from games.computer_players import computer_players
 from games.log_context import log_context
 from games.models import Seat
@@ -134,6 +135,12 @@ def sweep_bot_turns() -> int:
     return sweeper.resend_stuck_bot_turns()
 
 
+@shared_task
+def sweep_analyses() -> int:
+    """Send post-deal analyses whose task was lost again (run by beat); returns how many."""
+    return sweeper.resend_stuck_analyses()
+
+
 @shared_task(acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=3,
              retry_backoff=1)
 def time_out_turn(match_id: str, version: int) -> bool:
@@ -147,3 +154,24 @@ def run_clocks() -> int:
     """Make the moves of people whose turn clock ran out and fill quick-match tables whose wait
     is over (run by beat every CLOCK_SWEEP_INTERVAL_SECONDS); returns how many."""
     return sweeper.run_clocks()
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=3,
+             retry_backoff=1, soft_time_limit=3 * settings.ANALYSIS_SECONDS_PER_DEAL + 30,
+             time_limit=3 * settings.ANALYSIS_SECONDS_PER_DEAL + 60)
+def analyse_deal(deal_id: int) -> bool:
+    """Analyse the ended deal ``deal_id`` (bots/analysis.py) and record it: scaled out in the
+    analysis worker, on the embedded default (from the analysis lane) in a process of its own
+    at the lowest CPU priority, so that it never holds up a move. False when there is nothing
+    to do (analysed already: a redelivered task)."""
+    found = selectors.deal_to_analyse(deal_id)
+    if found is None:
+        return False
+    start, log = found
+    seconds = settings.ANALYSIS_SECONDS_PER_DEAL
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        result = analysis.analyse_in_background(start, log, seconds)
+    else:
+        result = analysis.analyse(start, log, seconds).to_dict()
+    services.record_deal_analysis(deal_id=deal_id, result=result, partial=result["partial"])
+    return True

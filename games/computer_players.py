@@ -45,6 +45,10 @@ class ComputerPlayers(Protocol):
         """Have the stand-in move for the turn at ``version`` once its clock runs out ``at``
         (`games.sweeper.time_out`), on a worker."""
 
+    def send_analysis(self, deal_id: int) -> None:
+        """Have the ended deal ``deal_id`` analysed (`services.record_deal_analysis` records
+        it), by a worker of its own queue or, in-process, on a low-priority lane."""
+
     def bid_estimate(
         self, hand: int, rules: engine.TableRules, seat: int, leader: int
     ) -> dict[str, float]:

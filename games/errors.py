@@ -39,6 +39,13 @@ class DealNotFound(ServiceError):
     default_detail = _("No such finished deal in this match.")
 
 
+class NoAnalysis(ServiceError):
+    status = 404
+    code = "no_analysis"
+    default_detail = _("This deal has no analysis: it was thrown in, or the service did not "
+                       "analyse deals when it ended.")
+
+
 class InvalidCursor(ServiceError):
     status = 400
     code = "invalid_cursor"

@@ -79,6 +79,9 @@ LANES = {
     "computer-players": Lane("computer-players"),
     # Deliveries wait on receivers, not the CPU: as many at once as a webhook worker takes.
     "webhooks": Lane("webhooks", threads_setting="WEBHOOK_WORKER_THREADS"),
+    # The post-deal analysis, one deal at a time (its searches run in a process of their own at
+    # the lowest priority: bots/analysis.py).
+    "analysis": Lane("analysis"),
 }
 
 

@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, models, transaction
 from django.db.models import Q, prefetch_related_objects, sql
 from django.utils import timezone
@@ -54,7 +55,16 @@ from games import (
 from games.computer_players import computer_players
 from games.engine.shuffle import deck_commitment, new_salt
 from games.errors import ActionRefused, MatchNotFound
-from games.models import Action, ActionOrigin, Deal, DealStatus, Match, MatchStatus, Seat
+from games.models import (
+    Action,
+    ActionOrigin,
+    Deal,
+    DealAnalysis,
+    DealStatus,
+    Match,
+    MatchStatus,
+    Seat,
+)
 from games.signals import MatchChange
 
 logger = logging.getLogger(__name__)
@@ -346,6 +356,10 @@ class MatchUnit:
             deal_row.outcomes = [outcome.value for outcome in state.score.outcomes]
             match.totals = [a + b for a, b in zip(match.totals, state.score.points, strict=True)]
         deal_row.save()
+        if deal_row.status == DealStatus.FINISHED and settings.ANALYSE_DEALS:
+            DealAnalysis.objects.create(deal=deal_row)
+            deal_id = deal_row.pk
+            transaction.on_commit(lambda: _send_analysis(deal_id))
         finished = match.deals.filter(status=DealStatus.FINISHED).count()
         if finished == match.deal_count:
             match.status = MatchStatus.FINISHED
@@ -502,6 +516,15 @@ def _seat_states(match: Match) -> dict[int, _SeatState]:
         )
         for seat in match.seats.all()
     }
+
+
+def _send_analysis(deal_id: int) -> None:
+    try:
+        computer_players().send_analysis(deal_id)
+    except BrokerUnavailable:
+        # The deal is over and recorded: failing the request now would report it as an
+        # error. Its analysis stays queued (getDealAnalysis answers 202).
+        logger.warning("deal analysis not queued: broker unavailable", extra={"deal_id": deal_id})
 
 
 def _send_bot_turns(match_id: str, version: int) -> None:

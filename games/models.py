@@ -11,6 +11,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.engine import Game
@@ -352,3 +353,33 @@ class RematchOffer(models.Model):
 
     def __str__(self) -> str:
         return f"rematch offer of {self.match_id}"
+
+
+class AnalysisStatus(models.TextChoices):
+    QUEUED = "queued", _("Waiting for a worker")
+    DONE = "done", _("Analysed")
+
+
+class DealAnalysis(models.Model):
+    """The post-deal analysis of a scored deal (bots/analysis.py): made `queued` in the
+    transaction that ends the deal, filled in by the analysis worker."""
+
+    deal = models.OneToOneField(Deal, on_delete=models.CASCADE, related_name="analysis")
+    status = models.CharField(max_length=8, choices=AnalysisStatus.choices,
+                              default=AnalysisStatus.QUEUED)
+    # `bots.analysis.DealReview.to_dict`: each move's judgements and mark, per seat a summary.
+    result = models.JSONField(null=True, blank=True)
+    # Its CPU budget ran out (ANALYSIS_SECONDS_PER_DEAL) before every move was judged.
+    partial = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # When it was last sent to be analysed: the sweeper sends one still queued
+    # ANALYSIS_STALE_AFTER_SECONDS later again (its task was lost).
+    sent_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "deal analyses"
+        indexes = (models.Index(fields=["status", "sent_at"], name="analysis_waiting"),)
+
+    def __str__(self) -> str:
+        return f"analysis of {self.deal}"

@@ -18,7 +18,8 @@ plays a seat (a person leaving, a seat going on autopilot or coming back) is ann
 version: `announce_seats`): the streams send the seats' new state, and a stream of a person who
 left ends at once rather than at its next look at who may follow it. After a match finished,
 a change of its rematch offer is announced the same way (`announce_rematch`), and its ratings'
-changes with their values (`announce_ratings`: games does not read the ratings).
+changes with their values (`announce_ratings`: games does not read the ratings). A deal's
+post-deal analysis, once ready, is announced too (`announce_analysis`).
 """
 
 from __future__ import annotations
@@ -132,6 +133,17 @@ def announce_ratings(match_id: uuid.UUID | str, changes: list[dict[str, Any]]) -
                    "ratings")
 
 
+ANALYSIS_PREFIX = b'{"analysis":'
+
+
+def announce_analysis(match_id: uuid.UUID | str, ready: dict[str, Any]) -> None:
+    """Tell the live streams of ``match_id`` (once called, after the commit that recorded it)
+    that the analysis of one of its deals is ready (as the stream's `analysis_ready` sends it).
+    Only the streams open then hear it, as for the ratings."""
+    _publish_state(match_id, json.dumps({"analysis": ready}, separators=(",", ":")).encode(),
+                   "analysis")
+
+
 def _publish_state(match_id: uuid.UUID | str, message: bytes, what: str) -> None:
     with _waiters_lock:
         for waiting in _waiters.get(str(match_id), ()):
@@ -221,6 +233,8 @@ class _Hub:
         self.seat_changes: dict[str, int] = {}
         # The ratings' changes announced of each match listened to (`announce_ratings`).
         self.ratings: dict[str, list[list[dict[str, Any]]]] = {}
+        # The analyses announced ready of each match listened to (`announce_analysis`).
+        self.analyses: dict[str, list[dict[str, Any]]] = {}
         self.subscriber: asyncio.Task[None] | None = None
 
     def wake(self, match_id: str, news: News | None = None) -> None:
@@ -246,6 +260,12 @@ class _Hub:
         for its listeners, who send them once they sent its end)."""
         if message == REMATCH_CHANGED:
             self.seats_changed(match_id)
+            return
+        if message.startswith(ANALYSIS_PREFIX):
+            ready = _analysis(message)
+            if ready is not None and match_id in self.listeners:
+                self.analyses.setdefault(match_id, []).append(ready)
+                self.wake(match_id)
             return
         changes = _ratings(message)
         if changes is not None and match_id in self.listeners:
@@ -304,7 +324,7 @@ class _Hub:
                             if message["data"] == SEATS_CHANGED:
                                 self.seats_changed(match_id)
                             elif message["data"] == REMATCH_CHANGED or message["data"].startswith(
-                                RATINGS_PREFIX
+                                (RATINGS_PREFIX, ANALYSIS_PREFIX)
                             ):
                                 self.state_changed(match_id, message["data"])
                             else:
@@ -328,6 +348,15 @@ def _ratings(data: bytes) -> list[dict[str, Any]] | None:
         return None
     valid = isinstance(changes, list) and all(isinstance(change, dict) for change in changes)
     return changes if valid else None
+
+
+def _analysis(data: bytes) -> dict[str, Any] | None:
+    """What an `announce_analysis` message carries, or None for anything else."""
+    try:
+        ready = json.loads(data).get("analysis")
+    except (ValueError, AttributeError):
+        return None
+    return ready if isinstance(ready, dict) else None
 
 
 def _news(data: bytes) -> News | None:
@@ -376,6 +405,7 @@ class Moves:
         self.event = asyncio.Event()
         self._seat_changes = hub.seat_changes.get(match_id, 0)
         self._ratings_sent = 0
+        self._analyses_sent = 0
 
     def seats_changed(self) -> bool:
         """Whether who plays a seat changed since the listener came or last asked."""
@@ -387,6 +417,12 @@ class Moves:
         """The ratings' changes announced since the listener last asked."""
         heard = self.hub.ratings.get(self.match_id, [])
         fresh, self._ratings_sent = heard[self._ratings_sent:], len(heard)
+        return fresh
+
+    def analyses(self) -> list[dict[str, Any]]:
+        """The analyses announced ready since the listener last asked."""
+        heard = self.hub.analyses.get(self.match_id, [])
+        fresh, self._analyses_sent = heard[self._analyses_sent:], len(heard)
         return fresh
 
     def news_after(self, after: int) -> tuple[list[News], bool]:
@@ -433,3 +469,4 @@ async def listen(match_id: uuid.UUID | str) -> AsyncIterator[Moves]:
                 hub.news.pop(moves.match_id, None)
                 hub.seat_changes.pop(moves.match_id, None)
                 hub.ratings.pop(moves.match_id, None)
+                hub.analyses.pop(moves.match_id, None)

@@ -24,6 +24,7 @@ from games.errors import reason_message
 from games.models import (
     Action,
     Deal,
+    DealAnalysis,
     DealStatus,
     Match,
     Spectator,
@@ -374,6 +375,21 @@ def deal_result(deal: Deal, totals: list[int]) -> dict[str, Any]:
     """A scored deal's result with the match's ``totals`` after it (the stream's `deal_ended`)."""
     return {"deal_number": deal.number, "deal_sequence": deal.sequence, "scores": deal.scores,
             "outcomes": deal.outcomes, "totals": totals}
+
+
+def analysis_ready(match_id: Any, sequence: int, result: dict[str, Any]) -> dict[str, Any]:
+    """A deal's analysis as announced ready (the stream's `analysis_ready`, the
+    `deal.analysed` webhook's data): which deal, whether partial, and the players' summary."""
+    return {"match_id": str(match_id), "deal_sequence": sequence,
+            "partial": result["partial"], "players": result["players"]}
+
+
+def deal_analysis(match: Match, deal: Deal, analysis: DealAnalysis) -> dict[str, Any]:
+    """A done analysis as `getDealAnalysis` answers it."""
+    assert analysis.result is not None
+    return {"match_id": str(match.id), "deal_sequence": deal.sequence,
+            "deal_number": deal.number, "finished_at": analysis.finished_at,
+            **analysis.result}
 
 
 def feed_event(row: Action, dummy_plays: bool) -> dict[str, Any]:

@@ -13,7 +13,9 @@ from django.db.models import Count, Q, QuerySet
 from games import engine, notify
 from games.computer_players import computer_players
 from games.models import (
+    AnalysisStatus,
     Deal,
+    DealAnalysis,
     DealStatus,
     Match,
     MatchStatus,
@@ -159,6 +161,22 @@ def bot_to_act(match: Match) -> int | None:
 MATCH_STATE = [
     "status", "version", "totals", "ranking", "finished_at", "turn_deadline", "updated_at"
 ]
+
+
+def deal_to_analyse(
+    deal_id: int,
+) -> tuple[engine.DealStart, list[tuple[int, engine.Action]]] | None:
+    """The start and log of the ended deal ``deal_id`` whose analysis waits; None when none
+    does (done already, or never asked for)."""
+    deal = Deal.objects.select_related("match").filter(
+        pk=deal_id, analysis__status=AnalysisStatus.QUEUED).first()
+    if deal is None:
+        return None
+    return deal_start(deal.match, deal), deal_log(deal)
+
+
+def deal_analysis(deal: Deal) -> DealAnalysis | None:
+    return DealAnalysis.objects.filter(deal=deal).first()
 
 
 def ended_deals(match: Match) -> QuerySet[Deal]:

@@ -25,7 +25,17 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import access, circles, clock, computer_moves, engine, presenters, selectors
+from games import (
+    access,
+    circles,
+    clock,
+    computer_moves,
+    engine,
+    notify,
+    presenters,
+    selectors,
+    signals,
+)
 from games.computer_players import computer_players
 from games.engine.notation import NotationError, read_deal
 from games.engine.shuffle import secure_choice
@@ -50,9 +60,12 @@ from games.errors import (
     TooManyMatches,
     TurnTimedOut,
 )
-from games.match_unit import MatchUnit, Outcome, changing, creating
+from games.match_unit import MatchUnit, Outcome, changing, creating, lock
 from games.models import (
+    AnalysisStatus,
     BotLevel,
+    Deal,
+    DealAnalysis,
     IdempotencyRecord,
     Match,
     MatchStatus,
@@ -456,3 +469,27 @@ def abandon_match(*, match_id: uuid.UUID) -> Match:
             raise MatchNotActive()
         unit.end(MatchStatus.ABANDONED)
     return unit.match
+
+
+def record_deal_analysis(*, deal_id: int, result: dict[str, Any], partial: bool) -> None:
+    """Record the analysis of the ended deal ``deal_id`` (once: a copy of the task finds it done)
+    under its match's lock, as every change of a match (its platform's `deal.analysed` webhook
+    takes its place in the match's sequence); once committed, the match's live streams send
+    `analysis_ready`."""
+    match_id, sequence = Deal.objects.filter(pk=deal_id).values_list(
+        "match_id", "sequence").get()
+    with transaction.atomic():
+        match = lock(match_id)
+        analysis = DealAnalysis.objects.select_for_update().filter(
+            deal_id=deal_id, status=AnalysisStatus.QUEUED).first()
+        if analysis is None:
+            return
+        analysis.status = AnalysisStatus.DONE
+        analysis.result = result
+        analysis.partial = partial
+        analysis.finished_at = timezone.now()
+        analysis.save(update_fields=["status", "result", "partial", "finished_at"])
+        signals.deal_analysed.send(sender=Match, match=match, analysis=analysis,
+                                   sequence=sequence)
+        ready = presenters.analysis_ready(match_id, sequence, result)
+        transaction.on_commit(lambda: notify.announce_analysis(match_id, ready))

@@ -40,3 +40,11 @@ class MatchChange(StrEnum):
 #            SEAT_TAKEN; that offered it, for a rematch), else None;
 #   rematch  the `RematchOffer` (REMATCH_OFFERED, REMATCH_STARTED), else not sent.
 match_changed = Signal()
+
+
+# A scored deal's post-deal analysis was recorded (games.services.record_deal_analysis), under
+# its match's lock. Arguments:
+#   match     the match row (seats prefetched);
+#   analysis  the `DealAnalysis`, done;
+#   sequence  the deal's `sequence`.
+deal_analysed = Signal()

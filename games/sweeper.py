@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from games import computer_moves, seating, selectors
 from games.computer_players import computer_players
-from games.models import Match, MatchStatus
+from games.models import AnalysisStatus, DealAnalysis, Match, MatchStatus
 
 logger = logging.getLogger(__name__)
 
@@ -159,3 +159,19 @@ def seconds_to_next_deadline() -> float | None:
     if upcoming is None:
         return None
     return (upcoming - timezone.now()).total_seconds()
+
+
+def resend_stuck_analyses() -> int:
+    """Send again the post-deal analyses still queued ANALYSIS_STALE_AFTER_SECONDS after they
+    were last sent (their task was lost); returns how many. Each is sent again once per such
+    period at most, so a backlog that is only slow is not sent over and over."""
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=settings.ANALYSIS_STALE_AFTER_SECONDS)
+    stuck = list(DealAnalysis.objects.filter(
+        status=AnalysisStatus.QUEUED, sent_at__lt=cutoff).values_list("pk", "deal_id")[:CHUNK])
+    DealAnalysis.objects.filter(pk__in=[pk for pk, _ in stuck]).update(sent_at=now)
+    for _, deal_id in stuck:
+        computer_players().send_analysis(deal_id)
+    if stuck:
+        logger.warning("post-deal analyses sent again", extra={"count": len(stuck)})
+    return len(stuck)

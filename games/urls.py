@@ -56,6 +56,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
         feed.DealNotationView.as_view(),
         name="deal-notation",
     ),
+    path(
+        "matches/<uuid:match_id>/deals/<int:sequence>/analysis",
+        feed.DealAnalysisView.as_view(),
+        name="deal-analysis",
+    ),
     path("matches/<uuid:match_id>/notation", feed.MatchNotationView.as_view(),
          name="match-notation"),
     path("tour/", include("tour.urls")),

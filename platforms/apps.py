@@ -8,7 +8,7 @@ class PlatformsConfig(AppConfig):
 
     def ready(self) -> None:
         from games import circles, privacy
-        from games.signals import match_changed, match_progressed
+        from games.signals import deal_analysed, match_changed, match_progressed
         from platforms import services, webhooks
         from ratings.signals import ratings_changed
 
@@ -17,4 +17,5 @@ class PlatformsConfig(AppConfig):
         ratings_changed.connect(webhooks.on_ratings_changed, dispatch_uid="platform-webhooks")
         privacy.account_erasing.connect(services.on_account_erasing, dispatch_uid="platforms")
         privacy.personal_data.connect(services.personal_data, dispatch_uid="platforms")
+        deal_analysed.connect(webhooks.on_deal_analysed, dispatch_uid="platform-webhooks")
         circles.use(services.circle_of)

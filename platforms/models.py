@@ -112,6 +112,7 @@ class EventType(models.TextChoices):
     REMATCH_STARTED = "rematch.started", "Everyone accepted: the rematch started"
     RATING_CHANGED = "rating.changed", "A rated match's players' ratings changed"
     PLAYER_ERASED = "player.erased", "A player was erased: their data is gone, their id free"
+    DEAL_ANALYSED = "deal.analysed", "A scored deal's analysis is ready"
 
 
 class WebhookSubscription(models.Model):

@@ -51,8 +51,8 @@ from django.utils import timezone
 from prometheus_client import Counter, Histogram
 from standardwebhooks.webhooks import Webhook
 
-from games import engine, lanes, rematch, traces
-from games.models import Match, MatchStatus, RematchOffer
+from games import engine, lanes, presenters, rematch, traces
+from games.models import DealAnalysis, Match, MatchStatus, RematchOffer
 from games.signals import MatchChange
 from platforms.addresses import public_addresses, resolve
 from platforms.models import (
@@ -243,6 +243,20 @@ def on_ratings_changed(
         "match_id": str(match.id), "version": match.version,
         "changes": [{**stream_change(change), "external_id": players.get(change.user_id)}
                     for change in sorted(changes, key=lambda change: change.seat)],
+    })])
+
+
+def on_deal_analysed(
+    sender: Any, *, match: Match, analysis: DealAnalysis, sequence: int, **kwargs: Any
+) -> None:
+    """`deal.analysed` of a platform's match, once a scored deal's analysis is recorded (under
+    the match's lock, so in the match's sequence)."""
+    platform_id = _platform_id(match)
+    if platform_id is None or analysis.result is None:
+        return
+    emit(platform_id, [(EventType.DEAL_ANALYSED, {
+        "version": match.version,
+        **presenters.analysis_ready(match.id, sequence, analysis.result),
     })])
 
 

@@ -21,6 +21,13 @@ def _no_clock_timer(settings):
 
 
 @pytest.fixture(autouse=True)
+def _no_deal_analysis(settings):
+    """Ended deals are not analysed (seconds of search each, on a lane that would outlive the
+    test's database): the tests of the analysis switch it on and run its task themselves."""
+    settings.ANALYSE_DEALS = False
+
+
+@pytest.fixture(autouse=True)
 def _streams_end_at_the_end(settings):
     """A finished match's stream closes with its `end`, as a match without a rematch's would
     after STREAM_AFTER_END_SECONDS: the tests of what comes after the end set it."""

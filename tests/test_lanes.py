@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from batak_api.celery import app
 from games import lanes
 
 # What the tasks below record, by test; reset for each.
@@ -75,3 +76,11 @@ def test_slow_work_on_one_lane_does_not_hold_up_another() -> None:
 
 def test_webhooks_and_computer_players_have_lanes_of_their_own() -> None:
     assert lanes.LANES["webhooks"] is not lanes.LANES["computer-players"]
+
+
+def test_the_analysis_has_a_lane_and_scaled_out_a_queue_of_its_own(settings) -> None:
+    assert lanes.LANES["analysis"] is not lanes.LANES["computer-players"]
+    route = app.amqp.router.route({}, "bots.tasks.analyse_deal")
+    assert route["queue"].name == settings.ANALYSIS_QUEUE != settings.CELERY_TASK_DEFAULT_QUEUE
+    assert app.amqp.router.route({}, "bots.tasks.play_next_turn")["queue"].name == (
+        settings.CELERY_TASK_DEFAULT_QUEUE)

@@ -105,14 +105,17 @@ def deal_page(match: Match, deal_row: Deal, checked: Replay) -> dict[str, Any]:
         for _, card in trick.plays
     }
     running = [0, 0, 0, 0]
+    review = _analysis(deal_row)
+    judged = {move["action"]["card"]: _judged(move) for move in review["moves"]
+              if move["action"]["kind"] == "play"} if review else {}
     trick_rows = []
     for number, trick in enumerate(tricks, 1):
         assert trick.winner is not None
         running[trick.winner] += 1
-        trick_rows.append(_trick_row(number, trick, deal.trump, names, list(running)))
+        trick_rows.append(_trick_row(number, trick, deal.trump, names, list(running), judged))
     if unfinished is not None and unfinished.plays:
         trick_rows.append(
-            _trick_row(len(tricks) + 1, unfinished, deal.trump, names, list(running))
+            _trick_row(len(tricks) + 1, unfinished, deal.trump, names, list(running), judged)
         )
     return {
         "names": names,
@@ -158,6 +161,11 @@ def deal_page(match: Match, deal_row: Deal, checked: Replay) -> dict[str, Any]:
         "tricks": trick_rows,
         "score": _score_line(deal, names),
         "log_length": len(deal.log),
+        "analysis": None if review is None else {
+            "partial": review["partial"],
+            "players": [{**player, "name": names[player["seat"]]}
+                        for player in review["players"]],
+        },
         "to_act": names[deal.to_act] if deal.to_act is not None else "",
     }
 
@@ -168,6 +176,7 @@ def _trick_row(
     trump: engine.Suit | None,
     names: Sequence[str],
     running: list[int],
+    judged: dict[str, dict[str, Any] | None],
 ) -> dict[str, Any]:
     return {
         "number": number,
@@ -180,11 +189,32 @@ def _trick_row(
                 "leader": seat == trick.leader,
                 "winner": seat == trick.winner,
                 "trump": card.suit == trump,
+                "judged": judged.get(str(card)),
             }
             for seat, card in trick.plays
         ],
         "missing": 4 - len(trick.plays),
         "running": running,
+    }
+
+
+def _analysis(deal_row: Deal) -> dict[str, Any] | None:
+    """The deal's post-deal analysis, once done."""
+    found = selectors.deal_analysis(deal_row)
+    return found.result if found is not None else None
+
+
+def _judged(move: dict[str, Any]) -> dict[str, Any] | None:
+    """A card's mark and what it cost, from the player's view and with every hand known, as
+    the replay shows them beside it; None for a card not judged (the only legal one)."""
+    seen, known = move["seen"], move["known"]
+    if seen is None and known is None:
+        return None
+    return {
+        "mark": move["mark"] or "",
+        "seen": None if seen is None else seen["points_cost"],
+        "known": None if known is None else known["points_cost"],
+        "best": (seen or known)["best"].get("card", ""),
     }
 
 

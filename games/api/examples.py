@@ -288,3 +288,27 @@ REMATCH: dict[str, Any] = {
     "expires_at": "2026-12-04T15:21:00+00:00",
     "new_match_id": None,
 }
+
+
+_PLAYERS = [{"seat": seat, "points_given_up": given, "points_given_up_known": known,
+             "judged": 9, "inaccuracies": 0, "mistakes": int(given >= 10), "blunders": 0}
+            for seat, given, known in ((0, 0.0, 0), (1, 12.5, 10), (2, 1.2, 0), (3, 0.0, 0))]
+DEAL_ANALYSIS: dict[str, Any] = {
+    "match_id": "3f2b8c1e-6a47-4d0e-9a51-2f6c7f0d9b12", "deal_sequence": 1, "deal_number": 1,
+    "finished_at": "2026-12-05T08:00:04Z", "partial": False, "cpu_seconds": 0.41,
+    "thresholds": {"inaccuracy": 5, "mistake": 10, "blunder": 30},
+    "moves": [
+        {"index": 1, "seat": 1, "action": {"kind": "bid", "tricks": 5}, "choices": 9,
+         "known": None,
+         "seen": {"best": {"kind": "bid", "tricks": 5}, "points_cost": 0.0,
+                  "tricks_cost": 0.0},
+         "mark": None},
+        {"index": 9, "seat": 1, "action": {"kind": "play", "card": "2C"}, "choices": 4,
+         "known": {"best": {"kind": "play", "card": "AC"}, "points_cost": 10,
+                   "tricks_cost": 1},
+         "seen": {"best": {"kind": "play", "card": "AC"}, "points_cost": 12.5,
+                  "tricks_cost": None},
+         "mark": "mistake"},
+    ],
+    "players": _PLAYERS,
+}

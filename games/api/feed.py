@@ -37,16 +37,18 @@ from games.api.base import (
     valid_query,
 )
 from games.api.problems import problem_type
+from games.api.serializers.analysis import AnalysisPendingSerializer, DealAnalysisSerializer
 from games.api.serializers.feed import DealRecordSerializer, EventPageSerializer
 from games.api.serializers.fields import MAX_VERSION
 from games.errors import (
     CursorAhead,
     DealNotFound,
     InvalidLastEventId,
+    NoAnalysis,
     TooManyLongPolls,
     TooManyStreams,
 )
-from games.models import Match, MatchStatus
+from games.models import AnalysisStatus, Match, MatchStatus
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +85,59 @@ class DealDetailView(MatchEndpoint):
         if deal is None:
             raise DealNotFound()
         return Response(DealRecordSerializer(presenters.deal_record(self.match, deal)).data)
+
+
+# How long a client is told to wait before asking again for an analysis under way.
+ANALYSIS_RETRY_SECONDS = 5
+
+
+class DealAnalysisView(MatchEndpoint):
+    platform_key_scope = PLATFORM_MATCH_READS
+
+    @extend_schema(
+        operation_id="getDealAnalysis", tags=["history"], summary="One ended deal's analysis",
+        description=(
+            "What each call and card of the ended deal of shuffle `sequence` cost its player "
+            "(docs/analysis.md): the best choice and the points (and tricks) given up against "
+            "it, two ways: with every hand known (`known`: the exact search of the real "
+            "layout, the player's later choices searched and every other seat playing the "
+            "greedy card) and from what the player knew then (`seen`: the expert computer "
+            "player's values of each legal choice from that seat's view, so a card that was "
+            "right on what the player could know costs nothing). Each judged choice is marked "
+            "by `seen.points_cost`: an `inaccuracy`, a `mistake` or a `blunder` from the "
+            "`thresholds`; `players` sums the points each seat gave up. Every scored deal is "
+            "analysed in the background once it ends, within ANALYSIS_SECONDS_PER_DEAL of CPU "
+            "time (`partial` when that was not enough): until it is done, 202 with "
+            f"`Retry-After` ({ANALYSIS_RETRY_SECONDS} s); the live stream's `analysis_ready` "
+            "and the `deal.analysed` webhook tell when. Readable by whoever may read the deal's "
+            "record (`getDeal`): a deal still in play is 404 `not_found`; a deal thrown in, or "
+            "one that ended while the service did not analyse deals, 404 `no_analysis`."
+        ),
+        parameters=[OpenApiParameter(
+            "Retry-After", {"type": "integer", "minimum": 1}, OpenApiParameter.HEADER,
+            response=[202], required=True, description="Seconds to wait before asking again.",
+        )],
+        responses={
+            200: DealAnalysisSerializer,
+            202: AnalysisPendingSerializer,
+            **errors(401, 403, 404),
+        },
+        examples=[example("An analysed deal", examples.DEAL_ANALYSIS)],
+    )
+    def get(self, request: Request, match_id: str, sequence: int) -> Response:
+        deal = selectors.ended_deals(self.match).filter(sequence=sequence).first()
+        if deal is None:
+            raise DealNotFound()
+        analysis = selectors.deal_analysis(deal)
+        if analysis is None:
+            raise NoAnalysis()
+        if analysis.status != AnalysisStatus.DONE:
+            body = {"match_id": self.match.id, "deal_sequence": sequence, "status": "queued"}
+            return Response(AnalysisPendingSerializer(body).data,
+                            status=status.HTTP_202_ACCEPTED,
+                            headers={"Retry-After": str(ANALYSIS_RETRY_SECONDS)})
+        data = presenters.deal_analysis(self.match, deal, analysis)
+        return Response(DealAnalysisSerializer(data).data)
 
 
 class AnyAccept(DefaultContentNegotiation):
@@ -304,7 +359,9 @@ STREAM_DESCRIPTION = (
     "when it differs from what this stream last sent (so first when the stream starts): "
     "`clock` (`ClockEvent`: the turn clock's deadline at a version, null when none runs) and "
     "`seats` (`SeatsEvent`: per seat whether it is open, ready, on autopilot, or left by its "
-    "person). The 200 answer's `x-events` names each event's `data` schema. "
+    "person). Once a scored deal's analysis is recorded, `analysis_ready` (no id; "
+    "`AnalysisReadyEvent`: `getDealAnalysis` reads it) goes to the streams open then. "
+    "The 200 answer's `x-events` names each event's `data` schema. "
     "It starts after `after`, or after the `Last-Event-ID` header's version when a client "
     "reconnects, so a client that resumes misses nothing and sees nothing twice. A comment "
     "line (`: heartbeat`) comes when nothing has happened for "

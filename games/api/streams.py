@@ -415,6 +415,16 @@ async def _wait_for_news(
     return False, quiet_since, heard_at
 
 
+def _told(follower: Follower, moves: notify.Moves) -> bytes:
+    """What was announced outside the actions since last asked: deals' analyses ready, and
+    after the match's end its ratings' changes."""
+    frames = [_frame(None, "analysis_ready", ready) for ready in moves.analyses()]
+    if follower.ended:
+        frames += [_frame(None, "rating_changed", {"changes": changes})
+                   for changes in moves.ratings()]
+    return b"".join(frames)
+
+
 async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[bytes, None]:
     """The stream for an ASGI server, on its event loop, for ``seconds`` at most."""
     loop = asyncio.get_running_loop()
@@ -436,9 +446,8 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
                     yield frames
                     sent_at = time.monotonic()
                 more = page.more
-            if follower.ended and (ratings := moves.ratings()):
-                yield b"".join(_frame(None, "rating_changed", {"changes": changes})
-                               for changes in ratings)
+            if told := _told(follower, moves):
+                yield told
                 sent_at = time.monotonic()
             now = time.monotonic()
             if follower.done or now >= deadline:

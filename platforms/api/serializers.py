@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from games import engine
+from games.api.serializers.analysis import AnalysisReadyEventSerializer
 from games.api.serializers.fields import (
     NAME_ALLOWED,
     NAME_PATTERN,
@@ -421,6 +422,10 @@ class PlayerErasedSerializer(serializers.Serializer):
     )
 
 
+class DealAnalysedSerializer(AnalysisReadyEventSerializer):
+    version = serializers.IntegerField(help_text="The match's version when it was recorded.")
+
+
 def envelope(
     event_type: str, data: type[serializers.Serializer], *, of_a_match: bool = True
 ) -> type[serializers.Serializer]:
@@ -458,6 +463,7 @@ WEBHOOK_BODIES = {
     EventType.RATING_CHANGED: envelope(EventType.RATING_CHANGED, RatingChangedSerializer),
     EventType.PLAYER_ERASED: envelope(EventType.PLAYER_ERASED, PlayerErasedSerializer,
                                       of_a_match=False),
+    EventType.DEAL_ANALYSED: envelope(EventType.DEAL_ANALYSED, DealAnalysedSerializer),
 }
 
 

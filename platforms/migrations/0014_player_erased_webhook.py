@@ -6,13 +6,13 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('platforms', '0012_circles_of_older_matches'),
+        ('platforms', '0013_deal_analysed_webhook'),
     ]
 
     operations = [
         migrations.AlterField(
             model_name='webhookevent',
             name='type',
-            field=models.CharField(choices=[('match.started', 'A match started: its first deal is dealt'), ('turn.started', "A platform's player is to act"), ('deal.ended', 'A deal was scored'), ('match.finished', 'A match ended, with its ranking'), ('match.cancelled', 'A match was called off before its start'), ('match.abandoned', 'A match in play was stopped unfinished'), ('seat.timed_out', "A player's turn clock ran out"), ('seat.taken', 'A player took an open seat'), ('seat.left', 'A player left their seat'), ('seat.autopilot_on', "A player's seat went on autopilot"), ('seat.autopilot_off', 'A player is back: their seat is off autopilot'), ('rematch.offered', 'A rematch of a finished match was offered'), ('rematch.started', 'Everyone accepted: the rematch started'), ('rating.changed', "A rated match's players' ratings changed"), ('player.erased', 'A player was erased: their data is gone, their id free')], max_length=32),
+            field=models.CharField(choices=[('match.started', 'A match started: its first deal is dealt'), ('turn.started', "A platform's player is to act"), ('deal.ended', 'A deal was scored'), ('match.finished', 'A match ended, with its ranking'), ('match.cancelled', 'A match was called off before its start'), ('match.abandoned', 'A match in play was stopped unfinished'), ('seat.timed_out', "A player's turn clock ran out"), ('seat.taken', 'A player took an open seat'), ('seat.left', 'A player left their seat'), ('seat.autopilot_on', "A player's seat went on autopilot"), ('seat.autopilot_off', 'A player is back: their seat is off autopilot'), ('rematch.offered', 'A rematch of a finished match was offered'), ('rematch.started', 'Everyone accepted: the rematch started'), ('rating.changed', "A rated match's players' ratings changed"), ('player.erased', 'A player was erased: their data is gone, their id free'), ('deal.analysed', "A scored deal's analysis is ready")], max_length=32),
         ),
     ]

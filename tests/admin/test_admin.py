@@ -17,9 +17,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from bots import tasks
 from games import engine, selectors
 from games.api import export
-from games.models import Action, Deal, DealStatus, Match, MatchStatus, Seat
+from games.models import Action, Deal, DealAnalysis, DealStatus, Match, MatchStatus, Seat
 from tests.api.schema import assert_matches
 
 from .helpers import person, play_match
@@ -399,3 +400,24 @@ def test_times_are_shown_to_the_minute(admin_client, finished) -> None:
     html = page(admin_client, match_url(finished))
     assert on_the_hour.strftime("%Y, 07:00") in html
     assert page(admin_client, CHANGELIST).count(on_the_hour.strftime("%Y, 07:00")) == 1
+
+
+def test_the_replay_shows_each_cards_mark_and_cost_once_analysed(
+    admin_client, finished, settings,
+) -> None:
+    deal = finished.deals.get()
+    assert 'id="analysis"' not in page(admin_client, deal_url(finished))
+    DealAnalysis.objects.create(deal=deal)
+    settings.ANALYSIS_SECONDS_PER_DEAL = 5.0
+    assert tasks.analyse_deal(deal.pk)
+    result = DealAnalysis.objects.get(deal=deal).result
+    html = page(admin_client, deal_url(finished))
+    assert 'id="analysis"' in html
+    judged = [m for m in result["moves"] if m["action"]["kind"] == "play"
+              and (m["seen"] or m["known"])]
+    assert judged
+    assert html.count('<span class="judged') == len(judged)
+    for move in judged:
+        if move["mark"]:
+            assert re.search(rf'data-card="{move["action"]["card"]}">[^<]*</span>\s*'
+                             rf'<span class="judged {move["mark"]}"', html)

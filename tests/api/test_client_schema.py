@@ -101,7 +101,8 @@ def test_the_stream_names_the_schema_of_each_event() -> None:
             ("action", "Event"), ("deal_ended", "DealEndedEvent"), ("clock", "ClockEvent"),
             ("seats", "SeatsEvent"), ("end", "StreamEnd"),
             ("rating_changed", "RatingChangedEvent"), ("rematch_offered", "RematchOffer"),
-            ("rematch_started", "RematchStartedEvent"))}
+            ("rematch_started", "RematchStartedEvent"),
+            ("analysis_ready", "AnalysisReadyEvent"))}
     assert set(_schemas()["StreamEnd"]["required"]) == {"version", "status"}
 
 

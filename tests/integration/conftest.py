@@ -85,11 +85,13 @@ def stack(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> It
         processes.start_web()
         processes.start_worker()
         processes.start_webhook_worker()
+        processes.start_analysis_worker()
         processes.start_beat()
         yield processes
     finally:
         processes.stop_all()
-        for queue in (processes.env["CELERY_QUEUE"], processes.env["WEBHOOK_QUEUE"]):
+        for queue in (processes.env["CELERY_QUEUE"], processes.env["WEBHOOK_QUEUE"],
+                      processes.env["ANALYSIS_QUEUE"]):
             _forget_queue(settings.REDIS_URL, queue)
 
 

@@ -73,6 +73,11 @@ FIELDS: dict[str, dict[str, str]] = {
         "trump": N, "announcements": N, "tricks": N, "scores": N, "outcomes": N,
         "started_at": N, "finished_at": N,
     },
+    # Seats, calls, cards and figures: nobody's name.
+    "games.DealAnalysis": {
+        "id": N, "deal": N, "status": N, "result": N, "partial": N, "created_at": N,
+        "sent_at": N, "finished_at": N,
+    },
     "games.Action": {
         "id": N, "match": N, "deal": N, "sequence": N, "version": N, "seat": N, "kind": N,
         "payload": N, "origin": N, "created_at": N,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from games.api.serializers.analysis import AnalysisReadyEventSerializer
 from games.api.serializers.fields import (
     OUTCOMES,
     PHASES,
@@ -247,6 +248,7 @@ STREAM_EVENTS: dict[str, type[serializers.Serializer]] = {
     "seats": SeatsEventSerializer,
     "end": StreamEndSerializer,
     "rating_changed": RatingChangedEventSerializer,
+    "analysis_ready": AnalysisReadyEventSerializer,
     "rematch_offered": RematchOfferSerializer,
     "rematch_started": RematchStartedEventSerializer,
 }

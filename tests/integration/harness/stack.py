@@ -65,6 +65,7 @@ def production_env(database_url: str, redis_url: str, **overrides: str) -> dict[
         # tasks.
         "CELERY_QUEUE": queue,
         "WEBHOOK_QUEUE": f"{queue}-webhooks",
+        "ANALYSIS_QUEUE": f"{queue}-analysis",
         "DJANGO_DEBUG": "false",
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
         "DJANGO_SECURE_SSL_REDIRECT": "false",
@@ -204,6 +205,13 @@ class Stack:
         """The webhook workers, on their own queue, as compose.yaml runs them."""
         self._start_celery_worker(name, [sys.executable, "-m", "batak_api.webhook_worker"],
                                   **env)
+
+    def start_analysis_worker(self, name: str = "analysis", **env: str) -> None:
+        """The post-deal analysis worker, on its own queue, as compose.yaml runs it."""
+        self._start_celery_worker(
+            name, [sys.executable, "-m", "celery", "-A", "batak_api", "worker", "--queues",
+                   self.env["ANALYSIS_QUEUE"], "--pool", "prefork", "--concurrency", "1"],
+            **env)
 
     def _start_celery_worker(self, name: str, command: list[str], **env: str) -> None:
         node = f"{name}-{secrets.token_hex(3)}@{socket.gethostname()}"
