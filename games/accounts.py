@@ -15,6 +15,10 @@ from knox.models import AuthToken
 from games.errors import ServiceError
 
 GUEST_PREFIX = "guest-"
+# An erased account's name (games/privacy.py): nobody may choose one, or erasure would take
+# their account for one erased already.
+ERASED_PREFIX = "erased-"
+RESERVED_PREFIXES = (GUEST_PREFIX, ERASED_PREFIX)
 
 
 class UsernameTaken(ServiceError):
@@ -33,7 +37,7 @@ def register(*, username: str, password: str, display_name: str) -> User:
     """A named account. Raises `UsernameTaken`, or Django's ValidationError with the reasons
     a password fails the service's password checks."""
     model = get_user_model()
-    if username.lower().startswith(GUEST_PREFIX):
+    if username.lower().startswith(RESERVED_PREFIXES):
         raise UsernameTaken()
     password_validation.validate_password(
         password, model(username=username, first_name=display_name)

@@ -42,7 +42,9 @@ from games.models import (
 
 # What an erased person's seats, and their account, are called from then on.
 FORMER_PLAYER = "Former player"
-ERASED_PREFIX = "erased-"
+# An erased account: its name given by the erasure (a reserved prefix) and unusable. A name
+# alone is not enough: accounts registered before the prefix was reserved may carry it.
+ERASED = models.Q(username__startswith=accounts.ERASED_PREFIX, is_active=False)
 IN_PLAY = (MatchStatus.WAITING, MatchStatus.ACTIVE)
 
 
@@ -100,7 +102,7 @@ def close_account(user: User, *, password: str | None, confirmed: bool) -> None:
 
 
 def is_erased(user: User) -> bool:
-    return user.get_username().startswith(ERASED_PREFIX)
+    return user.get_username().startswith(accounts.ERASED_PREFIX) and not user.is_active
 
 
 def erase_account(user: User, *, reason: ErasureReason) -> None:
@@ -119,9 +121,9 @@ def erase_account(user: User, *, reason: ErasureReason) -> None:
     with transaction.atomic():
         # No key update: a match finishing meanwhile holds its people's ratings and needs a key
         # share of this row to commit; a full update lock would wait for it while it waits here.
-        username = get_user_model().objects.select_for_update(no_key=True).filter(
-            pk=user.pk).values_list("username", flat=True).first()
-        if username is None or username.startswith(ERASED_PREFIX):
+        row = get_user_model().objects.select_for_update(no_key=True).filter(
+            pk=user.pk).values_list("username", "is_active").first()
+        if row is None or (row[0].startswith(accounts.ERASED_PREFIX) and not row[1]):
             return
         account_erasing.send(sender=User, user=user, reason=reason)
         # A match made for them since the first pass is left now (receivers have locked what
@@ -132,7 +134,7 @@ def erase_account(user: User, *, reason: ErasureReason) -> None:
         Spectator.objects.filter(user=user).delete()
         Seat.objects.filter(user=user).update(display_name=FORMER_PLAYER)
         forget_in_admin_history(user)
-        user.username = f"{ERASED_PREFIX}{secrets.token_hex(16)}"
+        user.username = f"{accounts.ERASED_PREFIX}{secrets.token_hex(16)}"
         user.first_name = FORMER_PLAYER
         user.last_name = user.email = ""
         user.is_active = user.is_staff = user.is_superuser = False

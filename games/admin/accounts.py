@@ -26,11 +26,10 @@ class ErasedFilter(admin.SimpleListFilter):
         return [("yes", "Erased"), ("no", "Not erased")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[User]) -> QuerySet[User]:
-        erased = {"username__startswith": privacy.ERASED_PREFIX}
         if self.value() == "yes":
-            return queryset.filter(**erased)
+            return queryset.filter(privacy.ERASED)
         if self.value() == "no":
-            return queryset.exclude(**erased)
+            return queryset.exclude(privacy.ERASED)
         return queryset
 
 
@@ -38,7 +37,7 @@ class ErasedFilter(admin.SimpleListFilter):
 def erase_personal_data(
     model_admin: AccountAdmin, request: HttpRequest, queryset: QuerySet[User]
 ) -> TemplateResponse | None:
-    accounts = list(queryset.exclude(username__startswith=privacy.ERASED_PREFIX))
+    accounts = list(queryset.exclude(privacy.ERASED))
     if request.POST.get("confirmed") != "yes":
         return TemplateResponse(request, "admin/auth/user/erase_confirmation.html", {
             **model_admin.admin_site.each_context(request),

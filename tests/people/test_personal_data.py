@@ -301,6 +301,34 @@ def test_closing_needs_the_password_or_a_confirmation(player) -> None:
     assert guest.get("/me").status_code == 401
 
 
+@pytest.mark.parametrize("confirm", ["yes", "true", "on", 1, "1", [True], {"x": True}])
+def test_only_a_json_true_confirms_a_closing(player, confirm: Any) -> None:
+    """Closing cannot be undone: a value DRF would read as true ("yes", 1) is refused."""
+    guest = player("Guest")
+    assert guest.post("/me/close", {"confirm": confirm}).status_code == 400
+    assert guest.get("/me").status_code == 200
+
+
+@pytest.mark.parametrize("username", ["erased-me", "Erased-0123456789abcdef0123456789abcdef"])
+def test_nobody_registers_an_erased_accounts_name(username: str) -> None:
+    """An erased account's name is reserved: one chosen by a person would read as erased
+    already, and closing it would leave every personal field in place."""
+    answer = APIClient().post(f"{API}/auth/register", {
+        "username": username, "password": PASSWORD, "display_name": "Me"}, format="json")
+    assert (answer.status_code, answer.json()["code"]) == (409, "username_taken")
+
+
+def test_an_older_account_with_an_erased_name_is_still_erased(django_user_model) -> None:
+    """An account named so before the name was reserved is a live account: erased, not
+    skipped as one erased already."""
+    user = django_user_model.objects.create_user("erased-me", password=PASSWORD,
+                                                 first_name="Me")
+    assert not privacy.is_erased(user)
+    privacy.erase_account(user, reason=privacy.ErasureReason.STAFF)
+    user.refresh_from_db()
+    assert privacy.is_erased(user) and user.first_name == privacy.FORMER_PLAYER
+
+
 def test_a_platform_hears_of_its_player_closing_their_account(platform) -> None:
     platform.post("/webhooks", {"url": "https://a.example/h", "event_types": ["player.erased"]})
     app = platform.player("ext-7")

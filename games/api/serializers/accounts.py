@@ -11,6 +11,7 @@ from games.api.serializers.fields import (
     PASSWORD_PATTERN,
     USERNAME_ALLOWED,
     USERNAME_PATTERN,
+    StrictBooleanField,
     StrictInputSerializer,
     StrictRegexField,
     name_field,
@@ -60,7 +61,7 @@ class CloseAccountInputSerializer(StrictInputSerializer):
         PASSWORD_PATTERN, PASSWORD_ALLOWED, max_length=128, write_only=True, required=False,
         help_text="The account's password (an account with one must send it).",
     )
-    confirm = serializers.BooleanField(
+    confirm = StrictBooleanField(
         required=False, default=False,
         help_text="true: close it (an account without a password: a guest's, a platform's "
         "player's).",
