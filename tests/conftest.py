@@ -5,6 +5,9 @@ import os
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+# The browser fixture of the admin's and the web client's browser tests.
+pytest_plugins = ["tests.browser"]
+
 # CI runs the same examples every time (a red run must be reproducible); a developer's run
 # explores new ones, and failures are kept in .hypothesis/ for the next run.
 hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)

@@ -4,7 +4,6 @@ asgi_server): the launch setup is the admin's (tests/admin/test_browser.py)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -13,43 +12,13 @@ import pytest
 from django.conf import settings
 from django.core.cache import cache
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
+from tests.browser import unavailable
+
 ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
 AXE = Path(settings.BASE_DIR) / "web" / "node_modules" / "axe-core" / "axe.min.js"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
-
-def unavailable(reason: str) -> None:
-    # On a developer's machine without Chromium the browser tests step aside; CI must run them.
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason} (scripts/test installs Debian's chromium)", pytrace=False)
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as error:
-        unavailable(f"Playwright is not installed: {error}")
-    with pytest.MonkeyPatch.context() as patch:
-        # Playwright's sync API marks its event loop as running on this thread, and Django then
-        # refuses ORM calls here (see tests/admin/test_browser.py).
-        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        playwright = sync_playwright().start()
-        try:
-            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        except Exception as error:  # any launch failure means the same: no browser to test with
-            playwright.stop()
-            unavailable(f"Chromium could not start: {error}")
-        yield chromium
-        chromium.close()
-        playwright.stop()
 
 
 @pytest.fixture
