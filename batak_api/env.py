@@ -2,6 +2,7 @@
 environ's own reading of a value differs, so that no deployment's configuration changes meaning.
 """
 
+import re
 from typing import Any
 
 import environ
@@ -41,6 +42,16 @@ class Env(environ.Env):
             # int() and float() say what they could not read, not which variable it came from.
             kind = "an integer" if cast is int else "a number"
             raise ImproperlyConfigured(f"{var} must be {kind}, not {value!r}.") from error
+
+    def rate(self, var: str, default: str | None) -> str | None:
+        """A rate, `count/period` (20/minute; second, minute, hour or day), as DRF's throttles
+        and games/windows.py read it. An empty value leaves it at its default; a malformed one
+        stops the service at start rather than failing every request it limits."""
+        rate = self.get_value(var, default=None) or default
+        if rate is not None and not re.fullmatch(r"[1-9][0-9]*/[smhd][a-z]*", rate):
+            raise ImproperlyConfigured(
+                f"{var} is a count and a period (20/minute), not {rate!r}.")
+        return rate
 
     def float(self, var: str, default: float) -> float:
         """A float setting: an empty value leaves it at its default, as an unset one does

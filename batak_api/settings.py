@@ -7,7 +7,6 @@ expects to sit behind a TLS-terminating proxy that sets `X-Forwarded-Proto` and 
 """
 
 import os
-import re
 import tomllib
 from datetime import timedelta
 from pathlib import Path
@@ -267,6 +266,7 @@ WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env.bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", de
 # ASGI and WSGI applications).
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
 
+
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -291,15 +291,15 @@ REST_FRAMEWORK = {
     # Per client IP for sign-up and log-in, per account for everything else. Debug runs (the
     # development server, the test suite) leave them off unless set; a rate of None is no limit.
     "DEFAULT_THROTTLE_RATES": {
-        "anon": env.str("THROTTLE_ANON_RATE", default=None) or (None if DEBUG else "30/minute"),
-        "user": env.str("THROTTLE_USER_RATE", default=None) or (None if DEBUG else "600/minute"),
+        "anon": env.rate("THROTTLE_ANON_RATE", None if DEBUG else "30/minute"),
+        "user": env.rate("THROTTLE_USER_RATE", None if DEBUG else "600/minute"),
         # New guest accounts per client address (games/api/windows.py): each account brings
         # its own caps, so without this one client's caps have no bound. A household, a class
         # or a café behind one address starts a few guests an hour (a token lasts
         # TOKEN_TTL_DAYS); a script starting one per request is held to this.
-        "guest": env.str("GUEST_CREATION_RATE", default=None) or (None if DEBUG else "20/hour"),
+        "guest": env.rate("GUEST_CREATION_RATE", None if DEBUG else "20/hour"),
         # Exports of one's own data per account (exportMyData): each reads the whole history.
-        "export": env.str("DATA_EXPORT_RATE", default=None) or (None if DEBUG else "2/hour"),
+        "export": env.rate("DATA_EXPORT_RATE", None if DEBUG else "2/hour"),
     },
     # The client address is the peer address unless the deployment says how many proxies in
     # front append to X-Forwarded-For: trusting the header with no proxy there would let any
@@ -435,9 +435,7 @@ MAX_BOT_SEAT_DEALS = env.int("MAX_BOT_SEAT_DEALS", default=3 * 52)
 RATED_MATCHES_PER_PAIR_PER_DAY = env.int("RATED_MATCHES_PER_PAIR_PER_DAY", default=10)
 # Hints a person may have worked out per account (games/hints.py), as `count/period` (second,
 # minute, hour, day): each is a search of the seat's layouts. A hint given again is free.
-HINT_RATE = env.str("HINT_RATE", default="20/minute")
-if not re.fullmatch(r"[1-9][0-9]*/[smhd][a-z]*", HINT_RATE):
-    raise ImproperlyConfigured(f"HINT_RATE is a count and a period (20/minute), not {HINT_RATE!r}.")
+HINT_RATE = env.rate("HINT_RATE", "20/minute") or "20/minute"
 # A rematch offer waits this long for its answers (games/rematch.py).
 REMATCH_OFFER_SECONDS = env.int("REMATCH_OFFER_SECONDS", default=60)
 BOT_STALE_AFTER_SECONDS = env.float("BOT_STALE_AFTER_SECONDS", 15)

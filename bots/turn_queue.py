@@ -29,7 +29,7 @@ import redis
 from django.conf import settings
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
-from games import redis_clients, traces
+from games import redis_clients, traces, windows
 
 # A token plays on (the next computer player of its match, and the next) for this long before
 # it lets a waiting turn go first: the most another turn waits behind a running one, past one
@@ -171,9 +171,7 @@ def waiting() -> bool:
 def _prefix() -> str:
     # The queue's name and the database: an account is a row of one database, and deployments
     # (or test runs) may share a Redis, each with its queue.
-    database = settings.DATABASES["default"]
-    return (f"batak:turns:{settings.CELERY_TASK_DEFAULT_QUEUE}:"
-            f"{database.get('HOST') or ''}/{database['NAME']}")
+    return f"batak:turns:{settings.CELERY_TASK_DEFAULT_QUEUE}:{windows.accounts_scope()}"
 
 
 def _key(kind: str, name: object = None) -> str:

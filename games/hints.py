@@ -115,7 +115,8 @@ def hint(match: Match, seat: int, account: int) -> dict[str, Any]:
     found = cache.get(key)
     if found is None:
         with _one_at_a_time(account):
-            wait = windows.take(f"hints:rate:{_whose(account)}", *_rate())
+            limit, seconds = windows.parse_rate(settings.HINT_RATE)
+            wait = windows.take(f"hints:rate:{windows.account_key(account)}", limit, seconds)
             if wait is not None:
                 raise TooManyHints(retry_after=wait)
             found = dataclasses.asdict(
@@ -180,24 +181,11 @@ def _digest(observation: engine.Observation) -> str:
     return hashlib.sha256(view.encode()).hexdigest()
 
 
-def _rate() -> tuple[int, int]:
-    """HINT_RATE as (count, seconds)."""
-    count, period = settings.HINT_RATE.split("/")
-    return int(count), {"s": 1, "m": 60, "h": 3600, "d": 86400}[period[0]]
-
-
-def _whose(account: int) -> str:
-    """An account's part of a key: deployments (or test runs) may share a Redis with databases
-    of their own, whose ids are the same numbers (as games/api/slots.py's counts)."""
-    database = settings.DATABASES["default"]
-    return f"{database.get('HOST') or ''}/{database['NAME']}/{account}"
-
-
 @contextmanager
 def _one_at_a_time(account: int) -> Iterator[None]:
     """The account's one hint in progress (atomic in the cache, so across processes when
     scaled out); HintInProgress while another is."""
-    key, token = f"hints:busy:{_whose(account)}", uuid.uuid4().hex
+    key, token = f"hints:busy:{windows.account_key(account)}", uuid.uuid4().hex
     if not cache.add(key, token, IN_PROGRESS_SECONDS):
         raise HintInProgress(retry_after=1)
     try:

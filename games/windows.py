@@ -1,6 +1,6 @@
 """Counts of tries in fixed windows, kept in the cache (in memory on the embedded default, Redis
-scaled out): the log-in lock-out's (games/api/lockout.py), the guest sign-ups' throttle
-(games/api/windows.py) and the hints' rate (games/hints.py).
+scaled out): the log-in lock-out's (games/api/lockout.py), the guest sign-ups' and data
+exports' throttles (games/api/windows.py) and the hints' rate (games/hints.py).
 
 A try takes its place in the count before the work it limits, with one atomic step (`add` for
 the first of a window, `incr` for the others; both atomic in memory and on Redis, see
@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import time
 
+from django.conf import settings
 from django.core.cache import cache
 
 
@@ -49,3 +50,25 @@ def _count(key: str, seconds: int) -> int:
         except ValueError:  # the window ended between the two steps: this try starts the next
             continue
     return 1
+
+
+def accounts_scope() -> str:
+    """Whose accounts: an account is a row of one database, and deployments (or test runs) may
+    share a Redis with databases of their own, whose ids are the same numbers."""
+    database = settings.DATABASES["default"]
+    return f"{database.get('HOST') or ''}/{database['NAME']}"
+
+
+def account_key(account: int) -> str:
+    """An account's part of a key kept in a cache that other databases' accounts may share."""
+    return f"{accounts_scope()}/{account}"
+
+
+def parse_rate(rate: str) -> tuple[int, int]:
+    """A rate as its settings give it, `count/period` (`20/minute`: second, minute, hour or day,
+    read by their first letter as DRF reads them), as (count, seconds); ValueError otherwise."""
+    count, _, period = rate.partition("/")
+    seconds = {"s": 1, "m": 60, "h": 3600, "d": 86400}.get(period[:1])
+    if not count.isdigit() or int(count) < 1 or seconds is None or not period.isalpha():
+        raise ValueError(f"a rate is a count and a period (20/minute), not {rate!r}")
+    return int(count), seconds

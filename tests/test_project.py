@@ -24,6 +24,7 @@ from rest_framework.throttling import SimpleRateThrottle
 from batak_api.cache import FailOpenRedisCache
 from batak_api.env import Env
 from batak_api.logs import ContextFilter, JsonFormatter
+from games import windows
 from games.log_context import log_context
 
 SCHEMA_PATH = Path(settings.BASE_DIR) / "openapi" / "schema.yaml"
@@ -238,6 +239,30 @@ def test_a_bad_float_is_refused_naming_the_variable(
     with pytest.raises(ImproperlyConfigured) as refused:
         Env().float(VARIABLE, default=15)
     assert str(refused.value) == f"{VARIABLE} must be a number, not {value!r}."
+
+
+@pytest.mark.parametrize("value", ["20", "20/fortnight", "0/minute", "x/hour", "20/", "-1/s"])
+def test_a_bad_rate_is_refused_naming_the_variable(
+    value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every rate (the throttles', HINT_RATE, DATA_EXPORT_RATE) is read so: a malformed one
+    stops the service at start, where DRF's throttles would fail each request it limits."""
+    monkeypatch.setenv(VARIABLE, value)
+
+    with pytest.raises(ImproperlyConfigured) as refused:
+        Env().rate(VARIABLE, default="2/hour")
+    assert str(refused.value) == f"{VARIABLE} is a count and a period (20/minute), not {value!r}."
+
+
+@pytest.mark.parametrize(("value", "expected"), [("", "2/hour"), ("5/minute", "5/minute")])
+def test_a_rate_reads_as_the_windows_count_it(
+    value: str, expected: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(VARIABLE, value)
+
+    rate = Env().rate(VARIABLE, default="2/hour")
+    assert rate == expected
+    assert windows.parse_rate(rate) in {(2, 3600), (5, 60)}
 
 
 def test_an_empty_value_leaves_a_float_at_its_default(monkeypatch: pytest.MonkeyPatch) -> None:

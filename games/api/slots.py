@@ -35,7 +35,7 @@ from types import TracebackType
 import redis
 from django.conf import settings
 
-from games import redis_clients
+from games import redis_clients, windows
 from games.errors import ServerBusy, ServiceError, TooManyLongPolls, TooManyStreams
 from games.metrics import OPEN_WAITS
 
@@ -204,7 +204,7 @@ class _Lease:
     """A slot's place in its account's count across processes, in Redis."""
 
     def __init__(self, kind: str, user_id: int, seconds: float) -> None:
-        self.key = f"batak:slots:{_accounts()}:{kind}:{user_id}"
+        self.key = f"batak:slots:{windows.accounts_scope()}:{kind}:{user_id}"
         self.id = uuid.uuid4().hex
         self.seconds = seconds
         self.renew_at = time.monotonic() + seconds / RENEWALS_PER_LEASE
@@ -220,13 +220,6 @@ class _Lease:
 
     def drop(self) -> None:
         _call("zrem", self.key, self.id)
-
-
-def _accounts() -> str:
-    """Whose accounts: an account is a row of one database, and deployments (or test runs) may
-    share a Redis with databases of their own, whose ids are the same numbers."""
-    database = settings.DATABASES["default"]
-    return f"{database.get('HOST') or ''}/{database['NAME']}"
 
 
 _down_until = 0.0

@@ -1,4 +1,5 @@
-"""The guest sign-ups' throttle, counted in a fixed window (games/windows.py)."""
+"""Throttles counted in a fixed window (games/windows.py): guest sign-ups per client address,
+data exports per account."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
-from games.windows import take
+from games.windows import account_key, take
 
 
 class WindowThrottle(SimpleRateThrottle):
@@ -53,4 +54,6 @@ class DataExportThrottle(WindowThrottle):
     scope = "export"
 
     def counted_as(self, request: Request) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+        account = request.user.pk
+        assert account is not None  # the view is for people signed in, checked before throttles
+        return self.cache_format % {"scope": self.scope, "ident": account_key(account)}

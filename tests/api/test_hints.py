@@ -15,7 +15,7 @@ from hypothesis import settings as examples
 from hypothesis import strategies as st
 
 from bots import interface
-from games import engine, hints
+from games import engine, hints, windows
 from tests.api.conftest import Player, create_match, submit
 from tests.bots.test_advice import indistinguishable_views
 
@@ -169,7 +169,7 @@ def test_hints_worked_out_are_bounded_by_the_rate(player, settings) -> None:
 def test_one_hint_at_a_time_per_account(player) -> None:
     match_id, people = hints_table(player)
     seat = to_act(people, match_id)
-    busy = f"hints:busy:{hints._whose(people[seat].user_id)}"
+    busy = f"hints:busy:{windows.account_key(people[seat].user_id)}"
     cache.add(busy, "another", 60)
     refused = hint(people[seat], match_id)
     assert refused.status_code == 429 and refused.json()["code"] == "hint_in_progress"
