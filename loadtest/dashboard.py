@@ -120,9 +120,9 @@ def ticks(low: float, high: float, most: int = 5) -> list[float]:
     """Round values from at or below ``low`` to at or above ``high``, evenly spaced, at most
     ``most`` + 1 of them: the y axis's lines."""
     size = max(abs(low), abs(high))
-    if high - low <= 1e-9 * max(1.0, size):  # flat: a line through the middle
+    if high - low <= 1e-9 * max(1.0, size):  # flat: room above it, and below unless at 0
         pad = size / 2 if size > 1e-12 else 0.5
-        low, high = low - pad, high + pad
+        low, high = (low, low + 2 * pad) if low == 0 else (low - pad, high + pad)
     rough = (high - low) / most
     power = 10 ** math.floor(math.log10(rough))
     step = next(power * factor for factor in (1, 2, 2.5, 5, 10)

@@ -135,3 +135,7 @@ def test_the_axis_lines_cover_the_values_evenly(low: float, spread: float) -> No
     assert 2 <= len(lines) <= 9
     steps = [b - a for a, b in itertools.pairwise(lines)]
     assert all(math.isclose(step, steps[0], rel_tol=1e-6) for step in steps)
+
+
+def test_a_flat_zero_stands_on_the_axis() -> None:
+    assert dashboard.ticks(0, 0)[0] == 0
