@@ -10,7 +10,8 @@ people            ``--clients`` clients each play all four seats of matches, fla
 computer players  ``--clients`` people each play against three computer players of
                   ``--level``, thinking about a second a move and following the event feed;
 platforms         a partner platform plays matches of four of its players, flat out,
-                  subscribed to three webhook receivers that answer and one that answers 500;
+                  subscribed to three webhook receivers that answer and one that answers
+                  no HTTP at all;
 quiet             only the time-outs and the spectators.
 
 Finally it asks Prometheus for every query of deploy/grafana-dashboard.json over the run
@@ -45,7 +46,12 @@ from typing import Any
 
 import yaml
 
+from loadtest import __main__ as bench
+from loadtest.scratch import scaled_out
+from tests.integration.harness import client
 from tests.integration.harness.stack import ROOT, Stack, free_port, wait_until
+from tests.platforms.hostile import HostileReceiver
+from tests.platforms.receiver import Receiver
 
 DASHBOARD = ROOT / "deploy" / "grafana-dashboard.json"
 SCRAPE_CONFIG = ROOT / "deploy" / "prometheus.yml"
@@ -373,7 +379,7 @@ def query_panels(url: str, dashboard: dict[str, Any], start: float, end: float,
 @dataclasses.dataclass
 class Steady:
     """What goes on over the whole run: tables played on by clock time-outs (nobody moves),
-    watched by spectators, two of them by a live stream; stopped by ``stop``."""
+    watched by spectators, two of them by a live stream; until ``end``."""
 
     web: str
     stream: str
@@ -382,8 +388,6 @@ class Steady:
     connections: list[http.client.HTTPConnection] = dataclasses.field(default_factory=list)
 
     def start(self, tables: int, clock: int) -> None:
-        from tests.integration.harness import client
-
         matches = [self._table(clock) for _ in range(tables)]
         watchers = [client.guest(self.web) for _ in range(3)]
         self._spawn(lambda: self._look(watchers[0], matches[0]))
@@ -406,8 +410,6 @@ class Steady:
 
     def _table(self, clock: int) -> str:
         """A public match of four guests with a ``clock``-second turn clock, none of whom moves."""
-        from tests.integration.harness import client
-
         people = [client.guest(self.web) for _ in range(4)]
         body = {"deals": 1, "visibility": "public", "clock": {"bid": clock, "card": clock},
                 "seats": [{"kind": "me"}] + [{"kind": "open"}] * 3}
@@ -418,10 +420,8 @@ class Steady:
                           200, "join")
         return str(match_id)
 
-    def _look(self, watcher: Any, match_id: str) -> None:
+    def _look(self, watcher: client.Api, match_id: str) -> None:
         """A spectator reading the table's view every few seconds."""
-        from tests.integration.harness import client
-
         while not self.stop.wait(5):
             watcher.get(f"{client.API}/matches/{match_id}/spectate")
 
@@ -444,11 +444,6 @@ class Steady:
 
 def run_phases(web: str, args: argparse.Namespace) -> list[tuple[str, float]]:
     """The scripted phases, one after the other; each one's name and start (unix time)."""
-    from loadtest import __main__ as bench
-    from tests.integration.harness import client
-    from tests.platforms.hostile import HostileReceiver
-    from tests.platforms.receiver import Receiver
-
     people = [[client.guest(web).token or "" for _ in range(4)] for _ in range(args.clients)]
     receivers: list[Receiver | HostileReceiver] = [Receiver() for _ in range(3)]
     receivers.append(HostileReceiver("bad-status"))
@@ -488,7 +483,6 @@ def main(argv: list[str] | None = None) -> int:
                         help="a PostgreSQL server (and database to connect to) where a scratch "
                         "database may be created and dropped")
     args = parser.parse_args(argv)
-    from loadtest.scratch import scaled_out
 
     dashboard = json.loads(DASHBOARD.read_text())
     with scaled_out(args.database_url, "dashboard", LOG_LEVEL="WARNING",
