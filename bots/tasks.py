@@ -173,5 +173,5 @@ def analyse_deal(deal_id: int) -> bool:
         result = analysis.analyse_in_background(start, log, seconds)
     else:
         result = analysis.analyse(start, log, seconds).to_dict()
-    services.record_deal_analysis(deal_id=deal_id, result=result, partial=result["partial"])
+    services.record_deal_analysis(deal_id=deal_id, result=result)
     return True

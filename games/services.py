@@ -471,7 +471,7 @@ def abandon_match(*, match_id: uuid.UUID) -> Match:
     return unit.match
 
 
-def record_deal_analysis(*, deal_id: int, result: dict[str, Any], partial: bool) -> None:
+def record_deal_analysis(*, deal_id: int, result: dict[str, Any]) -> None:
     """Record the analysis of the ended deal ``deal_id`` (once: a copy of the task finds it done)
     under its match's lock, as every change of a match (its platform's `deal.analysed` webhook
     takes its place in the match's sequence); once committed, the match's live streams send
@@ -486,7 +486,7 @@ def record_deal_analysis(*, deal_id: int, result: dict[str, Any], partial: bool)
             return
         analysis.status = AnalysisStatus.DONE
         analysis.result = result
-        analysis.partial = partial
+        analysis.partial = bool(result["partial"])
         analysis.finished_at = timezone.now()
         analysis.save(update_fields=["status", "result", "partial", "finished_at"])
         signals.deal_analysed.send(sender=Match, match=match, analysis=analysis,
