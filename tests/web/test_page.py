@@ -30,3 +30,16 @@ def test_an_unchanged_bundle_is_not_sent_again(client: Client) -> None:
 
 def test_play_only_reads(client: Client) -> None:
     assert client.post("/play/").status_code == 405
+
+
+def test_only_the_pages_own_script_and_styles_may_run(client: Client) -> None:
+    """The page keeps a person's token: its policy lets run only its own inline script and
+    styles, by their hashes, and talk only to this service (the browser tests run under it)."""
+    policy = dict(
+        part.strip().split(" ", 1) for part in client.get("/play/")["Content-Security-Policy"]
+        .split(";")
+    )
+    assert policy["default-src"] == "'none'" and policy["connect-src"] == "'self'"
+    assert policy["frame-ancestors"] == "'none'" and policy["base-uri"] == "'none'"
+    assert "unsafe-inline" not in policy["script-src"] + policy["style-src"]
+    assert len(policy["script-src"].split()) == len(policy["style-src"].split()) == 1
