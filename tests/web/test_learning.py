@@ -62,7 +62,7 @@ def assert_replay_shows(page: Any, base: str, match_id: str, sequence: int) -> N
     for played in shown.all():
         move = marked[played.locator(".card").get_attribute("data-card")]
         assert move["mark"] in played.get_attribute("class")
-        symbol, points = played.locator(".mark").inner_text().split(" −")
+        symbol, points = played.locator(".mark").inner_text().split(" \N{MINUS SIGN}")
         assert symbol == MARKS[move["mark"]] and near(points, move["seen"]["points_cost"])
         expect(played.locator(".card")).to_have_attribute(
             "aria-label", re.compile(f", {move['mark']}: .* points given up; better: "))
