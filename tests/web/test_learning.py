@@ -13,6 +13,7 @@ import pytest
 from bots import interface, tasks
 from games.models import Deal
 
+from .conftest import ARTIFACTS, check_accessibility
 from .test_play import MOVE, api_get, create_table, move_once, play_to_the_end
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -96,6 +97,9 @@ def test_the_replay_shows_each_deals_analysis_once_it_is_ready(
     assert tasks.analyse_deal(last.pk)
     expect(second.locator(".analysis")).to_be_visible(timeout=10_000)
     assert_replay_shows(page, asgi_server, match_id, last.sequence)
+    check_accessibility(page)
+    ARTIFACTS.mkdir(exist_ok=True)
+    second.screenshot(path=str(ARTIFACTS / "play-analysis.png"))
 
 
 def test_a_hint_on_ones_turn_at_a_table_with_hints(open_page, asgi_server) -> None:
@@ -114,6 +118,7 @@ def test_a_hint_on_ones_turn_at_a_table_with_hints(open_page, asgi_server) -> No
     hint = api_get(asgi_server, page, f"/matches/{match_id}/hint", "en")
     expect(page.locator("#hint-text")).to_contain_text(hint["reason"])
     expect(page.locator("#hint-text strong")).to_have_text(re.compile(r"^Suggested: .+\.$"))
+    check_accessibility(page)
     action = hint["action"]
     key = "-".join([action["kind"], str(action.get("tricks", action.get("suit", "")))])
     hinted = page.locator(".hinted")
