@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bots import interface, tasks
+from games.api import feed
 from games.models import Deal
 
 from .conftest import ARTIFACTS, check_accessibility
@@ -70,26 +71,28 @@ def assert_replay_shows(page: Any, base: str, match_id: str, sequence: int) -> N
 
 
 def test_the_replay_shows_each_deals_analysis_once_it_is_ready(
-    open_page, asgi_server, analysed_by_the_test,
+    open_page, asgi_server, analysed_by_the_test, monkeypatch,
 ) -> None:
     from playwright.sync_api import expect
 
+    # The first deal's analysis can only come by the stream: the 202 says to wait a minute.
+    monkeypatch.setattr(feed, "ANALYSIS_RETRY_SECONDS", 60)
     page = open_page("Ayşe")
     match_id = create_table(page, "spades", deals=2)
     play_until_deals_ended(page, 1)
     first = page.locator('.replays details[data-sequence="1"]')
     first.locator("summary").click()
     expect(first.locator(".analysing")).to_have_text("Analysing the deal…")  # 202: queued
-    # Analysed while the next deal is played: the stream's analysis_ready has it read at once,
-    # well before the 202's Retry-After (5 s) is up.
+    # Analysed while the next deal is played: the stream's analysis_ready has it read at once.
     assert tasks.analyse_deal(analysed_by_the_test[0])
     expect(first.locator(".analysis")).to_be_visible(timeout=3_000)
     expect(first).to_have_attribute("open", "")  # the redraw kept the replay open
     assert_replay_shows(page, asgi_server, match_id, 1)
 
-    play_to_the_end(page)
-    # The last deal's analysis comes after the match's end (the stream is closed): asked again
+    # The last deal's analysis comes after the match's end, the stream closed: asked again
     # after Retry-After.
+    monkeypatch.setattr(feed, "ANALYSIS_RETRY_SECONDS", 2)
+    play_to_the_end(page)
     last = Deal.objects.get(pk=analysed_by_the_test[-1])
     second = page.locator(f'.replays details[data-sequence="{last.sequence}"]')
     second.locator("summary").click()
