@@ -327,6 +327,7 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
 
   // Each scored deal's analysis: asked once the deal is in the replays, again after the 202's
   // Retry-After until it is done, or at once when the stream says it is ready.
+  const asked = new Set<number>();
   const retries = new Map<number, ReturnType<typeof setTimeout>>();
   controller.signal.addEventListener("abort", () => retries.forEach(clearTimeout));
   const readAnalysis = async (sequence: number): Promise<void> => {
@@ -339,8 +340,8 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
     const before = state.analyses.get(sequence);
     if (answer?.data !== undefined && "moves" in answer.data) {
       state.analyses.set(sequence, answer.data);
-    } else if (answer === undefined || answer.response.status === 202) {
-      // Not ready (or no answer from the network): asked again after the wait the server asks.
+    } else if (answer === undefined || [202, 429].includes(answer.response.status)) {
+      // Not ready (or no answer, or too many requests): asked again after the wait asked for.
       state.analyses.set(sequence, "pending");
       const wait = Number(answer?.response.headers.get("Retry-After") ?? 5);
       retries.set(sequence, setTimeout(() => void readAnalysis(sequence), wait * 1000));
@@ -390,8 +391,8 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
       const deals = await client.GET("/api/v1/matches/{match_id}/deals", { params: { path } });
       if (deals.data !== undefined) state.deals = deals.data;
       for (const record of state.deals) {
-        if (record.scores !== null && !state.analyses.has(record.sequence)) {
-          state.analyses.set(record.sequence, "pending");
+        if (record.scores !== null && !asked.has(record.sequence)) {
+          asked.add(record.sequence);
           void readAnalysis(record.sequence);
         }
       }
