@@ -5,6 +5,7 @@
 //     if (message.type === "action" && message.event.kind === "play") use(message.event.card);
 //     if (message.type === "deal_ended") console.log(message.result.totals);
 //     if (message.type === "end") console.log(message.end.status);
+//     if (message.type === "analysis_ready") console.log(message.ready.deal_sequence);
 //   }
 //   for await (const message of follow(baseUrl, matchId, { headers, afterEnd: true })) {
 //     if (message.type === "rating_changed") console.log(message.ratings.changes);
@@ -16,14 +17,17 @@
 // `Event` (its `id:` the version, or the `deal_ended` after it carries it), `deal_ended` a
 // `DealEndedEvent`, `clock` a `ClockEvent`, `seats` a `SeatsEvent`, `end` a `StreamEnd`,
 // `rating_changed` a `RatingChangedEvent`, `rematch_offered` a `RematchOffer`,
-// `rematch_started` a `RematchStartedEvent`. The server may add events: those come as
+// `rematch_started` a `RematchStartedEvent`, `analysis_ready` an `AnalysisReadyEvent` (a scored
+// deal's analysis is ready: getDealAnalysis reads it). The server may add events: those come as
 // `type: "other"`, raw. A stream the server closes before `end` (a WSGI server after 30 s) is
 // resumed with `Last-Event-ID`, so nothing is missed or seen twice; 204 (the match is over and
 // nothing is after the cursor) ends it, and 429 waits `Retry-After`. `follow` stops at `end`
 // unless `afterEnd`: a finished match's stream stays open a while after it
 // (STREAM_AFTER_END_SECONDS, and while a rematch offer is open) for `rating_changed`,
-// `rematch_offered` and `rematch_started`, state events without an id; with `afterEnd` they are
-// read until the server closes the stream (or answers 204), which is not resumed. Node 18+ or a
+// `rematch_offered`, `rematch_started` and the last deal's `analysis_ready`, state events
+// without an id; with `afterEnd` they are read until the server closes the stream (or answers
+// 204), which is not resumed. `analysis_ready` goes only to the streams open when the analysis
+// is recorded: one missed is read with getDealAnalysis, 202 until it is ready. Node 18+ or a
 // browser (fetch with a streamed body); EventSource would do too, but sends no Authorization
 // header.
 import type { components } from "./generated/schema.js";
@@ -39,6 +43,7 @@ export type StreamMessage =
   | { type: "rating_changed"; ratings: Schemas["RatingChangedEvent"] }
   | { type: "rematch_offered"; offer: Schemas["RematchOffer"] }
   | { type: "rematch_started"; started: Schemas["RematchStartedEvent"] }
+  | { type: "analysis_ready"; ready: Schemas["AnalysisReadyEvent"] }
   | { type: "other"; name: string; id: string | undefined; data: string };
 
 export class StreamError extends Error {
@@ -98,6 +103,10 @@ function message(frame: Frame): StreamMessage {
   if (frame.name === "rematch_started") {
     const started: Schemas["RematchStartedEvent"] = JSON.parse(data);
     return { type: "rematch_started", started };
+  }
+  if (frame.name === "analysis_ready") {
+    const ready: Schemas["AnalysisReadyEvent"] = JSON.parse(data);
+    return { type: "analysis_ready", ready };
   }
   return { type: "other", name: frame.name, id: frame.id, data };
 }

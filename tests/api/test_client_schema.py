@@ -81,6 +81,8 @@ def test_legal_actions_and_the_feed_refer_to_the_unions() -> None:
     assert _schemas()["DealView"]["properties"]["legal_actions"]["items"] == {
         "$ref": f"{REF}Action"}
     assert _schemas()["EventPage"]["properties"]["events"]["items"] == {"$ref": f"{REF}Event"}
+    # A plain reference: an `allOf` around it is read by openapi-typescript without `kind`.
+    assert _schemas()["Hint"]["properties"]["action"] == {"$ref": f"{REF}Action"}
 
 
 def test_conditional_reads_document_if_none_match_and_an_empty_304() -> None:

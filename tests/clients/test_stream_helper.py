@@ -1,7 +1,8 @@
 """The Python stream helper (clients/python/batak_sse.py) with a client generated from the
 committed schema, against a scripted server: events typed by the generated models, an event it
 does not know passed through, a stream closed early resumed with `Last-Event-ID`, and, when
-asked, the events after `end` (ratings, rematch) read until the server closes the stream."""
+asked, the events after `end` (ratings, rematch, the last deal's analysis) read until the server
+closes the stream."""
 
 from __future__ import annotations
 
@@ -34,6 +35,9 @@ OFFER = {"match_id": OLD_ID, "status": "open", "offered_by": 0,
                    {"seat": 1, "new_seat": 0, "asked": True, "answer": None}],
          "created_at": "2026-12-03T10:00:00+00:00", "expires_at": "2026-12-03T10:02:00+00:00",
          "new_match_id": None}
+READY = {"match_id": OLD_ID, "deal_sequence": 3, "partial": False,
+         "players": [{"seat": 1, "points_given_up": 12.5, "points_given_up_known": 20.0,
+                      "judged": 13, "inaccuracies": 1, "mistakes": 1, "blunders": 0}]}
 AFTER_END = (
     f"event: rating_changed\ndata: {json.dumps(RATINGS)}\n\n: heartbeat\n\n"
     f"event: rematch_offered\ndata: {json.dumps(OFFER)}\n\n"
@@ -41,6 +45,7 @@ AFTER_END = (
     f"{json.dumps({**OFFER, 'status': 'accepted', 'new_match_id': NEW_ID})}\n\n"
     f"event: rematch_started\ndata: "
     f"{json.dumps({'match_id': OLD_ID, 'new_match_id': NEW_ID})}\n\n"
+    f"event: analysis_ready\ndata: {json.dumps(READY)}\n\n"
 )
 
 
@@ -116,11 +121,11 @@ def test_by_default_the_stream_stops_at_end(sse) -> None:
     assert [type(message).__name__ for message in messages] == ["EndMessage"]
 
 
-def test_after_end_the_ratings_and_rematch_are_typed_until_the_server_closes(sse) -> None:
+def test_after_end_ratings_rematch_and_analysis_are_typed_until_the_server_closes(sse) -> None:
     seen: list[httpx.Request] = []
     # a request more would fail (no body scripted for it): the stream closed after `end` is over
     messages = list(sse.follow(_client([END + AFTER_END], seen), uuid.uuid4(), after_end=True))
-    end, ratings, offered, accepted, started = messages
+    end, ratings, offered, accepted, started, ready = messages
     assert isinstance(end, sse.EndMessage)
     assert isinstance(ratings, sse.RatingChangedMessage)
     change = ratings.ratings.changes[0]
@@ -137,6 +142,10 @@ def test_after_end_the_ratings_and_rematch_are_typed_until_the_server_closes(sse
     assert str(accepted.offer.new_match_id) == NEW_ID
     assert isinstance(started, sse.RematchStartedMessage)
     assert (str(started.started.match_id), str(started.started.new_match_id)) == (OLD_ID, NEW_ID)
+    assert isinstance(ready, sse.AnalysisReadyMessage)
+    assert (ready.ready.deal_sequence, ready.ready.partial) == (3, False)
+    player = ready.ready.players[0]
+    assert (player.seat, player.points_given_up, player.mistakes) == (1, 12.5, 1)
     assert len(seen) == 1
 
 

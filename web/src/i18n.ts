@@ -94,6 +94,19 @@ const en = {
   rankNames: "ace,king,queen,jack,ten,nine,eight,seven,six,five,four,three,two",
   suitNames: "spades,hearts,diamonds,clubs",
   cardName: "{rank} of {suit}",
+  analysing: "Analysing the deal…",
+  analysis: "Analysis",
+  analysisPartial: "Some choices were left unjudged: the analysis ran out of time.",
+  player: "Player",
+  pointsGivenUp: "Points given up",
+  inaccuracy: "inaccuracy",
+  mistake: "mistake",
+  blunder: "blunder",
+  markLine: "{mark}: {points} points given up; better: {best}",
+  hints: "Hints on your turn",
+  hint: "Hint",
+  hintSuggests: "Suggested: {action}.",
+  suggested: "suggested",
 };
 
 type Strings = typeof en;
@@ -125,6 +138,12 @@ const tr: Strings = {
   rank: "A,K,Q,J,10,9,8,7,6,5,4,3,2",
   rankNames: "as,papaz,kız,vale,on,dokuz,sekiz,yedi,altı,beş,dört,üç,iki",
   suitNames: "maça,kupa,karo,sinek", cardName: "{suit} {rank}",
+  analysing: "El inceleniyor…", analysis: "İnceleme",
+  analysisPartial: "Bazı hamleler değerlendirilmedi: incelemenin süresi doldu.", player: "Oyuncu",
+  pointsGivenUp: "Kaybedilen puan", inaccuracy: "küçük hata", mistake: "hata",
+  blunder: "büyük hata", markLine: "{mark}: {points} puan kaybettirdi; daha iyisi: {best}",
+  hints: "Sıran gelince ipucu", hint: "İpucu", hintSuggests: "Öneri: {action}.",
+  suggested: "önerilen",
 };
 
 const fr: Strings = {
@@ -157,6 +176,12 @@ const fr: Strings = {
   expert: "Expert", rank: "A,R,D,V,10,9,8,7,6,5,4,3,2",
   rankNames: "as,roi,dame,valet,dix,neuf,huit,sept,six,cinq,quatre,trois,deux",
   suitNames: "pique,cœur,carreau,trèfle", cardName: "{rank} de {suit}",
+  analysing: "Analyse de la donne…", analysis: "Analyse",
+  analysisPartial: "Certains choix n’ont pas été jugés : l’analyse a manqué de temps.",
+  player: "Joueur", pointsGivenUp: "Points perdus", inaccuracy: "imprécision", mistake: "erreur",
+  blunder: "gaffe", markLine: "{mark} : {points} points perdus ; mieux : {best}",
+  hints: "Des conseils à ton tour", hint: "Conseil", hintSuggests: "Conseillé : {action}.",
+  suggested: "conseillé",
 };
 
 const es: Strings = {
@@ -188,6 +213,12 @@ const es: Strings = {
   medium: "Medio", hard: "Difícil", expert: "Experto", rank: "A,R,D,J,10,9,8,7,6,5,4,3,2",
   rankNames: "as,rey,reina,jota,diez,nueve,ocho,siete,seis,cinco,cuatro,tres,dos",
   suitNames: "picas,corazones,diamantes,tréboles", cardName: "{rank} de {suit}",
+  analysing: "Analizando la mano…", analysis: "Análisis",
+  analysisPartial: "Algunas jugadas quedaron sin juzgar: al análisis se le acabó el tiempo.",
+  player: "Jugador", pointsGivenUp: "Puntos perdidos", inaccuracy: "imprecisión", mistake: "error",
+  blunder: "error grave", markLine: "{mark}: {points} puntos perdidos; mejor: {best}",
+  hints: "Pistas en tu turno", hint: "Pista", hintSuggests: "Sugerencia: {action}.",
+  suggested: "sugerida",
 };
 
 const pt: Strings = {
@@ -220,6 +251,12 @@ const pt: Strings = {
   expert: "Especialista", rank: "A,R,D,V,10,9,8,7,6,5,4,3,2",
   rankNames: "ás,rei,dama,valete,dez,nove,oito,sete,seis,cinco,quatro,três,dois",
   suitNames: "espadas,copas,ouros,paus", cardName: "{rank} de {suit}",
+  analysing: "Analisando a mão…", analysis: "Análise",
+  analysisPartial: "Algumas escolhas ficaram sem julgamento: a análise ficou sem tempo.",
+  player: "Jogador", pointsGivenUp: "Pontos perdidos", inaccuracy: "imprecisão", mistake: "erro",
+  blunder: "erro grave", markLine: "{mark}: {points} pontos perdidos; melhor: {best}",
+  hints: "Dicas na sua vez", hint: "Dica", hintSuggests: "Sugestão: {action}.",
+  suggested: "sugerida",
 };
 
 const ru: Strings = {
@@ -250,6 +287,12 @@ const ru: Strings = {
   medium: "Средний", hard: "Трудный", expert: "Эксперт", rank: "Т,К,Д,В,10,9,8,7,6,5,4,3,2",
   rankNames: "туз,король,дама,валет,десятка,девятка,восьмёрка,семёрка,шестёрка,пятёрка,четвёрка,тройка,двойка",
   suitNames: "пик,червей,бубен,треф", cardName: "{rank} {suit}",
+  analysing: "Раздача анализируется…", analysis: "Анализ",
+  analysisPartial: "Часть ходов не оценена: анализу не хватило времени.", player: "Игрок",
+  pointsGivenUp: "Потеряно очков", inaccuracy: "неточность", mistake: "ошибка",
+  blunder: "грубая ошибка", markLine: "{mark}: потеряно очков {points}; лучше: {best}",
+  hints: "Подсказки в свой ход", hint: "Подсказка", hintSuggests: "Совет: {action}.",
+  suggested: "совет",
 };
 
 const LANGUAGES: Record<string, Strings> = { en, tr, fr, es, pt, ru };

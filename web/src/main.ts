@@ -116,9 +116,10 @@ const RULE_CHOICES: Record<string, readonly string[]> = {
   scoring: ["standard", "bonus", "simple", "contract"],
 };
 
-function rulesFieldset(presets: TableRules[], game: Game): HTMLElement {
+/** The game's rules from its preset, after ``first`` (the hints, the same for every game). */
+function rulesFieldset(presets: TableRules[], game: Game, first: HTMLElement): HTMLElement {
   const preset = presets.find((rules) => rules.game === game);
-  const rows: HTMLElement[] = [];
+  const rows: HTMLElement[] = [first];
   for (const [name, value] of Object.entries(preset ?? {})) {
     const choices = RULE_CHOICES[name];
     // A rule the preset leaves unset (null) does not apply to this game.
@@ -178,9 +179,12 @@ async function renderLobby(): Promise<void> {
 
   const rulePresets = presets.data ?? [];
   const gameSelect = select("game", GAMES, gameLabel);
-  let rules = rulesFieldset(rulePresets, "auction");
+  // Hints are the table's (createMatch's `hints`), not one of its rules, but are chosen with
+  // them; kept as they are when the game changes.
+  const hints = h("label", { class: "check" }, h("input", { type: "checkbox", name: "hints" }), t("hints"));
+  let rules = rulesFieldset(rulePresets, "auction", hints);
   gameSelect.addEventListener("change", () => {
-    const next = rulesFieldset(rulePresets, gameSelect.value as Game);
+    const next = rulesFieldset(rulePresets, gameSelect.value as Game, hints);
     rules.replaceWith(next);
     rules = next;
   });
@@ -200,6 +204,7 @@ async function renderLobby(): Promise<void> {
       body: {
         game, seats, deals: Number(form.get("deals")),
         visibility: form.get("visibility") as Schemas["VisibilityEnum"],
+        hints: form.get("hints") !== null,
         rules: ruleOverrides(element, rulePresets.find((preset) => preset.game === game)),
       },
     });
@@ -273,6 +278,7 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
   const state: TableState = {
     matchId, watching, view: undefined, etag: undefined, deals: [], estimate: undefined,
     notice: "", reconnecting: false, invitation: undefined,
+    analyses: new Map(), openReplays: new Set(), hint: undefined,
   };
   let acting = false;
   const draw = () => mount(app, renderTable(state, {
@@ -311,7 +317,39 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
       draw(); // the notice, even when the view is unchanged
     },
     back: () => go("#/"),
+    hint: async () => {
+      const answer = await api().GET("/api/v1/matches/{match_id}/hint", { params: { path: { match_id: matchId } } });
+      state.hint = answer.data;
+      state.notice = answer.data === undefined ? problemText(answer.error) : "";
+      draw();
+    },
   }));
+
+  // Each scored deal's analysis: asked once the deal is in the replays, again after the 202's
+  // Retry-After until it is done, or at once when the stream says it is ready.
+  const asked = new Set<number>();
+  const retries = new Map<number, ReturnType<typeof setTimeout>>();
+  controller.signal.addEventListener("abort", () => retries.forEach(clearTimeout));
+  const readAnalysis = async (sequence: number): Promise<void> => {
+    clearTimeout(retries.get(sequence));
+    retries.delete(sequence);
+    const answer = await api().GET("/api/v1/matches/{match_id}/deals/{sequence}/analysis", {
+      params: { path: { match_id: matchId, sequence } },
+    }).catch(() => undefined);
+    if (controller.signal.aborted) return;
+    const before = state.analyses.get(sequence);
+    if (answer?.data !== undefined && "moves" in answer.data) {
+      state.analyses.set(sequence, answer.data);
+    } else if (answer === undefined || [202, 429].includes(answer.response.status)) {
+      // Not ready (or no answer, or too many requests): asked again after the wait asked for.
+      state.analyses.set(sequence, "pending");
+      const wait = Number(answer?.response.headers.get("Retry-After") ?? 5);
+      retries.set(sequence, setTimeout(() => void readAnalysis(sequence), wait * 1000));
+    } else {
+      state.analyses.set(sequence, "none"); // not analysed, or not this reader's to read
+    }
+    if (state.analyses.get(sequence) !== before) draw();
+  };
 
   // Re-read the view on every event, sending its ETag: an unchanged view is a 304 and no body.
   // Redrawn only when the view changed: a redraw replaces the buttons under a finger.
@@ -352,6 +390,12 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
     if (state.deals.length !== endedDeals || view.status !== "active") {
       const deals = await client.GET("/api/v1/matches/{match_id}/deals", { params: { path } });
       if (deals.data !== undefined) state.deals = deals.data;
+      for (const record of state.deals) {
+        if (record.scores !== null && !asked.has(record.sequence)) {
+          asked.add(record.sequence);
+          void readAnalysis(record.sequence);
+        }
+      }
     }
     if (view.status === "waiting" && !watching && state.invitation === undefined) {
       // Only the table's creator may read its code; anyone else gets a refusal and no code.
@@ -393,7 +437,10 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
   while (!controller.signal.aborted && state.view !== undefined && ["waiting", "active"].includes(state.view.status)) {
     try {
       const stream = follow(baseUrl, matchId, { headers: headers(), after: state.view.version, signal: controller.signal });
-      for await (const _message of stream) await refresh();
+      for await (const message of stream) {
+        if (message.type === "analysis_ready") void readAnalysis(message.ready.deal_sequence);
+        else await refresh();
+      }
       await refresh();
       break;
     } catch (error) {

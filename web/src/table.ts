@@ -1,18 +1,26 @@
 // A table drawn from one seat's view (or a watcher's): the hand with its legal cards marked,
 // the calls the seat may make, the trick in play and the last one, the clocks, who is there,
-// the score sheet and, once a deal ends, its replay.
+// the score sheet and, once a deal ends, its replay with its analysis; a hint on request at a
+// table for learners.
 import type { Client } from "openapi-fetch";
 
 import type { components, paths } from "../../clients/typescript/generated/schema.js";
 import { cardFace, cardName, isRed, sortHand, suitName, SYMBOLS, type Card, type Suit } from "./cards.js";
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { language, t, type Key } from "./i18n.js";
 
 type Schemas = components["schemas"];
 type SeatView = Schemas["SeatView"];
 type SpectatorView = Schemas["SpectatorView"];
 type Trick = Schemas["Trick"];
 type Action = Schemas["Action"];
+type DealAnalysis = Schemas["DealAnalysis"];
+type MoveAnalysis = Schemas["MoveAnalysis"];
+type Mark = Schemas["MarkEnum"];
+
+/** A deal's analysis as far as the client knows: asked and not ready yet, none to be had (the
+ * service did not analyse it, or this reader may not read it), or done. */
+export type AnalysisState = "pending" | "none" | DealAnalysis;
 
 export interface TableState {
   matchId: string;
@@ -24,6 +32,9 @@ export interface TableState {
   invitation: string | undefined;
   notice: string;
   reconnecting: boolean;
+  analyses: Map<number, AnalysisState>; // by the deal's sequence
+  openReplays: Set<number>; // the replays opened, kept open across redraws
+  hint: Schemas["Hint"] | undefined; // shown while the view is at the hint's version
 }
 
 type Answer = { data?: SeatView; error?: unknown };
@@ -31,6 +42,7 @@ type Answer = { data?: SeatView; error?: unknown };
 export interface TableHandlers {
   act: (submit: (client: Client<paths>) => Promise<Answer>) => Promise<void>;
   back: () => void;
+  hint: () => Promise<void>;
 }
 
 function isSeatView(view: SeatView | SpectatorView): view is SeatView {
@@ -58,6 +70,11 @@ function submitAction(matchId: string, action: Action, version: number) {
   };
 }
 
+/** One key per action: "bid-5", "trump-S", "play-QC", "pass-". */
+function actionKey(action: Action): string {
+  return `${action.kind}-${"tricks" in action ? action.tricks : "suit" in action ? action.suit : "card" in action ? action.card : ""}`;
+}
+
 function actionLabel(action: Action): string {
   switch (action.kind) {
     case "bid": return t("bid", { n: action.tricks });
@@ -67,6 +84,91 @@ function actionLabel(action: Action): string {
     case "redeal": return t("redeal");
     case "play": return cardName(action.card);
   }
+}
+
+const ACTION_KINDS: ReadonlySet<string> = new Set(["bid", "pass", "trump", "announce", "play", "redeal"]);
+
+/** The analysis gives its moves as the deal's log holds them: the same shape as an Action. */
+function isAction(action: Record<string, unknown>): action is Action {
+  return typeof action.kind === "string" && ACTION_KINDS.has(action.kind);
+}
+
+// The marks as chess annotates moves: inaccuracy ?!, mistake ?, blunder ??.
+const MARK_SYMBOLS: Record<Mark, string> = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+const MARK_NAMES: Record<Mark, Key> = { inaccuracy: "inaccuracy", mistake: "mistake", blunder: "blunder" };
+const points = new Intl.NumberFormat(language, { maximumFractionDigits: 1 });
+
+/** "mistake: 12.5 points given up; better: ace of clubs". */
+function markLine(move: MoveAnalysis & { mark: Mark }): string {
+  const best = move.seen?.best;
+  return t("markLine", {
+    mark: t(MARK_NAMES[move.mark]), points: points.format(move.seen?.points_cost ?? 0),
+    best: best !== undefined && isAction(best) ? actionLabel(best) : "",
+  });
+}
+
+function isMarked(move: MoveAnalysis | undefined): move is MoveAnalysis & { mark: Mark } {
+  return move?.mark != null;
+}
+
+/** The analysis below a replay: each player's points given up and marks, and the calls marked
+ * (the cards are marked in the tricks). */
+function analysisSection(analysis: AnalysisState | undefined, names: string[]): HTMLElement | null {
+  if (analysis === undefined || analysis === "none") return null;
+  if (analysis === "pending") return h("p", { class: "muted analysing" }, t("analysing"));
+  const calls = analysis.moves.filter((move) => move.action.kind !== "play").filter(isMarked);
+  return h("section", { class: "analysis" },
+    h("h4", {}, t("analysis")),
+    analysis.partial ? h("p", { class: "muted" }, t("analysisPartial")) : null,
+    h("table", {},
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("player")), h("th", { scope: "col" }, t("pointsGivenUp")),
+        ...(["inaccuracy", "mistake", "blunder"] as const).map((mark) =>
+          h("th", { scope: "col" }, h("abbr", { title: t(MARK_NAMES[mark]) }, MARK_SYMBOLS[mark]))))),
+      h("tbody", {}, ...analysis.players.map((player) => h("tr", { "data-seat": player.seat },
+        h("th", { scope: "row" }, names[player.seat] ?? ""),
+        h("td", {}, points.format(player.points_given_up)),
+        h("td", {}, player.inaccuracies), h("td", {}, player.mistakes), h("td", {}, player.blunders))))),
+    calls.length === 0 ? null : h("ul", { class: "marked-calls" }, ...calls.map((move) =>
+      h("li", { class: `marked ${move.mark}` }, `${names[move.seat] ?? ""}: `,
+        isAction(move.action) ? actionLabel(move.action) : "", ` ${MARK_SYMBOLS[move.mark]} — ${markLine(move)}`))));
+}
+
+/** An ended deal's replay: the hands as dealt, every trick with its winner and, once analysed,
+ * each card's mark and the points it gave up. */
+function replay(state: TableState, record: Schemas["DealRecord"], names: string[]): HTMLElement {
+  const analysis = state.analyses.get(record.sequence);
+  const cardMoves = new Map<string, MoveAnalysis>();
+  if (typeof analysis === "object") {
+    for (const move of analysis.moves) {
+      if (move.action.kind === "play" && typeof move.action.card === "string") cardMoves.set(move.action.card, move);
+    }
+  }
+  const sequence = record.sequence;
+  return h("details", {
+    open: state.openReplays.has(sequence), "data-sequence": sequence,
+    ontoggle: (event: Event) => {
+      if ((event.target as HTMLDetailsElement).open) state.openReplays.add(sequence);
+      else state.openReplays.delete(sequence);
+    },
+  },
+  h("summary", {}, t("replay", { n: record.number })),
+  h("h4", {}, t("dealt")),
+  h("ul", { class: "dealt" }, ...record.hands.map((cards, seat) => h("li", {}, h("span", { class: "seat-name" }, names[seat] ?? ""),
+    ...sortHand(cards).map((card) => cardFaceElement(card, "span", { "aria-label": cardName(card) }))))),
+  h("ol", { class: "tricks" }, ...record.tricks.map((trick) => h("li", {},
+    ...trick.cards.map((played) => {
+      const move = cardMoves.get(played.card);
+      const label = `${names[played.seat] ?? ""}: ${cardName(played.card)}`;
+      const card = cardFaceElement(played.card, "span", {
+        class: `card${isRed(played.card) ? " red" : ""}${played.seat === trick.winner ? " winner" : ""}`,
+        "aria-label": isMarked(move) ? `${label}, ${markLine(move)}` : label,
+      });
+      return isMarked(move)
+        ? h("span", { class: `played marked ${move.mark}` }, card,
+          h("span", { class: "mark", "aria-hidden": "true" }, `${MARK_SYMBOLS[move.mark]} −${points.format(move.seen?.points_cost ?? 0)}`))
+        : card;
+    })))),
+  analysisSection(analysis, names));
 }
 
 function cardFaceElement(card: Card, tag = "span", attributes: Record<string, string | boolean | EventListener> = {}): HTMLElement {
@@ -130,12 +232,20 @@ export function renderTable(state: TableState, handlers: TableHandlers): HTMLEle
   const redealAsked = deal?.redeal_requested_by != null ? h("p", {}, t("redealAsked", { name: names[deal.redeal_requested_by] ?? "" })) : null;
 
   const version = view.version;
+  // A hint holds for the view it was asked for: any move since makes it stale.
+  const hint = state.hint !== undefined && state.hint.version === version && myTurn ? state.hint : undefined;
+  const hinted = (action: Action): boolean => hint !== undefined && actionKey(hint.action) === actionKey(action);
   const calls = legal.filter((action) => action.kind !== "play");
   const actions = calls.length === 0 ? null : h("div", { class: "actions", role: "group", "aria-label": t("yourTurn") },
     ...calls.map((action) => h("button", {
-      type: "button", class: `action ${action.kind}`, "data-key": `${action.kind}-${"tricks" in action ? action.tricks : "suit" in action ? action.suit : ""}`,
+      type: "button", class: `action ${action.kind}${hinted(action) ? " hinted" : ""}`,
+      "data-key": actionKey(action),
       onclick: () => void handlers.act(submitAction(state.matchId, action, version)),
-    }, actionLabel(action))));
+    }, actionLabel(action), hinted(action) ? h("span", { class: "visually-hidden" }, `, ${t("suggested")}`) : null)));
+  const hintBar = !isSeatView(view) || !view.hints || !myTurn ? null : h("section", { class: "hint", "aria-labelledby": "hint-button" },
+    h("button", { type: "button", class: "secondary", id: "hint-button", "data-key": "hint", onclick: () => void handlers.hint() }, t("hint")),
+    hint === undefined ? null : h("p", { id: "hint-text", role: "status" },
+      h("strong", {}, t("hintSuggests", { action: actionLabel(hint.action) })), ` ${hint.reason}`));
 
   const estimate = state.estimate !== undefined && hand?.phase === "auction" && state.estimate.sequence === hand.sequence
     ? h("section", { class: "estimate", "aria-labelledby": "estimate-title" },
@@ -147,10 +257,11 @@ export function renderTable(state: TableState, handlers: TableHandlers): HTMLEle
 
   const cardButton = (card: Card) => {
     const playable = legalCards.has(card);
+    const suggested = hinted({ kind: "play", card });
     return cardFaceElement(card, "button", {
-      type: "button", class: `card${isRed(card) ? " red" : ""}${playable ? " playable" : ""}`,
+      type: "button", class: `card${isRed(card) ? " red" : ""}${playable ? " playable" : ""}${suggested ? " hinted" : ""}`,
       "data-key": `card-${card}`,
-      "aria-label": `${cardName(card)}, ${playable ? t("playable") : t("notPlayable")}`,
+      "aria-label": `${cardName(card)}, ${playable ? t("playable") : t("notPlayable")}${suggested ? `, ${t("suggested")}` : ""}`,
       onclick: () => void handlers.act(submitAction(state.matchId, { kind: "play", card }, version)),
     });
   };
@@ -177,17 +288,8 @@ export function renderTable(state: TableState, handlers: TableHandlers): HTMLEle
       .sort((a, b) => (view.ranking?.[a] ?? 0) - (view.ranking?.[b] ?? 0))
       .map((seat) => h("li", {}, t("place", { n: view.ranking?.[seat] ?? "", name: names[seat] ?? "", points: view.totals[seat] ?? 0 })))));
 
-  const replays = state.deals.length === 0 ? null : h("section", { class: "replays" }, ...state.deals.map((record) =>
-    h("details", {},
-      h("summary", {}, t("replay", { n: record.number })),
-      h("h4", {}, t("dealt")),
-      h("ul", { class: "dealt" }, ...record.hands.map((cards, seat) => h("li", {}, h("span", { class: "seat-name" }, names[seat] ?? ""),
-        ...sortHand(cards).map((card) => cardFaceElement(card, "span", { "aria-label": cardName(card) }))))),
-      h("ol", { class: "tricks" }, ...record.tricks.map((trick) => h("li", {},
-        ...trick.cards.map((played) => cardFaceElement(played.card, "span", {
-          class: `card${isRed(played.card) ? " red" : ""}${played.seat === trick.winner ? " winner" : ""}`,
-          "aria-label": `${names[played.seat] ?? ""}: ${cardName(played.card)}`,
-        }))))))));
+  const replays = state.deals.length === 0 ? null
+    : h("section", { class: "replays" }, ...state.deals.map((record) => replay(state, record, names)));
 
   // Leaving is for good: a computer player plays the seat to the end. A seat on autopilot
   // (after turns timed out) is taken back with returnToSeat.
@@ -223,6 +325,6 @@ export function renderTable(state: TableState, handlers: TableHandlers): HTMLEle
       h("div", { class: "middle" }, contract, auction, redealAsked,
         trickList(deal?.current_trick ?? null, names, "current-trick", t("trick")),
         trickList(deal?.last_trick ?? view.previous_deal?.last_trick ?? null, names, "last-trick", t("lastTrick")))),
-    actions, estimate, dummy, handRow, result,
+    actions, hintBar, estimate, dummy, handRow, result,
     h("div", { class: "columns" }, scoreSheet), replays);
 }

@@ -204,8 +204,13 @@ HINT_REASONS = list(hints.REASONS)
 
 
 class HintSerializer(serializers.Serializer):
+    """A hint: the suggested call or card (`action`, the best choice), one sentence why, and
+    what each legal choice is expected to bring."""
+
     version = serializers.IntegerField(help_text="The match's version the hint is for.")
-    action = ActionSerializer(help_text="The suggested call or card: the best choice.")
+    # No help_text: a described reference is an `allOf`, which openapi-typescript reads as an
+    # Action without its `kind`, the discriminator a client needs.
+    action = ActionSerializer()
     reason_code = serializers.ChoiceField(choices=HINT_REASONS,
                                           help_text="Which kind of reason `reason` gives.")
     reason = serializers.CharField(help_text="One sentence why, in your language.")
