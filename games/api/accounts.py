@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from games import accounts, privacy, selectors
 from games.api import examples, lockout, windows
-from games.api.base import errors, example, signed_in
+from games.api.base import errors, example, signed_in, streamed_response
 from games.api.problems import problem_type
 from games.api.serializers.accounts import (
     CloseAccountInputSerializer,
@@ -246,8 +246,8 @@ class ExportView(APIView):
     )
     def get(self, request: Request) -> StreamingHttpResponse:
         user = signed_in(request)
-        response = StreamingHttpResponse(
-            privacy.export(user), content_type="application/json; charset=utf-8"
+        response = streamed_response(
+            request, privacy.export(user), content_type="application/json; charset=utf-8"
         )
         response["Content-Disposition"] = 'attachment; filename="batak-my-data.json"'
         return response

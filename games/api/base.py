@@ -7,11 +7,15 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
+from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
+from django.core.handlers.asgi import ASGIRequest
+from django.http import StreamingHttpResponse
 from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -163,6 +167,38 @@ def created_match_response(match: Match) -> Response:
     """201 with the new match's summary: every way of opening a table answers the same."""
     body = MatchSerializer(presenters.match_summary(match)).data
     return Response(body, status=status.HTTP_201_CREATED)
+
+
+def streamed_response(
+    request: Request, chunks: Iterator[str], *, content_type: str, chunk_size: int = 64 * 1024
+) -> StreamingHttpResponse:
+    """A body sent as it is written, on either server. Served on an event loop (the embedded
+    default, batak_api/asgi.py), a plain iterator would be read whole into memory before the
+    first byte; there each ``chunk_size`` of it is written on the thread that serves the
+    database, one step at a time."""
+    batches = _batched(chunks, chunk_size)
+    if not isinstance(request._request, ASGIRequest):
+        return StreamingHttpResponse(batches, content_type=content_type)
+    step = sync_to_async(lambda: next(batches, None), thread_sensitive=True)
+
+    async def written() -> AsyncIterator[str]:
+        while (batch := await step()) is not None:
+            yield batch
+
+    return StreamingHttpResponse(written(), content_type=content_type)
+
+
+def _batched(chunks: Iterator[str], size: int) -> Iterator[str]:
+    batch: list[str] = []
+    length = 0
+    for chunk in chunks:
+        batch.append(chunk)
+        length += len(chunk)
+        if length >= size:
+            yield "".join(batch)
+            batch, length = [], 0
+    if batch:
+        yield "".join(batch)
 
 
 def etag_response(request: Request, data: Any) -> Response:

@@ -482,3 +482,21 @@ def test_an_exports_queries_do_not_grow_with_the_history() -> None:
     for seed in (1, 2):
         play_match(someone, deal_count=2, seed=seed)
     assert queries() == one
+
+
+def test_an_export_streams_on_the_embedded_default_too(asgi_server) -> None:
+    """On an event loop (uvicorn, as `scripts/serve` runs it) the export is written as it goes:
+    Django reads a plain iterator whole before the first byte there, and says so."""
+    import warnings
+
+    import httpx
+
+    token = httpx.post(f"{asgi_server}{API}/auth/guest", json={"display_name": "Ada"},
+                       timeout=10).json()["token"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        answer = httpx.get(f"{asgi_server}{API}/me/export", timeout=30,
+                           headers={"Authorization": f"Token {token}"})
+    assert answer.status_code == 200, answer.text
+    assert json.loads(answer.text)["account"]["display_name"] == "Ada"
+    assert not [w for w in caught if "synchronous iterators" in str(w.message)]
