@@ -8,7 +8,9 @@ class DealSetsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from deal_sets import services
+        from deal_sets import privacy, services
+        from games.privacy import personal_data
         from games.signals import match_progressed
 
         match_progressed.connect(services.on_match_progressed, dispatch_uid="deal_sets")
+        personal_data.connect(privacy.personal_data, dispatch_uid="deal_sets")

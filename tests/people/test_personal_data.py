@@ -500,3 +500,19 @@ def test_an_export_streams_on_the_embedded_default_too(asgi_server) -> None:
     assert answer.status_code == 200, answer.text
     assert json.loads(answer.text)["account"]["display_name"] == "Ada"
     assert not [w for w in caught if "synchronous iterators" in str(w.message)]
+
+
+def test_an_export_has_ones_tour_and_deal_sets(player) -> None:
+    """Every app's rows of the person: the Tour of Tables' matches and the deal sets played."""
+    someone = player("Ada")
+    first_table = someone.get("/tour/tables").json()[0]["slug"]
+    tour_match = someone.post(f"/tour/tables/{first_table}/start").json()
+    deal_set = someone.get("/deal-sets/daily/spades").json()
+    set_match = someone.post(f"/deal-sets/{deal_set['id']}/play").json()
+
+    export = export_of(someone.client)
+
+    assert [row["match_id"] for row in export["tour_matches"]] == [tour_match["id"]]
+    assert [(row["deal_set_id"], row["match_id"]) for row in export["deal_set_entries"]] == [
+        (deal_set["id"], set_match["id"])]
+    assert export["deal_sets_made"] == [] and export["tour_tables"] == []

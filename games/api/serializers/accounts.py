@@ -147,6 +147,18 @@ class DataExportSerializer(serializers.Serializer):
     statistics = serializers.ListField(child=serializers.DictField(),
                                        help_text="Per game, as on your player page.")
     privacy = serializers.DictField(help_text="Your privacy settings.")
+    tour_tables = serializers.ListField(
+        child=serializers.DictField(), help_text="The Tour of Tables: your progress per table."
+    )
+    tour_matches = serializers.ListField(
+        child=serializers.DictField(), help_text="The Tour of Tables: the matches you started."
+    )
+    deal_set_entries = serializers.ListField(
+        child=serializers.DictField(), help_text="Deal sets you played, with your result."
+    )
+    deal_sets_made = serializers.ListField(
+        child=serializers.DictField(), help_text="Deal sets you made from a deal's notation."
+    )
     platform_player = serializers.DictField(
         required=False, help_text="Only for a partner platform's player: the platform and "
         "its id of you."
