@@ -9,8 +9,7 @@ class DealSetsConfig(AppConfig):
 
     def ready(self) -> None:
         from deal_sets import privacy, services
-        from games.privacy import personal_data
-        from games.signals import match_progressed
+        from games.signals import match_progressed, personal_data
 
         match_progressed.connect(services.on_match_progressed, dispatch_uid="deal_sets")
         personal_data.connect(privacy.personal_data, dispatch_uid="deal_sets")

@@ -393,3 +393,26 @@ class ActionRefused(ServiceError):
 def reason_message(reason: Reason) -> str:
     """The engine's sentence for ``reason`` in the active language."""
     return gettext(MESSAGES[reason])
+
+class ClosingNotConfirmed(ServiceError):
+    status = 400
+    code = "closing_not_confirmed"
+    default_detail = _(
+        "Closing an account cannot be undone: send your password, or, for an account without "
+        "one, \"confirm\": true."
+    )
+
+
+class PlatformAccount(ServiceError):
+    status = 409
+    code = "platform_account"
+    default_detail = _(
+        "This is a partner platform's own account: its matches and keys depend on it, so it "
+        "is never erased."
+    )
+
+
+class WrongPassword(ServiceError):
+    status = 403
+    code = "wrong_password"
+    default_detail = _("That is not your account's password.")

@@ -31,6 +31,11 @@ class MatchStatus(models.TextChoices):
     CANCELLED = "cancelled", _("Cancelled before the start")
 
 
+# A match not over yet (its people may still play), and one over, whichever way it ended.
+UNFINISHED = (MatchStatus.WAITING, MatchStatus.ACTIVE)
+OVER = (MatchStatus.FINISHED, MatchStatus.ABANDONED, MatchStatus.CANCELLED)
+
+
 class Visibility(models.TextChoices):
     PUBLIC = "public", _("Public: listed in the lobby, open to spectators")
     PRIVATE = "private", _("Private: joined with an invitation code")

@@ -5,7 +5,7 @@ Erasure keeps the account row, anonymous and unusable (the matches it played kee
 and results: they are the other players' history too, and their seats refer to it) and removes
 or anonymises everything that names the person. The other apps erase what they keep of the
 person as receivers of `account_erasing`, and add their part of an export as receivers of
-`personal_data`: games never imports them."""
+`personal_data` (both in games/signals.py): games never imports them."""
 
 from __future__ import annotations
 
@@ -23,29 +23,33 @@ from django.contrib.contenttypes.models import ContentType
 from django.contrib.sessions.models import Session
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models, transaction
-from django.dispatch import Signal
-from django.utils.translation import gettext_lazy as _
 
 from games import accounts, circles, seating, selectors
-from games.errors import MatchNotActive, NotYourSeat, ServiceError
+from games.errors import (
+    ClosingNotConfirmed,
+    MatchNotActive,
+    NotYourSeat,
+    PlatformAccount,
+    WrongPassword,
+)
 from games.models import (
+    UNFINISHED,
     Action,
     Deal,
     DealStatus,
     IdempotencyRecord,
     Match,
-    MatchStatus,
     RematchOffer,
     Seat,
     Spectator,
 )
+from games.signals import account_erasing, personal_data
 
 # What an erased person's seats, and their account, are called from then on.
 FORMER_PLAYER = "Former player"
 # An erased account: its name given by the erasure (a reserved prefix) and unusable. A name
 # alone is not enough: accounts registered before the prefix was reserved may carry it.
 ERASED = models.Q(username__startswith=accounts.ERASED_PREFIX, is_active=False)
-IN_PLAY = (MatchStatus.WAITING, MatchStatus.ACTIVE)
 
 
 class ErasureReason(models.TextChoices):
@@ -54,38 +58,8 @@ class ErasureReason(models.TextChoices):
     STAFF = "staff", "Staff erased the account"
 
 
-# An account is being erased: sent in the erasure's transaction, the account row locked and not
-# yet changed, after the person left every match waiting or in play. Arguments: `user`,
-# `reason` (an `ErasureReason`). A receiver erases what its app keeps of the person.
-account_erasing = Signal()
-
-# A person's export is being written. Arguments: `user`. A receiver returns a dict of its
-# sections (name: a JSON value, or an iterator of them written as a list as it goes).
-personal_data = Signal()
 
 
-class ClosingNotConfirmed(ServiceError):
-    status = 400
-    code = "closing_not_confirmed"
-    default_detail = _(
-        "Closing an account cannot be undone: send your password, or, for an account without "
-        "one, \"confirm\": true."
-    )
-
-
-class PlatformAccount(ServiceError):
-    status = 409
-    code = "platform_account"
-    default_detail = _(
-        "This is a partner platform's own account: its matches and keys depend on it, so it "
-        "is never erased."
-    )
-
-
-class WrongPassword(ServiceError):
-    status = 403
-    code = "wrong_password"
-    default_detail = _("That is not your account's password.")
 
 
 def close_account(user: User, *, password: str | None, confirmed: bool) -> None:
@@ -163,7 +137,7 @@ def _revoke_access(user: User) -> None:
 
 
 def _leave_every_match(user: User) -> None:
-    seats = Seat.objects.filter(user=user, match__status__in=IN_PLAY, left_at__isnull=True)
+    seats = Seat.objects.filter(user=user, match__status__in=UNFINISHED, left_at__isnull=True)
     for match_id in list(seats.values_list("match_id", flat=True)):
         # MatchNotActive, NotYourSeat: it ended, or they left, since the query.
         with contextlib.suppress(MatchNotActive, NotYourSeat):

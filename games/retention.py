@@ -12,11 +12,10 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from games.models import IdempotencyRecord, Match, MatchStatus
+from games.models import OVER, IdempotencyRecord, Match
 
 # Matches deleted a statement: each takes its rows in every table with it.
 CHUNK = 100
-ENDED = (MatchStatus.FINISHED, MatchStatus.ABANDONED, MatchStatus.CANCELLED)
 
 
 def purge_finished_matches() -> int:
@@ -27,7 +26,7 @@ def purge_finished_matches() -> int:
     if days <= 0:
         return 0
     cutoff = timezone.now() - timedelta(days=days)
-    old = Match.objects.filter(status__in=ENDED, finished_at__lt=cutoff)
+    old = Match.objects.filter(status__in=OVER, finished_at__lt=cutoff)
     removed = 0
     while ids := list(old.values_list("pk", flat=True)[:CHUNK]):
         Match.objects.filter(pk__in=ids).delete()

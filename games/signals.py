@@ -48,3 +48,12 @@ match_changed = Signal()
 #   analysis  the `DealAnalysis`, done;
 #   sequence  the deal's `sequence`.
 deal_analysed = Signal()
+
+# An account is being erased: sent in the erasure's transaction, the account row locked and not
+# yet changed, after the person left every match waiting or in play. Arguments: `user`,
+# `reason` (an `ErasureReason`). A receiver erases what its app keeps of the person.
+account_erasing = Signal()
+
+# A person's export is being written. Arguments: `user`. A receiver returns a dict of its
+# sections (name: a JSON value, or an iterator of them written as a list as it goes).
+personal_data = Signal()

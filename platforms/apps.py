@@ -7,15 +7,21 @@ class PlatformsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from games import circles, privacy
-        from games.signals import deal_analysed, match_changed, match_progressed
+        from games import circles
+        from games.signals import (
+            account_erasing,
+            deal_analysed,
+            match_changed,
+            match_progressed,
+            personal_data,
+        )
         from platforms import services, webhooks
         from ratings.signals import ratings_changed
 
         match_progressed.connect(webhooks.on_match_progressed, dispatch_uid="platform-webhooks")
         match_changed.connect(webhooks.on_match_changed, dispatch_uid="platform-webhooks")
         ratings_changed.connect(webhooks.on_ratings_changed, dispatch_uid="platform-webhooks")
-        privacy.account_erasing.connect(services.on_account_erasing, dispatch_uid="platforms")
-        privacy.personal_data.connect(services.personal_data, dispatch_uid="platforms")
+        account_erasing.connect(services.on_account_erasing, dispatch_uid="platforms")
+        personal_data.connect(services.personal_data, dispatch_uid="platforms")
         deal_analysed.connect(webhooks.on_deal_analysed, dispatch_uid="platform-webhooks")
         circles.use(services.circle_of)

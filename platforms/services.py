@@ -24,7 +24,7 @@ from games import access, engine, privacy
 from games import services as games_services
 from games.errors import InvalidMatch, MatchNotFound
 from games.match_unit import changing
-from games.models import Match, MatchStatus, Seat
+from games.models import UNFINISHED, Match, MatchStatus, Seat
 from platforms import webhooks
 from platforms.errors import MatchOver, PlatformMatchNotFound, PlayerNotFound, UnknownPlayer
 from platforms.models import Platform, PlatformKey, PlatformPlayer
@@ -33,7 +33,6 @@ from platforms.models import Platform, PlatformKey, PlatformPlayer
 # new one first.
 ROTATION_GRACE = timedelta(hours=24)
 
-IN_PLAY = (MatchStatus.WAITING, MatchStatus.ACTIVE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -148,8 +147,9 @@ def players_with_facts(platform: Platform) -> QuerySet[PlatformPlayer]:
             Prefetch("user__auth_token_set",
                      queryset=AuthToken.objects.filter(expiry__gt=timezone.now()).only("user")),
             Prefetch("user__seats",
-                     queryset=Seat.objects.filter(match__status__in=IN_PLAY, left_at__isnull=True)
-                     .only("match_id", "user_id").order_by("match_id")),
+                     queryset=Seat.objects.filter(
+                         match__status__in=UNFINISHED, left_at__isnull=True,
+                     ).only("match_id", "user_id").order_by("match_id")),
         )
     )
 

@@ -52,7 +52,7 @@ from prometheus_client import Counter, Histogram
 from standardwebhooks.webhooks import Webhook
 
 from games import engine, lanes, presenters, rematch, traces
-from games.models import DealAnalysis, Match, MatchStatus, RematchOffer
+from games.models import OVER, DealAnalysis, Match, MatchStatus, RematchOffer
 from games.signals import MatchChange
 from platforms.addresses import public_addresses, resolve
 from platforms.models import (
@@ -481,7 +481,7 @@ def purge_log() -> int:
         WebhookEvent.objects.filter(pk__in=old).delete()
         removed += len(gone) + len(old)
     ended = WebhookMatchSequence.objects.filter(
-        Exists(Match.objects.filter(pk=OuterRef("match_id"), status__in=_ENDED)),
+        Exists(Match.objects.filter(pk=OuterRef("match_id"), status__in=OVER)),
         ~Exists(WebhookEvent.objects.filter(match_id=OuterRef("match_id"))),
     )
     while counters := list(ended.values_list("pk", flat=True)[:CHUNK]):
@@ -530,7 +530,6 @@ def _without(value: Any, external_id: str) -> Any:
 
 
 # A match in one of these emits no more events.
-_ENDED = (MatchStatus.FINISHED, MatchStatus.ABANDONED, MatchStatus.CANCELLED)
 
 
 def _waiting_for_an_earlier() -> Q:

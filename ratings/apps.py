@@ -7,8 +7,7 @@ class RatingsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from games.privacy import account_erasing, personal_data
-        from games.signals import match_progressed
+        from games.signals import account_erasing, match_progressed, personal_data
         from ratings import privacy, services, statistics
 
         match_progressed.connect(services.on_match_progressed, dispatch_uid="ratings")

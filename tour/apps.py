@@ -7,7 +7,7 @@ class TourConfig(AppConfig):
     verbose_name = _("Tour of Tables")
 
     def ready(self) -> None:
-        from games.privacy import personal_data
+        from games.signals import personal_data
         from tour import privacy
 
         personal_data.connect(privacy.personal_data, dispatch_uid="tour")

@@ -22,7 +22,7 @@ from knox.models import AuthToken
 from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
 
-from games import privacy
+from games import errors, privacy
 from games.models import Deal, IdempotencyRecord, Match, Seat, Spectator
 from games.services import SeatSpec
 from platforms import webhooks
@@ -428,7 +428,7 @@ def test_staff_erase_from_the_admin_after_a_confirmation(django_user_model) -> N
 
 
 def test_a_platforms_own_account_is_never_erased(platform) -> None:
-    with pytest.raises(privacy.PlatformAccount):
+    with pytest.raises(errors.PlatformAccount):
         privacy.erase_account(platform.platform.user, reason=privacy.ErasureReason.STAFF)
     platform.platform.user.refresh_from_db()
     assert not privacy.is_erased(platform.platform.user)
