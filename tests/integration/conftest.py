@@ -20,7 +20,7 @@ import psycopg
 import pytest
 import redis
 from django.conf import settings
-from django.db import connection
+from django.db import OperationalError, connection
 
 from games.models import Action, DealStatus, Match, MatchStatus
 from tests.integration.harness import audit, client
@@ -63,6 +63,32 @@ def _real_services() -> None:
         _unavailable(f"PostgreSQL at {database['HOST']}:{database['PORT']} unreachable: {error}")
     if not settings.REDIS_URL or not redis_answers(settings.REDIS_URL):
         _unavailable(f"Redis at {settings.REDIS_URL or '(REDIS_URL unset)'} unreachable")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _flush_past_deadlocks() -> Iterator[None]:
+    """Empty the test database after each transactional test even while a worker still plays a
+    match the test left running: TRUNCATE locks the tables one by one, a worker's transaction
+    that holds one and wants another is a deadlock PostgreSQL ends by cancelling one side, and
+    when that is the emptying, it is tried again once the worker's transaction is over."""
+    operations = type(connection.ops)
+    flush = operations.execute_sql_flush
+
+    def flush_retrying(self: Any, sql_list: list[str]) -> None:
+        for attempt in range(5):
+            try:
+                flush(self, sql_list)
+                return
+            except OperationalError as error:
+                if "deadlock detected" not in str(error) or attempt == 4:
+                    raise
+                time.sleep(0.2 * (attempt + 1))
+
+    operations.execute_sql_flush = flush_retrying  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        operations.execute_sql_flush = flush  # type: ignore[method-assign]
 
 
 def database_url() -> str:
