@@ -254,6 +254,9 @@ WEBHOOK_PURGE_INTERVAL_SECONDS = env.float("WEBHOOK_PURGE_INTERVAL_SECONDS", 360
 # their deals, moves and the records of them (`purge_finished_matches`, every
 # RETENTION_PURGE_INTERVAL_SECONDS); 0 keeps them for ever.
 FINISHED_MATCH_RETENTION_DAYS = env.float("FINISHED_MATCH_RETENTION_DAYS", 0)
+# An Idempotency-Key is honoured this long after its first request (Stripe keeps keys 24 hours);
+# the same purge deletes older records, each of which holds a whole view.
+IDEMPOTENCY_KEY_HOURS = env.float("IDEMPOTENCY_KEY_HOURS", 24)
 RETENTION_PURGE_INTERVAL_SECONDS = env.float("RETENTION_PURGE_INTERVAL_SECONDS", 3600)
 # Whether webhooks may go to loopback, private or link-local addresses: only while developing
 # (and in tests, whose receivers are on loopback); never let a platform aim the service at its

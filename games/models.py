@@ -287,7 +287,7 @@ class IdempotencyRecord(models.Model):
     fingerprint = models.CharField(max_length=64, help_text="SHA-256 of method, path and body.")
     status_code = models.PositiveSmallIntegerField()
     body = models.JSONField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)  # retention purges by age
 
     class Meta:
         constraints = (

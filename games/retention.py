@@ -1,13 +1,14 @@
 """Retention: matches that ended more than FINISHED_MATCH_RETENTION_DAYS ago are deleted, with
 everything kept of them (seats, deals, moves, rematch offers, rating history rows, players'
-history rows, deal sets' and the tour's results), and the idempotency records of requests as
-old. Off (0) by default: a match's record is the players' history, and ratings are recounted
-from it. What is counted of a purged match (ratings, seasons, statistics) stays as counted.
-The webhook log has its own retention (WEBHOOK_LOG_RETENTION_DAYS, platforms/webhooks.py)."""
+history rows, deal sets' and the tour's results), and always the idempotency records past
+IDEMPOTENCY_KEY_HOURS. Matches are kept for ever (0) by default: a match's record is the
+players' history, and ratings are recounted from it. What is counted of a purged match
+(ratings, seasons, statistics) stays as counted. The webhook log has its own retention
+(WEBHOOK_LOG_RETENTION_DAYS, platforms/webhooks.py)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -18,10 +19,16 @@ from games.models import OVER, IdempotencyRecord, Match
 CHUNK = 100
 
 
+def idempotency_cutoff() -> datetime:
+    """Records of Idempotency-Keys first used before this are past IDEMPOTENCY_KEY_HOURS."""
+    return timezone.now() - timedelta(hours=settings.IDEMPOTENCY_KEY_HOURS)
+
+
 def purge_finished_matches() -> int:
-    """Delete what is past FINISHED_MATCH_RETENTION_DAYS (nothing when it is 0); returns how
-    many matches were deleted. A match ended when it finished, was abandoned or cancelled
-    (`finished_at`, set by each)."""
+    """Delete what is past FINISHED_MATCH_RETENTION_DAYS (no match when it is 0) and the
+    idempotency records past IDEMPOTENCY_KEY_HOURS; returns how many matches were deleted. A
+    match ended when it finished, was abandoned or cancelled (`finished_at`, set by each)."""
+    IdempotencyRecord.objects.filter(created_at__lt=idempotency_cutoff()).delete()
     days = settings.FINISHED_MATCH_RETENTION_DAYS
     if days <= 0:
         return 0
@@ -31,5 +38,4 @@ def purge_finished_matches() -> int:
     while ids := list(old.values_list("pk", flat=True)[:CHUNK]):
         Match.objects.filter(pk__in=ids).delete()
         removed += len(ids)
-    IdempotencyRecord.objects.filter(created_at__lt=cutoff).delete()
     return removed

@@ -33,6 +33,7 @@ from games import (
     engine,
     notify,
     presenters,
+    retention,
     selectors,
     signals,
 )
@@ -378,14 +379,8 @@ def _submit_action(
     refusal: ServiceError | None = None
     with changing(match_id) as unit:
         match = unit.match
-        if idempotency is not None:
-            record = IdempotencyRecord.objects.filter(
-                user_id=idempotency.user_id, key=idempotency.key
-            ).first()
-            if record is not None:
-                if record.fingerprint != idempotency.fingerprint:
-                    raise IdempotencyKeyReused()
-                return ActionResult(view=record.body, replayed=True)
+        if idempotency is not None and (replay := _first_answer(idempotency)) is not None:
+            return replay
         seat_row = access.acting_seat(match, user)
         if seat not in (None, seat_row.index):
             raise NotYourSeat()
@@ -416,6 +411,23 @@ def _submit_action(
         raise refusal
     # Built once committed, from what the change left: no lock is held for it.
     return ActionResult(view=_answer(outcome))
+
+
+def _first_answer(idempotency: Idempotency) -> ActionResult | None:
+    """The kept answer to the first request with this key, or None for a key not used within
+    IDEMPOTENCY_KEY_HOURS; IdempotencyKeyReused for a key first used for another request."""
+    record = IdempotencyRecord.objects.filter(
+        user_id=idempotency.user_id, key=idempotency.key
+    ).first()
+    if record is None:
+        return None
+    if record.created_at < retention.idempotency_cutoff():
+        # As if the purge had come by: the key starts afresh.
+        record.delete()
+        return None
+    if record.fingerprint != idempotency.fingerprint:
+        raise IdempotencyKeyReused()
+    return ActionResult(view=record.body, replayed=True)
 
 
 def _act(

@@ -49,14 +49,19 @@ def test_the_dashboard_and_alerts_read_metrics_that_exist() -> None:
     assert used <= {_base(name) for name in known}, used - {_base(name) for name in known}
 
 
-def test_the_dashboard_takes_the_database_counts_once_whatever_the_servers() -> None:
+def test_the_dashboard_and_alerts_take_the_database_counts_once_whatever_the_servers() -> None:
     # Every web server (and the stream server) reads the same counts from the database at its
-    # scrape: summed over them they would count each match once per server.
+    # scrape: summed over them they would count each match once per server, and an alert on
+    # the bare series would fire once per server.
     source = Path(batak_api.scrape.__file__).read_text()
     read_at_scrape = set(re.findall(r'GaugeMetricFamily\(\s*"(batak_[a-z_]+)"', source))
     dashboard = json.loads((DEPLOY / "grafana-dashboard.json").read_text())
-    for panel in dashboard["panels"]:
-        for target in panel["targets"]:
-            for name in read_at_scrape & set(NAME.findall(target["expr"])):
-                assert re.search(rf"max(\s+by\s*\([^)]*\))?\s*\(\s*{name}\b", target["expr"]), (
-                    panel["title"], target["expr"])
+    alerts = yaml.safe_load((DEPLOY / "prometheus-alerts.yml").read_text())
+    expressions = [(panel["title"], target["expr"])
+                   for panel in dashboard["panels"] for target in panel["targets"]]
+    expressions += [(rule["alert"], rule["expr"])
+                    for group in alerts["groups"] for rule in group["rules"]]
+    for title, expression in expressions:
+        for name in read_at_scrape & set(NAME.findall(expression)):
+            assert re.search(rf"max(\s+by\s*\([^)]*\))?\s*\(\s*{name}\b", expression), (
+                title, expression)

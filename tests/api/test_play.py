@@ -4,11 +4,13 @@ import hashlib
 import random
 import threading
 import uuid
+from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
-from games.models import Action
+from games.models import Action, IdempotencyRecord
 
 from .conftest import create_match, play_random_turn, submit, table_of_four
 
@@ -93,6 +95,23 @@ class TestVersionsAndRetries:
         assert Action.objects.count() == 1
         reused = players[seat].post(path, {"tricks": 7}, HTTP_IDEMPOTENCY_KEY=key)
         assert reused.status_code == 422 and reused.json()["code"] == "idempotency_key_reused"
+
+    def test_a_key_past_its_hours_starts_afresh(self, player, settings) -> None:
+        # Kept IDEMPOTENCY_KEY_HOURS (24), as Stripe keeps its keys: after that, whether or not
+        # the purge has come by, the key is a new request's (here one out of turn).
+        settings.IDEMPOTENCY_KEY_HOURS = 24
+        match_id, players = table_of_four(player)
+        seat, _ = to_act(players, match_id)
+        path = f"/matches/{match_id}/bid"
+        key = "day-old"
+        assert players[seat].post(path, {"tricks": 6}, HTTP_IDEMPOTENCY_KEY=key).status_code == 200
+        IdempotencyRecord.objects.update(created_at=timezone.now() - timedelta(hours=23))
+        again = players[seat].post(path, {"tricks": 6}, HTTP_IDEMPOTENCY_KEY=key)
+        assert again.status_code == 200 and again["Idempotent-Replayed"] == "true"
+        IdempotencyRecord.objects.update(created_at=timezone.now() - timedelta(hours=25))
+        late = players[seat].post(path, {"tricks": 6}, HTTP_IDEMPOTENCY_KEY=key)
+        assert late.status_code == 409 and late.json()["code"] == "not_your_turn"
+        assert Action.objects.count() == 1
 
     def test_refused_request_is_not_remembered(self, player) -> None:
         match_id, players = table_of_four(player)

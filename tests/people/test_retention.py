@@ -38,12 +38,6 @@ def test_matches_past_the_retention_are_deleted_with_their_records(settings) -> 
     ended_days_ago(recent, 29)
     Match.objects.filter(pk=in_play.pk).update(updated_at=timezone.now() - timedelta(days=90))
     ended_days_ago(cancelled, 40)
-    stale = IdempotencyRecord.objects.create(user=someone, key="k", fingerprint="f",
-                                             status_code=200, body={})
-    IdempotencyRecord.objects.filter(pk=stale.pk).update(
-        created_at=timezone.now() - timedelta(days=31))
-    IdempotencyRecord.objects.create(user=someone, key="new", fingerprint="f", status_code=200,
-                                     body={})
 
     settings.FINISHED_MATCH_RETENTION_DAYS = 0
     assert purge_finished_matches() == 0 and Match.objects.count() == 4
@@ -55,7 +49,6 @@ def test_matches_past_the_retention_are_deleted_with_their_records(settings) -> 
         assert not model.objects.filter(match_id__in=[old.pk, cancelled.pk]).exists()
     # What was counted of it stays as counted.
     assert GameRecord.objects.get(user=someone).matches == 2
-    assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["new"]
     assert Match.objects.get(pk=in_play.pk).status == MatchStatus.ACTIVE
 
     ended_days_ago(recent, 31)
@@ -63,6 +56,21 @@ def test_matches_past_the_retention_are_deleted_with_their_records(settings) -> 
     call_command("purge_finished_matches", stdout=out)
     assert out.getvalue() == "1 match(es) deleted.\n"
     assert list(Match.objects.values_list("pk", flat=True)) == [in_play.pk]
+
+
+def test_idempotency_records_past_their_hours_are_deleted_whatever_the_match_retention(
+    settings,
+) -> None:
+    settings.FINISHED_MATCH_RETENTION_DAYS = 0
+    settings.IDEMPOTENCY_KEY_HOURS = 24
+    someone = person("someone")
+    for key, hours in (("day-old", 25), ("recent", 23)):
+        record = IdempotencyRecord.objects.create(user=someone, key=key, fingerprint="f",
+                                                  status_code=200, body={})
+        IdempotencyRecord.objects.filter(pk=record.pk).update(
+            created_at=timezone.now() - timedelta(hours=hours))
+    assert purge_finished_matches() == 0
+    assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["recent"]
 
 
 def test_the_purge_is_a_periodic_job() -> None:
