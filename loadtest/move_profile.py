@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from loadtest.people import play_random_moves
 from loadtest.scratch import scaled_out
 
 # (label, module, attribute path): each is timed inclusively, nested parts indented.
@@ -195,53 +196,21 @@ def profile(moves: int, cprofile_lines: int = 0) -> dict[str, Any]:
 def _play_match(clients: list[Any], rng: random.Random, budget: int, timers: Timers,
                 profiler: cProfile.Profile | None = None) -> int:
     """Random legal moves of one new match of four people, at most ``budget``; how many.
-    Only the moves are timed: each deal's hands are read once, and the moves are chosen from
-    an engine state of our own."""
-    from games import engine
+    Only the moves are timed (and profiled)."""
 
-    created = clients[0].post("/api/v1/matches", {
-        "game": rng.choice(["auction", "partnership", "spades"]), "deals": 4,
-        "seats": [{"kind": "me"}] + [{"kind": "open"}] * 3, "visibility": "public",
-    }, content_type="application/json")
-    assert created.status_code == 201, created.content
-    match_id = created.json()["id"]
-    for index, client in enumerate(clients[1:], start=1):
-        joined = client.post(f"/api/v1/matches/{match_id}/join", {"seat": index},
-                             content_type="application/json")
-        assert joined.status_code == 200, joined.content
-    played = 0
-    while played < budget:
-        views = [c.get(f"/api/v1/matches/{match_id}/view").json() for c in clients]
-        if views[0]["deal"] is None:
-            return played
-        start = engine.DealStart.from_cards(
-            engine.TableRules.from_dict(views[0]["rules"]), views[0]["deal"]["dealer"],
-            [[engine.Card.parse(card) for card in view["deal"]["hand"]] for view in views],
-            views[0]["deal"]["number"],
-        )
-        deal, version = engine.Deal(start), views[0]["version"]
-        while played < budget and not deal.is_over:
-            seat = deal.to_act
-            assert seat is not None, "a deal that is not over has a seat to act"
-            action = rng.choice(
-                [a for a in deal.legal_actions(seat) if a.kind != engine.ActionKind.REDEAL])
-            body = action.to_dict()
-            kind = body.pop("kind")
-            timers.active = True
-            timers.last_request_sql = []
-            if profiler is not None:
-                profiler.enable()
-            answer = clients[seat].post(
-                f"/api/v1/matches/{match_id}/{kind}", {**body, "expected_version": version},
-                content_type="application/json")
-            if profiler is not None:
-                profiler.disable()
-            timers.active = False
-            assert answer.status_code == 200, answer.content
-            deal.apply(seat, action)
-            version = answer.json()["version"]
-            played += 1
-    return played
+    @contextmanager
+    def measured() -> Iterator[None]:
+        timers.active = True
+        timers.last_request_sql = []
+        if profiler is not None:
+            profiler.enable()
+        yield
+        if profiler is not None:
+            profiler.disable()
+        timers.active = False
+
+    game = rng.choice(["auction", "partnership", "spades"])
+    return play_random_moves(clients, rng, budget, game=game, around_move=measured)
 
 
 def _play_against_bots(person: Any, rng: random.Random, budget: int, timers: Timers) -> int:

@@ -24,9 +24,12 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from loadtest.people import play_random_moves
 from loadtest.scratch import scaled_out
 
 WARM_UP_MOVES = 40
@@ -117,46 +120,16 @@ def measure(moves: int, name: str, *, traced: bool) -> dict[str, Any]:
 
 def _play_match(clients: list[Any], rng: random.Random, budget: int,
                 seconds: list[float]) -> None:
-    """Random legal moves of one new match of four people, at most ``budget``, each timed."""
-    from games import engine
+    """Random legal moves of one new auction match of four people, at most ``budget``, each
+    timed into ``seconds``."""
 
-    created = clients[0].post("/api/v1/matches", {
-        "game": "auction", "deals": 4, "seats": [{"kind": "me"}] + [{"kind": "open"}] * 3,
-        "visibility": "public",
-    }, content_type="application/json")
-    assert created.status_code == 201, created.content
-    match_id = created.json()["id"]
-    for index, client in enumerate(clients[1:], start=1):
-        joined = client.post(f"/api/v1/matches/{match_id}/join", {"seat": index},
-                             content_type="application/json")
-        assert joined.status_code == 200, joined.content
-    played = 0
-    while played < budget:
-        views = [c.get(f"/api/v1/matches/{match_id}/view").json() for c in clients]
-        if views[0]["deal"] is None:
-            return
-        start = engine.DealStart.from_cards(
-            engine.TableRules.from_dict(views[0]["rules"]), views[0]["deal"]["dealer"],
-            [[engine.Card.parse(card) for card in view["deal"]["hand"]] for view in views],
-            views[0]["deal"]["number"],
-        )
-        deal, version = engine.Deal(start), views[0]["version"]
-        while played < budget and not deal.is_over:
-            seat = deal.to_act
-            assert seat is not None, "a deal that is not over has a seat to act"
-            action = rng.choice(
-                [a for a in deal.legal_actions(seat) if a.kind != engine.ActionKind.REDEAL])
-            body = action.to_dict()
-            kind = body.pop("kind")
-            began = time.perf_counter()
-            answer = clients[seat].post(
-                f"/api/v1/matches/{match_id}/{kind}", {**body, "expected_version": version},
-                content_type="application/json")
-            seconds.append(time.perf_counter() - began)
-            assert answer.status_code == 200, answer.content
-            deal.apply(seat, action)
-            version = answer.json()["version"]
-            played += 1
+    @contextmanager
+    def timed() -> Iterator[None]:
+        began = time.perf_counter()
+        yield
+        seconds.append(time.perf_counter() - began)
+
+    play_random_moves(clients, rng, budget, game="auction", around_move=timed)
 
 
 def _receiver() -> tuple[ThreadingHTTPServer, list[int]]:
