@@ -54,9 +54,10 @@ def _has_person(match_id: str) -> bool:
 
 def send_analysis(deal_id: int) -> None:
     """Scaled out, to the analysis workers' queue (ANALYSIS_QUEUE: the computer players' workers
-    never take from it); on the embedded default, to the analysis lane, after the response."""
+    never take from it); on the embedded default, to the analysis lane, after the response,
+    whose task searches in the low-priority analysis process (bots/analysis.py)."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
-        lanes.run_soon("analysis", "bots.tasks.analyse_deal", deal_id)
+        lanes.run_soon("analysis", "bots.tasks.analyse_deal", deal_id, True)
     else:
         tasks.analyse_deal.delay(deal_id)
 

@@ -159,17 +159,17 @@ def run_clocks() -> int:
 @shared_task(acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=3,
              retry_backoff=1, soft_time_limit=3 * settings.ANALYSIS_SECONDS_PER_DEAL + 30,
              time_limit=3 * settings.ANALYSIS_SECONDS_PER_DEAL + 60)
-def analyse_deal(deal_id: int) -> bool:
-    """Analyse the ended deal ``deal_id`` (bots/analysis.py) and record it: scaled out in the
-    analysis worker, on the embedded default (from the analysis lane) in a process of its own
-    at the lowest CPU priority, so that it never holds up a move. False when there is nothing
-    to do (analysed already: a redelivered task)."""
+def analyse_deal(deal_id: int, in_background: bool = False) -> bool:
+    """Analyse the ended deal ``deal_id`` (bots/analysis.py) and record it: here (the analysis
+    worker), or ``in_background``, in the process of its own at the lowest CPU priority (the
+    embedded default's analysis lane: its searches would hold up the serving process's moves).
+    False when there is nothing to do (analysed already: a redelivered task)."""
     found = selectors.deal_to_analyse(deal_id)
     if found is None:
         return False
     start, log = found
     seconds = settings.ANALYSIS_SECONDS_PER_DEAL
-    if settings.CELERY_TASK_ALWAYS_EAGER:
+    if in_background:
         result = analysis.analyse_in_background(start, log, seconds)
     else:
         result = analysis.analyse(start, log, seconds).to_dict()

@@ -11,8 +11,8 @@ import pytest
 from django.utils import timezone
 
 from batak_api import jobs
-from bots import interface, tasks
-from games import notify, sweeper
+from bots import analysis, interface, tasks
+from games import lanes, notify, sweeper
 from games.models import AnalysisStatus, Deal, DealAnalysis
 
 from .conftest import new_player, play_random_turn
@@ -54,6 +54,28 @@ def test_202_while_queued_then_the_analysis(analysing, player) -> None:
     for move in body["moves"]:
         if move["choices"] == 1:
             assert move["seen"] is None and move["known"] is None and move["mark"] is None
+    assert DealAnalysis.objects.get(deal=deal).status == AnalysisStatus.DONE
+
+
+def test_on_the_embedded_default_the_lane_searches_in_the_low_priority_process(
+    analysing, player, monkeypatch, settings,
+) -> None:
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    match_id, _ = ended_match(player)
+    deal = Deal.objects.get(match_id=match_id, sequence=1)
+    sent: list[tuple] = []
+    monkeypatch.setattr(lanes, "run_soon", lambda *args: sent.append(args))
+    interface.send_analysis(deal.pk)
+    assert sent == [("analysis", "bots.tasks.analyse_deal", deal.pk, True)]
+    searched = []
+
+    def in_background(start, log, seconds: float) -> dict:
+        searched.append(seconds)
+        return analysis.analyse(start, log, seconds).to_dict()
+
+    monkeypatch.setattr(analysis, "analyse_in_background", in_background)
+    assert tasks.analyse_deal(*sent[0][2:])
+    assert searched == [settings.ANALYSIS_SECONDS_PER_DEAL]
     assert DealAnalysis.objects.get(deal=deal).status == AnalysisStatus.DONE
 
 
