@@ -1,6 +1,6 @@
 """A person at /play/ in a real browser: whole matches against three computer players in every
-game, a refused card's reason, two people at one table and a watcher, a reload mid-trick, and
-axe-core's accessibility check."""
+game, a refused card's reason, two people at one table (and again, by a rematch) and a watcher,
+a reload mid-trick, and axe-core's accessibility check."""
 
 from __future__ import annotations
 
@@ -94,6 +94,12 @@ def test_a_guest_plays_a_whole_match_against_three_computer_players(open_page, g
     expect(page.locator(".sheet tbody tr")).to_have_count(1)
     expect(page.locator(".replays details")).to_have_count(1)
     expect(page.locator("#notice")).to_have_text("")
+    # Again, at once: the computer players accept as it is offered.
+    finished = page.url
+    page.locator("[data-key=rematch-offer]").click()
+    page.wait_for_url(lambda url: "#/match/" in url and url != finished)
+    expect(page.locator(".seat.pos-0")).to_contain_text("Ayşe (you)")
+    expect(page.locator("#turn")).not_to_have_text("The match is over")
 
 
 def test_a_table_rule_chosen_in_the_form_is_played(open_page) -> None:
@@ -143,8 +149,10 @@ def test_a_refused_card_says_why_in_the_persons_language(open_page, asgi_server)
     expect(page.locator("#notice")).to_have_text("")
 
 
-def test_two_people_play_one_table_by_invitation(open_page) -> None:
+def test_two_people_play_one_table_by_invitation_and_again(open_page, settings) -> None:
     from playwright.sync_api import expect
+
+    settings.STREAM_AFTER_END_SECONDS = 60  # the rematch's news come by the stream after the end
 
     host = open_page("Ayşe")
     create_table(host, "auction", open_seats=(2,))
@@ -162,6 +170,21 @@ def test_two_people_play_one_table_by_invitation(open_page) -> None:
     play_to_the_end(host, guest)
     totals = host.locator(".sheet tfoot td").all_inner_texts()
     expect(guest.locator(".sheet tfoot td")).to_have_text(totals)
+
+    # Again: the host offers, the guest hears of it by the stream and accepts, and both are at
+    # the new table, each a seat on.
+    finished = host.url
+    host.locator("[data-key=rematch-offer]").click()
+    expect(host.locator("#rematch")).to_have_text("Waiting for the others to answer…")
+    expect(guest.locator("#rematch")).to_contain_text(
+        "Ayşe offers to play again, each seat moved on by one.")
+    guest.locator("[data-key=rematch-accept]").click()
+    for page in (host, guest):
+        page.wait_for_url(lambda url: "#/match/" in url and url != finished)
+        page.locator(".board").wait_for()
+    assert host.url == guest.url
+    expect(guest.locator(".seat.pos-0")).to_contain_text("Ben (you)")
+    expect(guest.locator(".seat.pos-2")).to_contain_text("Ayşe")
 
 
 def test_a_watcher_follows_a_public_table_on_a_phone(open_page) -> None:

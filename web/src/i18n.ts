@@ -107,6 +107,12 @@ const en = {
   hint: "Hint",
   hintSuggests: "Suggested: {action}.",
   suggested: "suggested",
+  playAgain: "Play again",
+  rematchOffered: "{name} offers to play again, each seat moved on by one.",
+  acceptRematch: "Accept",
+  declineRematch: "Decline",
+  rematchWaiting: "Waiting for the others to answer…",
+  rematchDeclined: "The rematch was declined.",
 };
 
 type Strings = typeof en;
@@ -144,6 +150,7 @@ const tr: Strings = {
   blunder: "büyük hata", markLine: "{mark}: {points} puan kaybettirdi; daha iyisi: {best}",
   hints: "Sıran gelince ipucu", hint: "İpucu", hintSuggests: "Öneri: {action}.",
   suggested: "önerilen",
+  playAgain: "Yeniden oyna", rematchOffered: "{name} yeniden oynamayı öneriyor; herkes bir koltuk kayar.", acceptRematch: "Kabul et", declineRematch: "Reddet", rematchWaiting: "Diğerlerinin yanıtı bekleniyor…", rematchDeclined: "Rövanş reddedildi.",
 };
 
 const fr: Strings = {
@@ -182,6 +189,7 @@ const fr: Strings = {
   blunder: "gaffe", markLine: "{mark} : {points} points perdus ; mieux : {best}",
   hints: "Des conseils à ton tour", hint: "Conseil", hintSuggests: "Conseillé : {action}.",
   suggested: "conseillé",
+  playAgain: "Rejouer", rematchOffered: "{name} propose de rejouer, chacun décalé d’une place.", acceptRematch: "Accepter", declineRematch: "Refuser", rematchWaiting: "En attente de la réponse des autres…", rematchDeclined: "La revanche a été refusée.",
 };
 
 const es: Strings = {
@@ -219,6 +227,7 @@ const es: Strings = {
   blunder: "error grave", markLine: "{mark}: {points} puntos perdidos; mejor: {best}",
   hints: "Pistas en tu turno", hint: "Pista", hintSuggests: "Sugerencia: {action}.",
   suggested: "sugerida",
+  playAgain: "Jugar otra vez", rematchOffered: "{name} propone jugar otra vez, cada uno un asiento más allá.", acceptRematch: "Aceptar", declineRematch: "Rechazar", rematchWaiting: "Esperando la respuesta de los demás…", rematchDeclined: "La revancha fue rechazada.",
 };
 
 const pt: Strings = {
@@ -257,6 +266,7 @@ const pt: Strings = {
   blunder: "erro grave", markLine: "{mark}: {points} pontos perdidos; melhor: {best}",
   hints: "Dicas na sua vez", hint: "Dica", hintSuggests: "Sugestão: {action}.",
   suggested: "sugerida",
+  playAgain: "Jogar de novo", rematchOffered: "{name} propõe jogar de novo, cada um um lugar adiante.", acceptRematch: "Aceitar", declineRematch: "Recusar", rematchWaiting: "Esperando a resposta dos outros…", rematchDeclined: "A revanche foi recusada.",
 };
 
 const ru: Strings = {
@@ -293,6 +303,7 @@ const ru: Strings = {
   blunder: "грубая ошибка", markLine: "{mark}: потеряно очков {points}; лучше: {best}",
   hints: "Подсказки в свой ход", hint: "Подсказка", hintSuggests: "Совет: {action}.",
   suggested: "совет",
+  playAgain: "Сыграть ещё", rematchOffered: "{name} предлагает сыграть ещё раз, каждый пересаживается на место дальше.", acceptRematch: "Принять", declineRematch: "Отказаться", rematchWaiting: "Ждём ответа остальных…", rematchDeclined: "От реванша отказались.",
 };
 
 const LANGUAGES: Record<string, Strings> = { en, tr, fr, es, pt, ru };

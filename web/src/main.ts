@@ -9,7 +9,7 @@ import type { components, paths } from "../../clients/typescript/generated/schem
 import { follow, StreamError } from "../../clients/typescript/sse.js";
 import { h, mount } from "./dom.js";
 import { language, ruleName, t, type Key } from "./i18n.js";
-import { renderTable, type TableState } from "./table.js";
+import { renderTable, type RematchAnswer, type TableState } from "./table.js";
 
 type Schemas = components["schemas"];
 type Game = Schemas["Game"];
@@ -278,7 +278,7 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
   const state: TableState = {
     matchId, watching, view: undefined, etag: undefined, deals: [], estimate: undefined,
     notice: "", reconnecting: false, invitation: undefined,
-    analyses: new Map(), openReplays: new Set(), hint: undefined,
+    analyses: new Map(), openReplays: new Set(), hint: undefined, rematch: undefined,
   };
   let acting = false;
   const draw = () => mount(app, renderTable(state, {
@@ -323,7 +323,32 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
       state.notice = answer.data === undefined ? problemText(answer.error) : "";
       draw();
     },
+    rematch: async (answer: RematchAnswer) => {
+      const params = { params: { path: { match_id: matchId } } };
+      const client = api();
+      const reply = answer === "offer" ? await client.POST("/api/v1/matches/{match_id}/rematch", params)
+        : answer === "accept" ? await client.POST("/api/v1/matches/{match_id}/rematch/accept", params)
+          : await client.POST("/api/v1/matches/{match_id}/rematch/decline", params);
+      if (reply.data !== undefined) return showRematch(reply.data);
+      // Overtaken (someone else answered first, the offer expired): the offer as it is now.
+      state.notice = problemText(reply.error);
+      await readRematch();
+      draw();
+    },
   }));
+
+  // Playing the finished match again: the offer as read, answered or announced by the stream;
+  // a started rematch is opened at once, as everyone at the table accepted it.
+  const showRematch = (offer: Schemas["RematchOffer"]): void => {
+    state.rematch = offer;
+    if (offer.status === "accepted" && offer.new_match_id !== null) return go(`#/match/${offer.new_match_id}`);
+    draw();
+  };
+  const readRematch = async (): Promise<void> => {
+    const answer = await api().GET("/api/v1/matches/{match_id}/rematch", { params: { path: { match_id: matchId } } });
+    if (answer.data !== undefined) state.rematch = answer.data;
+    else if (answer.response.status === 404) state.rematch = null; // none offered yet
+  };
 
   // Each scored deal's analysis: asked once the deal is in the replays, again after the 202's
   // Retry-After until it is done, or at once when the stream says it is ready.
@@ -397,6 +422,7 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
         }
       }
     }
+    if (view.status === "finished" && !watching && state.rematch === undefined) await readRematch();
     if (view.status === "waiting" && !watching && state.invitation === undefined) {
       // Only the table's creator may read its code; anyone else gets a refusal and no code.
       const invitation = await client.GET("/api/v1/matches/{match_id}/invitation", { params: { path } });
@@ -433,12 +459,19 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
   controller.signal.addEventListener("abort", () => clearInterval(ticking));
 
   // Follow the stream; after a dropped connection (sse.ts resumes a closed one itself with
-  // Last-Event-ID, a network error ends it) start again from the version last seen.
-  while (!controller.signal.aborted && state.view !== undefined && ["waiting", "active"].includes(state.view.status)) {
+  // Last-Event-ID, a network error ends it) start again from the version last seen. It stays
+  // open a while after the end (and while a rematch offer is open) for the offer's news.
+  const following = (view: TableState["view"]): boolean => view !== undefined
+    && (["waiting", "active"].includes(view.status) || state.rematch?.status === "open");
+  while (!controller.signal.aborted && following(state.view)) {
     try {
-      const stream = follow(baseUrl, matchId, { headers: headers(), after: state.view.version, signal: controller.signal });
+      const stream = follow(baseUrl, matchId, {
+        headers: headers(), after: state.view?.version, afterEnd: true, signal: controller.signal,
+      });
       for await (const message of stream) {
         if (message.type === "analysis_ready") void readAnalysis(message.ready.deal_sequence);
+        else if (message.type === "rematch_offered") showRematch(message.offer);
+        else if (message.type === "rematch_started") return go(`#/match/${message.started.new_match_id}`);
         else await refresh();
       }
       await refresh();

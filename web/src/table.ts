@@ -1,7 +1,7 @@
 // A table drawn from one seat's view (or a watcher's): the hand with its legal cards marked,
 // the calls the seat may make, the trick in play and the last one, the clocks, who is there,
 // the score sheet and, once a deal ends, its replay with its analysis; a hint on request at a
-// table for learners.
+// table for learners; once the match is over, playing it again.
 import type { Client } from "openapi-fetch";
 
 import type { components, paths } from "../../clients/typescript/generated/schema.js";
@@ -35,7 +35,10 @@ export interface TableState {
   analyses: Map<number, AnalysisState>; // by the deal's sequence
   openReplays: Set<number>; // the replays opened, kept open across redraws
   hint: Schemas["Hint"] | undefined; // shown while the view is at the hint's version
+  rematch: Schemas["RematchOffer"] | null | undefined; // null: none offered; undefined: not read
 }
+
+export type RematchAnswer = "offer" | "accept" | "decline";
 
 type Answer = { data?: SeatView; error?: unknown };
 
@@ -43,10 +46,33 @@ export interface TableHandlers {
   act: (submit: (client: Client<paths>) => Promise<Answer>) => Promise<void>;
   back: () => void;
   hint: () => Promise<void>;
+  rematch: (answer: RematchAnswer) => Promise<void>;
 }
 
 function isSeatView(view: SeatView | SpectatorView): view is SeatView {
   return "seat" in view;
+}
+
+/** Playing the finished match again, for a person still seated: offered (the offerer accepts
+ * by offering), answered, waited for, declined. A started rematch is opened by the caller. */
+function rematchPanel(offer: TableState["rematch"], view: SeatView, names: string[],
+  handlers: TableHandlers): HTMLElement | null {
+  if (offer === undefined || view.seats[view.seat]?.left_at != null) return null;
+  const button = (answer: RematchAnswer, label: Key, secondary = false) => h("button", {
+    type: "button", "data-key": `rematch-${answer}`, class: secondary ? "secondary" : "",
+    onclick: () => void handlers.rematch(answer),
+  }, t(label));
+  if (offer === null || offer.status === "expired") {
+    return h("p", { class: "rematch", id: "rematch" }, button("offer", "playAgain"));
+  }
+  if (offer.status === "declined") return h("p", { class: "rematch muted", id: "rematch" }, t("rematchDeclined"));
+  if (offer.status !== "open") return null;
+  const mine = offer.seats.find((seat) => seat.seat === view.seat);
+  const offered = t("rematchOffered", { name: names[offer.offered_by] ?? "" });
+  return mine?.answer == null
+    ? h("p", { class: "rematch", id: "rematch" }, offered, " ", button("accept", "acceptRematch"), " ",
+      button("decline", "declineRematch", true))
+    : h("p", { class: "rematch", id: "rematch", role: "status" }, t("rematchWaiting"));
 }
 
 function submitAction(matchId: string, action: Action, version: number) {
@@ -286,7 +312,8 @@ export function renderTable(state: TableState, handlers: TableHandlers): HTMLEle
     h("h2", { id: "result-title" }, t("result")),
     h("ol", { class: "places" }, ...view.seats.map((seat) => seat.index)
       .sort((a, b) => (view.ranking?.[a] ?? 0) - (view.ranking?.[b] ?? 0))
-      .map((seat) => h("li", {}, t("place", { n: view.ranking?.[seat] ?? "", name: names[seat] ?? "", points: view.totals[seat] ?? 0 })))));
+      .map((seat) => h("li", {}, t("place", { n: view.ranking?.[seat] ?? "", name: names[seat] ?? "", points: view.totals[seat] ?? 0 })))),
+    isSeatView(view) && view.status === "finished" ? rematchPanel(state.rematch, view, names, handlers) : null);
 
   const replays = state.deals.length === 0 ? null
     : h("section", { class: "replays" }, ...state.deals.map((record) => replay(state, record, names)));
