@@ -80,7 +80,8 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
     description=f"A unique string of 1 to {MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII "
     "characters (e.g. a UUID). Repeating a request with the same key returns the first result "
     "instead of applying the action twice, for 24 hours after the key's first request (the "
-    "operator's `IDEMPOTENCY_KEY_HOURS`), after which the key is a new request's; a key used for a different request is 422 "
+    "operator's `IDEMPOTENCY_KEY_HOURS`), after which the key is a new request's; a key used "
+    "for a different request is 422 "
     "`idempotency_key_reused`; a key whose first request is still being processed is 409 "
     "`idempotency_key_in_use`; a key outside the pattern is 400 `invalid_idempotency_key`.",
 )
