@@ -37,7 +37,7 @@ def open_page(browser, asgi_server) -> Iterator[Callable[..., Any]]:
         contexts.append(context)
         page = context.new_page()
         page.goto(f"{asgi_server}/play/")
-        page.locator("input[name=display_name]").fill(name)
+        page.locator("form[aria-labelledby=guest-title] input[name=display_name]").fill(name)
         page.locator("form[aria-labelledby=guest-title] button[type=submit]").click()
         expect(page.locator("#new-table")).to_be_visible()
         return page

@@ -220,6 +220,36 @@ def test_a_reload_mid_trick_comes_back_to_the_same_table(open_page) -> None:
     expect(page.locator("#result li")).to_have_count(4)
 
 
+def test_an_account_is_made_logged_out_of_and_logged_into(browser, asgi_server) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB")
+    try:
+        page = context.new_page()
+        page.goto(f"{asgi_server}/play/")
+        check_accessibility(page)
+        form = page.locator("form[aria-labelledby=register-title]")
+        form.locator("input[name=display_name]").fill("Ayşe")
+        form.locator("input[name=username]").fill("ayse.k")
+        form.locator("input[name=password]").fill("tea garden at noon")
+        form.locator("button[type=submit]").click()
+        expect(page.locator("header .who")).to_have_text("Ayşe")
+        page.get_by_role("button", name="Log out").click()
+        # The name is taken now: the server's refusal is shown, and nothing changes.
+        for name, value in (("display_name", "Other"), ("username", "ayse.k"),
+                            ("password", "another long one")):
+            form.locator(f"input[name={name}]").fill(value)
+        form.locator("button[type=submit]").click()
+        expect(page.get_by_role("alert")).not_to_have_text("")
+        login = page.locator("form[aria-labelledby=login-title]")
+        login.locator("input[name=username]").fill("ayse.k")
+        login.locator("input[name=password]").fill("tea garden at noon")
+        login.locator("button[type=submit]").click()
+        expect(page.locator("header .who")).to_have_text("Ayşe")
+    finally:
+        context.close()
+
+
 def test_the_lobby_and_a_table_pass_axe_on_desktop_and_phone(open_page) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     for size, viewport in (("desktop", None), ("phone", PHONE)):

@@ -9,6 +9,9 @@ const en = {
   username: "User name",
   password: "Password",
   logIn: "Log in",
+  register: "Create an account",
+  usernameRule: "3 to 150 letters, digits or _ . @ + -",
+  passwordRule: "at least 8 characters",
   logOut: "Log out",
   lobby: "Lobby",
   quickMatch: "Quick match",
@@ -151,6 +154,7 @@ const tr: Strings = {
   hints: "Sıran gelince ipucu", hint: "İpucu", hintSuggests: "Öneri: {action}.",
   suggested: "önerilen",
   playAgain: "Yeniden oyna", rematchOffered: "{name} yeniden oynamayı öneriyor; herkes bir koltuk kayar.", acceptRematch: "Kabul et", declineRematch: "Reddet", rematchWaiting: "Diğerlerinin yanıtı bekleniyor…", rematchDeclined: "Rövanş reddedildi.",
+  register: "Hesap aç", usernameRule: "3–150 harf, rakam ya da _ . @ + -", passwordRule: "en az 8 karakter",
 };
 
 const fr: Strings = {
@@ -190,6 +194,7 @@ const fr: Strings = {
   hints: "Des conseils à ton tour", hint: "Conseil", hintSuggests: "Conseillé : {action}.",
   suggested: "conseillé",
   playAgain: "Rejouer", rematchOffered: "{name} propose de rejouer, chacun décalé d’une place.", acceptRematch: "Accepter", declineRematch: "Refuser", rematchWaiting: "En attente de la réponse des autres…", rematchDeclined: "La revanche a été refusée.",
+  register: "Créer un compte", usernameRule: "3 à 150 lettres, chiffres ou _ . @ + -", passwordRule: "8 caractères au moins",
 };
 
 const es: Strings = {
@@ -228,6 +233,7 @@ const es: Strings = {
   hints: "Pistas en tu turno", hint: "Pista", hintSuggests: "Sugerencia: {action}.",
   suggested: "sugerida",
   playAgain: "Jugar otra vez", rematchOffered: "{name} propone jugar otra vez, cada uno un asiento más allá.", acceptRematch: "Aceptar", declineRematch: "Rechazar", rematchWaiting: "Esperando la respuesta de los demás…", rematchDeclined: "La revancha fue rechazada.",
+  register: "Crear una cuenta", usernameRule: "de 3 a 150 letras, cifras o _ . @ + -", passwordRule: "al menos 8 caracteres",
 };
 
 const pt: Strings = {
@@ -267,6 +273,7 @@ const pt: Strings = {
   hints: "Dicas na sua vez", hint: "Dica", hintSuggests: "Sugestão: {action}.",
   suggested: "sugerida",
   playAgain: "Jogar de novo", rematchOffered: "{name} propõe jogar de novo, cada um um lugar adiante.", acceptRematch: "Aceitar", declineRematch: "Recusar", rematchWaiting: "Esperando a resposta dos outros…", rematchDeclined: "A revanche foi recusada.",
+  register: "Criar uma conta", usernameRule: "de 3 a 150 letras, algarismos ou _ . @ + -", passwordRule: "pelo menos 8 caracteres",
 };
 
 const ru: Strings = {
@@ -304,6 +311,7 @@ const ru: Strings = {
   hints: "Подсказки в свой ход", hint: "Подсказка", hintSuggests: "Совет: {action}.",
   suggested: "совет",
   playAgain: "Сыграть ещё", rematchOffered: "{name} предлагает сыграть ещё раз, каждый пересаживается на место дальше.", acceptRematch: "Принять", declineRematch: "Отказаться", rematchWaiting: "Ждём ответа остальных…", rematchDeclined: "От реванша отказались.",
+  register: "Создать аккаунт", usernameRule: "от 3 до 150 латинских букв, цифр или _ . @ + -", passwordRule: "не меньше 8 символов",
 };
 
 const LANGUAGES: Record<string, Strings> = { en, tr, fr, es, pt, ru };

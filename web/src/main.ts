@@ -103,7 +103,28 @@ function renderSignIn(): void {
   field(t("username"), h("input", { name: "username", autocomplete: "username", required: true })),
   field(t("password"), h("input", { name: "password", type: "password", autocomplete: "current-password", required: true })),
   h("button", { type: "submit" }, t("logIn")));
-  mount(app, h("header", {}, h("h1", {}, t("title"))), h("div", { class: "columns" }, guest, login), error);
+  // An account of one's own: the name at the table, the user name and password to log in with.
+  const register = h("form", { class: "panel", "aria-labelledby": "register-title", onsubmit: async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.target as HTMLFormElement);
+    const name = String(form.get("display_name")).trim();
+    const answer = await api().POST("/api/v1/auth/register", {
+      body: { username: String(form.get("username")), password: String(form.get("password")), ...(name ? { display_name: name } : {}) },
+    });
+    if (answer.data === undefined) return void (error.textContent = problemText(answer.error));
+    localStorage.setItem(TOKEN, answer.data.token);
+    void route();
+  } },
+  h("h2", { id: "register-title" }, t("register")),
+  field(t("name"), h("input", { name: "display_name", maxlength: 64, autocomplete: "nickname" })),
+  field(`${t("username")} (${t("usernameRule")})`, h("input", {
+    name: "username", autocomplete: "username", required: true, minlength: 3, maxlength: 150, pattern: "[A-Za-z0-9_.@+\\-]{3,150}",
+  })),
+  field(`${t("password")} (${t("passwordRule")})`, h("input", {
+    name: "password", type: "password", autocomplete: "new-password", required: true, minlength: 8, maxlength: 128,
+  })),
+  h("button", { type: "submit" }, t("register")));
+  mount(app, h("header", {}, h("h1", {}, t("title"))), h("div", { class: "columns" }, guest, login, register), error);
 }
 
 // The lobby
