@@ -185,6 +185,11 @@ def test_two_people_play_one_table_by_invitation_and_again(open_page, settings) 
     assert host.url == guest.url
     expect(guest.locator(".seat.pos-0")).to_contain_text("Ben (you)")
     expect(guest.locator(".seat.pos-2")).to_contain_text("Ayşe")
+    # Back at the finished table, the rematch is a link.
+    host.go_back()
+    expect(host.locator("#rematch a")).to_have_text("Go to the new match")
+    host.locator("#rematch a").click()
+    host.wait_for_url(guest.url)
 
 
 def test_a_watcher_follows_a_public_table_on_a_phone(open_page) -> None:

@@ -116,6 +116,7 @@ const en = {
   declineRematch: "Decline",
   rematchWaiting: "Waiting for the others to answer…",
   rematchDeclined: "The rematch was declined.",
+  openRematch: "Go to the new match",
 };
 
 type Strings = typeof en;
@@ -155,6 +156,7 @@ const tr: Strings = {
   suggested: "önerilen",
   playAgain: "Yeniden oyna", rematchOffered: "{name} yeniden oynamayı öneriyor; herkes bir koltuk kayar.", acceptRematch: "Kabul et", declineRematch: "Reddet", rematchWaiting: "Diğerlerinin yanıtı bekleniyor…", rematchDeclined: "Rövanş reddedildi.",
   register: "Hesap aç", usernameRule: "3–150 harf, rakam ya da _ . @ + -", passwordRule: "en az 8 karakter",
+  openRematch: "Yeni maça git",
 };
 
 const fr: Strings = {
@@ -195,6 +197,7 @@ const fr: Strings = {
   suggested: "conseillé",
   playAgain: "Rejouer", rematchOffered: "{name} propose de rejouer, chacun décalé d’une place.", acceptRematch: "Accepter", declineRematch: "Refuser", rematchWaiting: "En attente de la réponse des autres…", rematchDeclined: "La revanche a été refusée.",
   register: "Créer un compte", usernameRule: "3 à 150 lettres, chiffres ou _ . @ + -", passwordRule: "8 caractères au moins",
+  openRematch: "Aller à la nouvelle partie",
 };
 
 const es: Strings = {
@@ -234,6 +237,7 @@ const es: Strings = {
   suggested: "sugerida",
   playAgain: "Jugar otra vez", rematchOffered: "{name} propone jugar otra vez, cada uno un asiento más allá.", acceptRematch: "Aceptar", declineRematch: "Rechazar", rematchWaiting: "Esperando la respuesta de los demás…", rematchDeclined: "La revancha fue rechazada.",
   register: "Crear una cuenta", usernameRule: "de 3 a 150 letras, cifras o _ . @ + -", passwordRule: "al menos 8 caracteres",
+  openRematch: "Ir a la nueva partida",
 };
 
 const pt: Strings = {
@@ -274,6 +278,7 @@ const pt: Strings = {
   suggested: "sugerida",
   playAgain: "Jogar de novo", rematchOffered: "{name} propõe jogar de novo, cada um um lugar adiante.", acceptRematch: "Aceitar", declineRematch: "Recusar", rematchWaiting: "Esperando a resposta dos outros…", rematchDeclined: "A revanche foi recusada.",
   register: "Criar uma conta", usernameRule: "de 3 a 150 letras, algarismos ou _ . @ + -", passwordRule: "pelo menos 8 caracteres",
+  openRematch: "Ir para a nova partida",
 };
 
 const ru: Strings = {
@@ -312,6 +317,7 @@ const ru: Strings = {
   suggested: "совет",
   playAgain: "Сыграть ещё", rematchOffered: "{name} предлагает сыграть ещё раз, каждый пересаживается на место дальше.", acceptRematch: "Принять", declineRematch: "Отказаться", rematchWaiting: "Ждём ответа остальных…", rematchDeclined: "От реванша отказались.",
   register: "Создать аккаунт", usernameRule: "от 3 до 150 латинских букв, цифр или _ . @ + -", passwordRule: "не меньше 8 символов",
+  openRematch: "Перейти к новому матчу",
 };
 
 const LANGUAGES: Record<string, Strings> = { en, tr, fr, es, pt, ru };

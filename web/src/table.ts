@@ -54,7 +54,8 @@ function isSeatView(view: SeatView | SpectatorView): view is SeatView {
 }
 
 /** Playing the finished match again, for a person still seated: offered (the offerer accepts
- * by offering), answered, waited for, declined. A started rematch is opened by the caller. */
+ * by offering), answered, waited for, declined. A rematch that starts while the table is open
+ * is opened by the caller; one found started (a reload) is a link. */
 function rematchPanel(offer: TableState["rematch"], view: SeatView, names: string[],
   handlers: TableHandlers): HTMLElement | null {
   if (offer === undefined || view.seats[view.seat]?.left_at != null) return null;
@@ -66,7 +67,10 @@ function rematchPanel(offer: TableState["rematch"], view: SeatView, names: strin
     return h("p", { class: "rematch", id: "rematch" }, button("offer", "playAgain"));
   }
   if (offer.status === "declined") return h("p", { class: "rematch muted", id: "rematch" }, t("rematchDeclined"));
-  if (offer.status !== "open") return null;
+  if (offer.status === "accepted") {
+    return offer.new_match_id === null ? null
+      : h("p", { class: "rematch", id: "rematch" }, h("a", { href: `#/match/${offer.new_match_id}` }, t("openRematch")));
+  }
   const mine = offer.seats.find((seat) => seat.seat === view.seat);
   const offered = t("rematchOffered", { name: names[offer.offered_by] ?? "" });
   return mine?.answer == null
