@@ -2,7 +2,8 @@
 
 The expected score of every legal call, trump, announcement and card, as Hard judges its own
 (`bots.players`): calls, trumps and announcements from greedy play-outs of random layouts
-weighted by the auction, cards from the search over the layouts the seat finds plausible. A
+weighted by the auction, cards from the search over the layouts the seat finds plausible (fewer
+of them than Hard plays with, and a shorter exact endgame: `SEEN`). A
 hint shows these to a learner; the post-deal analysis compares the choice made with the best of
 them, so that a choice that was right on what the player could know is not called a mistake.
 
@@ -20,7 +21,6 @@ import random
 from games.engine import Action, ActionKind, Announce, Bid, ChooseTrump, Observation, Pass, Phase
 
 from .players import (
-    HARD,
     SearchSettings,
     announcement_values,
     auction_layouts,
@@ -47,8 +47,15 @@ def seeded_rng(observation: Observation, seed: str = "") -> random.Random:
     return random.Random(hashlib.sha256(f"{seed}:{view}".encode()).digest())
 
 
+# A seat's view is judged (for a hint, and for the post-deal analysis's marks) by Hard's search
+# over fewer layouts than Hard plays with, searched exactly over the last 7 tricks rather than 9:
+# with Hard's own settings a card of a deal with a dummy took up to seconds (10.9 s seen), all
+# of it holding the serving process's interpreter lock for a hint; with these, at most 0.15 s.
+SEEN = SearchSettings(worlds=24, endgame_tricks=7)
+
+
 def choice_values(observation: Observation, rng: random.Random | None = None,
-                  settings: SearchSettings = HARD) -> list[ChoiceValue]:
+                  settings: SearchSettings = SEEN) -> list[ChoiceValue]:
     """Every legal choice of the seat to act (a redeal request aside: it is no move of the
     deal), best first; ties keep the legal order. Empty when it is not the seat's turn."""
     rng = rng or seeded_rng(observation)

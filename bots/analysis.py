@@ -49,8 +49,8 @@ from games.engine import (
 )
 from games.engine.play import PlayState
 
-from .advice import choice_values
-from .players import SearchSettings, controlled_seats, scoring_side
+from .advice import SEEN, choice_values
+from .players import controlled_seats, scoring_side
 from .solver import Solver
 
 INACCURACY_POINTS = 5
@@ -59,10 +59,8 @@ BLUNDER_POINTS = 30
 # About 0.2 s of search on a 2-core machine of 2026 (the deals with a dummy need the most:
 # early in their play, sometimes more than this).
 NODES_PER_MOVE = 4_000_000
-# The player's own view is judged by Hard's search over fewer layouts than Hard plays with, and
-# searched exactly over the last 7 tricks rather than 9: with Hard's own settings a card of a
-# deal with a dummy took up to seconds, and a deal p95 16 s of CPU; with these, at most 3 s.
-SEEN = SearchSettings(worlds=24, endgame_tricks=7)
+# The player's own view is judged as a hint judges it (`advice.SEEN`): with Hard's own settings
+# a deal with a dummy took p95 16 s of CPU; with these, at most 3 s.
 TRICKS = list(range(14))
 
 

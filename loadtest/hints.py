@@ -3,8 +3,10 @@
 `python -m loadtest.hints` (`--turns 200 --seed 1`) measures:
 
 - `valuation`: the values of every legal choice (`bots.advice.choice_values` through the
-  computer players' seam, Hard's search) of random positions — calls (auction, trump,
-  announcements) and cards, of the three games — the search a hint runs;
+  computer players' seam, Hard's search over `advice.SEEN`'s layouts) of random positions —
+  calls (auction, trump, announcements) and cards, of the three games, and the cards of the
+  partnership game with a face-up dummy apart (its declarer chooses for two hands: the longest
+  searches) — the search a hint runs;
 - `get (worked out)`: a whole `GET /matches/{id}/hint` of a person at a table with hints against
   three Medium computer players, its view not yet in the cache: access, the deal's replay, the
   valuation, the sentence and the answer;
@@ -35,6 +37,7 @@ def _summary(samples: list[float]) -> dict[str, float]:
         "n": len(ordered),
         "median_ms": round(statistics.median(ordered) * 1000, 1),
         "p90_ms": round(ordered[int(0.9 * (len(ordered) - 1))] * 1000, 1),
+        "max_ms": round(ordered[-1] * 1000, 1),
     }
 
 
@@ -48,9 +51,12 @@ def valuation(turns: int, seed: int) -> dict[str, dict[str, float]]:
 
     rng = random.Random(seed)
     times: dict[str, list[float]] = defaultdict(list)
-    while min(len(times["call"]), len(times["card"])) < turns:
-        game = rng.choice(["auction", "partnership", "spades"])
-        deal = Deal.new(TableRules.create(game), rng.randrange(4), rng=rng)
+    with_dummy = TableRules.from_dict(
+        {**TableRules.create("partnership").to_dict(), "partnership_dummy": True})
+    while min(len(times["call"]), len(times["card"]), len(times["card, with a dummy"])) < turns:
+        game = rng.choice(["auction", "partnership", "spades", "dummy"])
+        rules = with_dummy if game == "dummy" else TableRules.create(game)
+        deal = Deal.new(rules, rng.randrange(4), rng=rng)
         while deal.to_act is not None:
             seat = deal.to_act
             observation = deal.observation(seat)
@@ -58,7 +64,10 @@ def valuation(turns: int, seed: int) -> dict[str, dict[str, float]]:
             if observation.phase.value != "play" or rng.random() < 0.1:
                 started = time.perf_counter()
                 interface.choice_values(observation)
-                times[_kind(observation.phase.value)].append(time.perf_counter() - started)
+                kind = _kind(observation.phase.value)
+                if kind == "card" and game == "dummy":
+                    kind = "card, with a dummy"
+                times[kind].append(time.perf_counter() - started)
             moves = [a for a in deal.legal_actions(seat) if a.kind != ActionKind.REDEAL]
             deal.apply(seat, rng.choice(moves))
     return {f"valuation, {kind}": _summary(samples) for kind, samples in sorted(times.items())}
@@ -119,6 +128,7 @@ def main() -> None:
     from bots.players import warm_up
 
     settings.HINT_RATE = "1000000/minute"
+    settings.ANALYSE_DEALS = False  # the deals' analyses are not what is measured
     setup_test_environment()
     from django.db import connection
 

@@ -321,6 +321,28 @@ def test_sign_ups_beyond_the_rate_are_refused_with_a_problem(
     assert int(refused["Retry-After"]) > 0
 
 
+def test_registered_and_guest_accounts_share_one_sign_up_rate(
+    client: Client, db: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Registering is no way round the bound on new accounts; a preflight (OPTIONS) or a method
+    # the view refuses (405) uses up nothing.
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES",
+                        {"anon": None, "user": None, "guest": "3/hour"})
+    cache.clear()
+    for _ in range(3):
+        assert client.options("/api/v1/auth/guest").status_code == 200
+        assert client.get("/api/v1/auth/register").status_code == 405
+    statuses = [
+        client.post("/api/v1/auth/guest", {}, content_type="application/json").status_code,
+        *[client.post("/api/v1/auth/register", {"username": f"new.{number}",
+                                                "password": "tea garden at noon"},
+                      content_type="application/json").status_code for number in range(3)],
+    ]
+    assert statuses == [201, 201, 201, 429]
+    assert client.post("/api/v1/auth/guest", {}, content_type="application/json").status_code \
+        == 429
+
+
 def test_a_rotating_forwarded_for_header_does_not_escape_the_throttle(
     client: Client, db: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

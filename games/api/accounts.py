@@ -59,13 +59,14 @@ def user_body(user: User) -> dict[str, object]:
 class GuestView(APIView):
     permission_classes = (AllowAny,)
     authentication_classes = ()
-    throttle_classes = (*APIView.throttle_classes, windows.GuestSignUpThrottle)
+    throttle_classes = (*APIView.throttle_classes, windows.SignUpThrottle)
 
     @extend_schema(
         operation_id="createGuest", tags=["accounts"], summary="Play as a guest",
         description=(
             "Creates a guest account and returns its token in one call. Each client address "
-            "may create so many guests in a while (the service's GUEST_CREATION_RATE); past "
+            "may create so many accounts, guests and registered together, in a while (the "
+            "service's GUEST_CREATION_RATE); past "
             "that, 429 `throttled` with `Retry-After`. Keep the token rather than sign up again."
         ),
         request=GuestInputSerializer, responses={201: TokenSerializer, **errors(400)},
@@ -85,6 +86,7 @@ class GuestView(APIView):
 class RegisterView(APIView):
     permission_classes = (AllowAny,)
     authentication_classes = ()
+    throttle_classes = (*APIView.throttle_classes, windows.SignUpThrottle)
 
     @extend_schema(
         operation_id="register", tags=["accounts"], summary="Register",
@@ -92,7 +94,9 @@ class RegisterView(APIView):
             "Creates a named account with a password and returns its token. The username is "
             "unique whatever its case (409 `username_taken`); the password must pass the "
             "service's password checks (not too common, not all digits, not like the "
-            "username: 400 with the reasons under `password`)."
+            "username: 400 with the reasons under `password`). New accounts, guests' and "
+            "registered, count together per client address (the service's "
+            "GUEST_CREATION_RATE); past that, 429 `throttled` with `Retry-After`."
         ),
         request=RegisterInputSerializer,
         responses={201: TokenSerializer, **errors(400, 409)},
@@ -218,10 +222,16 @@ class CloseAccountView(APIView):
         data = CloseAccountInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         password = data.validated_data.get("password")
-        if user.has_usable_password() and password is not None:
-            lockout.attempt(request, user.get_username())
+        # A password tried counts toward the log-in lock-out as a log-in does: a wrong one
+        # stays counted, the right one is given back (the name is read before the erasure).
+        username = user.get_username()
+        counted = user.has_usable_password() and password is not None
+        if counted:
+            lockout.attempt(request, username)
         privacy.close_account(user, password=password,
                               confirmed=data.validated_data["confirm"])
+        if counted:
+            lockout.succeeded(request, username)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -1,4 +1,4 @@
-"""Throttles counted in a fixed window (games/windows.py): guest sign-ups per client address,
+"""Throttles counted in a fixed window (games/windows.py): new accounts per client address,
 data exports per account."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ class WindowThrottle(SimpleRateThrottle):
 
     def allow_request(self, request: Request, view: APIView) -> bool:
         limit, seconds = self.parse_rate(self.rate)
-        if limit is None or seconds is None:
+        if limit is None or seconds is None or not _does_work(request, view):
             return True
         self._wait = take(self.counted_as(request), limit, seconds)
         return self._wait is None
@@ -35,10 +35,18 @@ class WindowThrottle(SimpleRateThrottle):
         return self._wait
 
 
-class GuestSignUpThrottle(WindowThrottle):
-    """New guest accounts per client address: the `guest` rate (GUEST_CREATION_RATE). Each
-    account has its own caps (matches, streams, waits); without this one client would make as
-    many accounts as it likes, and every cap with them."""
+def _does_work(request: Request, view: APIView) -> bool:
+    """Whether the request is one the view serves (a HEAD is its GET); a preflight (OPTIONS)
+    or a method it refuses (405) uses up nobody's quota."""
+    method = (request.method or "").lower()
+    return method != "options" and method in view.http_method_names and hasattr(view, method)
+
+
+class SignUpThrottle(WindowThrottle):
+    """New accounts per client address, guests and registered alike: the `guest` rate
+    (GUEST_CREATION_RATE). Each account has its own caps (matches, streams, waits, hints);
+    without this one client would make as many accounts as it likes, and every cap with
+    them."""
 
     scope = "guest"
 

@@ -84,3 +84,18 @@ def test_failures_that_keep_coming_are_locked_again_in_the_next_window(
     now[0] += 11
     statuses = [log_in(WRONG).status_code for _ in range(settings.LOGIN_FAILURES_PER_ACCOUNT + 2)]
     assert statuses == [401] * settings.LOGIN_FAILURES_PER_ACCOUNT + [429, 429]
+
+
+def test_accounts_closed_with_their_password_do_not_lock_the_address(accounts, settings):
+    # Closing an account tries its password as a log-in does: the right one is given back, so
+    # people closing accounts behind one address (a school, a platform's proxy) lock no one.
+    settings.LOGIN_FAILURES_PER_ADDRESS = 2
+    for number in range(3):
+        app = APIClient(REMOTE_ADDR="192.0.2.1")
+        token = app.post(f"{API}/auth/register", {"username": f"leaving{number}",
+                                                  "password": "kozmaca-2026"},
+                         format="json").json()["token"]
+        app.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        closed = app.post(f"{API}/me/close", {"password": "kozmaca-2026"}, format="json")
+        assert closed.status_code == 204, closed.content
+    assert log_in(RIGHT).status_code == 200

@@ -117,6 +117,21 @@ def test_the_players_own_view_is_hards_values_of_its_choices() -> None:
     assert move.seen.points_cost == pytest.approx(values[0].points - chosen.points)
 
 
+def test_a_hints_suggestion_is_what_the_analysis_judges_best_from_the_view() -> None:
+    # The hint (through the computer players' seam, as games.hints asks) and the analysis's
+    # `seen` judge a view alike: following a hint never earns a mark.
+    from bots import interface
+    from games import hints
+
+    _, notated = GOLDEN_DEALS[0]
+    review = analysis.analyse(notated.start, notated.log, seconds=600)
+    judged = [m for m in review.moves if m.choices > 1 and m.seen is not None]
+    assert judged
+    for move in judged:
+        hint = hints.worked_out(interface.choice_values(move.observation))
+        assert move.seen is not None and hint.choices[0]["action"] == move.seen.best.to_dict()
+
+
 @pytest.mark.parametrize(("cost", "mark"), [
     (0, None), (4.9, None), (5, "inaccuracy"), (9.9, "inaccuracy"), (10, "mistake"),
     (29.9, "mistake"), (30, "blunder"), (120, "blunder"),
