@@ -24,7 +24,7 @@ from django.contrib.sessions.models import Session
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models, transaction
 
-from games import accounts, circles, seating, selectors
+from games import accounts, circles, rematch, seating, selectors
 from games.errors import (
     ClosingNotConfirmed,
     MatchNotActive,
@@ -92,6 +92,7 @@ def erase_account(user: User, *, reason: ErasureReason) -> None:
         raise PlatformAccount()
     _revoke_access(user)
     _leave_every_match(user)
+    rematch.decline_for_erased(user)
     with transaction.atomic():
         # No key update: a match finishing meanwhile holds its people's ratings and needs a key
         # share of this row to commit; a full update lock would wait for it while it waits here.
@@ -198,10 +199,10 @@ EXPORT_PAGE = 100
 
 def _matches(user: User) -> Iterator[dict[str, Any]]:
     mine = list(Seat.objects.filter(user=user).order_by("match__created_at", "match_id")
-                .values_list("match_id", "index"))
+                .values_list("match_id", "index", "left_at"))
     for start in range(0, len(mine), EXPORT_PAGE):
         page = mine[start:start + EXPORT_PAGE]
-        ids = [match_id for match_id, _ in page]
+        ids = [match_id for match_id, _, _ in page]
         matches = Match.objects.in_bulk(ids)
         seats = _grouped(Seat.objects.filter(match_id__in=ids).order_by("match_id", "index")
                          .values("match_id", "index", "display_name", "bot_level"))
@@ -212,11 +213,15 @@ def _matches(user: User) -> Iterator[dict[str, Any]]:
         actions = _grouped(
             Action.objects.filter(deal__in=ended.values("pk")).order_by("deal_id", "sequence")
             .values("deal_id", "seat", "kind", "payload", "origin", "created_at"), "deal_id")
-        rematches = {offer["match_id"]: offer for offer in RematchOffer.objects.filter(
-            match_id__in=ids).values("match_id", "status", "created_at")}
-        for match_id, own in page:
+        rematches = {offer.match_id: offer for offer in RematchOffer.objects.filter(
+            match_id__in=ids).only("match_id", "status", "created_at", "expires_at")}
+        for match_id, own, left_at in page:
             match = matches[match_id]
-            rematch = rematches.get(match_id)
+            offer = rematches.get(match_id)
+            # Someone who left saw the deals that ended while they were seated, no later one.
+            seen = [deal for deal in deals[match_id]
+                    if left_at is None or (deal["finished_at"] is not None
+                                           and deal["finished_at"] <= left_at)]
             yield {
                 "id": match.id,
                 "game": match.game,
@@ -233,9 +238,9 @@ def _matches(user: User) -> Iterator[dict[str, Any]]:
                 ],
                 "totals": match.totals,
                 "ranking": match.ranking,
-                "rematch": rematch and {"status": rematch["status"],
-                                        "created_at": rematch["created_at"]},
-                "deals": [_deal(deal, own, actions[deal["id"]]) for deal in deals[match_id]],
+                "rematch": offer and {"status": rematch.status_of(offer),
+                                      "created_at": offer.created_at},
+                "deals": [_deal(deal, own, actions[deal["id"]]) for deal in seen],
             }
 
 

@@ -15,6 +15,7 @@ job: an expired offer changes nothing until someone looks), and a new offer repl
 
 from __future__ import annotations
 
+import functools
 import uuid
 from datetime import timedelta
 from typing import Any
@@ -110,6 +111,26 @@ def answer_rematch(*, match_id: uuid.UUID, user: User, accept: bool) -> RematchO
         else:
             transaction.on_commit(lambda: notify.announce_rematch(match.id))
     return offer
+
+
+def decline_for_erased(user: User) -> None:
+    """Decline every open offer ``user`` made or is asked (their account is being erased: they
+    will never play again), as they would have: a rematch never seats, nor is created by, an
+    erased account. One started meanwhile is a match they then leave like any other."""
+    offers = RematchOffer.objects.filter(status=RematchStatus.OPEN, match__seats__user=user)
+    for match_id in set(offers.values_list("match_id", flat=True)):
+        with transaction.atomic():
+            match = lock(match_id)
+            offer = RematchOffer.objects.filter(match=match, status=RematchStatus.OPEN).first()
+            mine = [entry for entry in (offer.answers if offer else [])
+                    if entry["user_id"] == user.pk]
+            if offer is None or not mine:
+                continue
+            for entry in mine:
+                entry["answer"] = DECLINED
+            offer.status = RematchStatus.DECLINED
+            offer.save(update_fields=["answers", "status"])
+            transaction.on_commit(functools.partial(notify.announce_rematch, match.id))
 
 
 def _refuse_unless_expired(offer: RematchOffer) -> None:

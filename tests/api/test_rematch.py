@@ -198,3 +198,21 @@ def test_two_last_acceptances_at_once_start_one_rematch() -> None:
     assert sorted(answer.json()["status"] for answer in answers) == ["accepted", "open"]
     assert Match.objects.count() == 2
     assert RematchOffer.objects.get().new_match_id is not None
+
+
+@pytest.mark.parametrize("leaving", ["offerer", "asked"])
+def test_an_account_closed_declines_its_open_offers(leaving: str) -> None:
+    # Neither seated nor the creator of a rematch once erased: its offers are declined as it
+    # closes (found by probing: the rematch seated "Former player" and was created by them).
+    from games import privacy
+
+    match, (ayse, ali) = finished("ayse", "ali")
+    assert ayse.post(match).status_code == 201
+    closing, other = (ayse, ali) if leaving == "offerer" else (ali, ayse)
+    privacy.erase_account(closing.user, reason=privacy.ErasureReason.CLOSED)
+    offer = RematchOffer.objects.get(match=match)
+    assert offer.status == "declined" and offer.new_match_id is None
+    if leaving == "offerer":
+        refused = other.post(match, "/accept")
+        assert refused.status_code == 409 and refused.json()["code"] == "rematch_declined"
+    assert not Match.objects.exclude(pk=match.pk).filter(seats__user=closing.user).exists()

@@ -516,3 +516,39 @@ def test_an_export_has_ones_tour_and_deal_sets(player) -> None:
     assert [(row["deal_set_id"], row["match_id"]) for row in export["deal_set_entries"]] == [
         (deal_set["id"], set_match["id"])]
     assert export["deal_sets_made"] == [] and export["tour_tables"] == []
+
+
+def test_an_export_holds_of_a_match_left_only_the_deals_ended_while_seated() -> None:
+    # Found by probing: a leaver's export gave every later move and their old seat's hands,
+    # which the deal records refuse them.
+    someone, leaver = person("someone"), person("leaver")
+    seats = [SeatSpec("me"), SeatSpec("bot", bot_level="easy"), SeatSpec("person", user=leaver),
+             SeatSpec("bot", bot_level="easy")]
+    match = play_match(someone, deal_count=2, seats=seats)
+    first = match.deals.get(sequence=1)
+    Seat.objects.filter(match=match, user=leaver).update(left_at=first.finished_at)
+
+    def deals_of(user: User) -> list[int]:
+        exported = json.loads("".join(privacy.export(user)))
+        [row] = [row for row in exported["matches"] if row["id"] == str(match.id)]
+        return [deal["sequence"] for deal in row["deals"]]
+
+    assert deals_of(leaver) == [1]
+    assert deals_of(someone) == [1, 2]
+
+
+def test_an_export_says_an_offer_past_its_time_expired() -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import RematchOffer
+
+    someone = person("someone")
+    match = play_match(someone)
+    now = timezone.now()
+    RematchOffer.objects.create(match=match, offered_by=someone, status="open", answers=[],
+                                created_at=now - timedelta(seconds=61),
+                                expires_at=now - timedelta(seconds=1))
+    exported = json.loads("".join(privacy.export(someone)))
+    assert exported["matches"][0]["rematch"]["status"] == "expired"
