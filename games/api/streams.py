@@ -157,6 +157,9 @@ class Follower:
         self.after = after
         self.user_id = user.pk
         self.token_digest = token.digest if token is not None else None
+        # Whether the listener may read the deals' records, and so their analyses (a
+        # spectator may not: an analysis is judged from every hand).
+        self.reads_records = access.access(match, user).allows(access.Permission.READ)
         self.ended = False
         # The state last sent (`clock`, `seats`): sent again only when it changed.
         self.deadline: str | None = None
@@ -416,9 +419,11 @@ async def _wait_for_news(
 
 
 def _told(follower: Follower, moves: notify.Moves) -> bytes:
-    """What was announced outside the actions since last asked: deals' analyses ready, and
-    after the match's end its ratings' changes."""
-    frames = [_frame(None, "analysis_ready", ready) for ready in moves.analyses()]
+    """What was announced outside the actions since last asked: deals' analyses ready (to those
+    who may read them), and after the match's end its ratings' changes."""
+    analyses = moves.analyses()  # taken either way: what is not sent is not kept
+    frames = ([_frame(None, "analysis_ready", ready) for ready in analyses]
+              if follower.reads_records else [])
     if follower.ended:
         frames += [_frame(None, "rating_changed", {"changes": changes})
                    for changes in moves.ratings()]

@@ -127,3 +127,28 @@ def test_an_analysis_whose_task_was_lost_is_sent_again_once_a_period(
     assert sent == [analysis.deal_id]
     assert sweeper.resend_stuck_analyses() == 0  # not again before another period
     assert "sweep-analyses" in {job.name for job in jobs.JOBS}
+
+
+def test_the_stream_tells_an_analysis_ready_only_to_those_who_may_read_it(player) -> None:
+    # Found by probing: a spectator's stream heard each deal's summary, judged from every hand,
+    # which getDealAnalysis refuses them.
+    from games.api import streams
+    from games.models import Match
+
+    match_id, players = ended_match(player)
+    match = Match.objects.get(pk=match_id)
+    Match.objects.filter(pk=match_id).update(visibility="public")
+    match.refresh_from_db()
+    watcher = new_player("Watcher")
+    ready = {"match_id": match_id, "deal_sequence": 1, "partial": False, "players": []}
+
+    class Announced:
+        def analyses(self) -> list[dict]:
+            return [ready]
+
+    from django.contrib.auth.models import User
+
+    seated = streams.Follower(match, 0, User.objects.get(pk=players[0].user_id), None)
+    watching = streams.Follower(match, 0, User.objects.get(pk=watcher.user_id), None)
+    assert b"analysis_ready" in streams._told(seated, Announced())  # type: ignore[arg-type]
+    assert streams._told(watching, Announced()) == b""  # type: ignore[arg-type]
