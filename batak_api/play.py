@@ -8,7 +8,7 @@ from functools import cache
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.http import condition, require_GET
+from django.views.decorators.http import condition, require_safe
 
 PAGE = settings.BASE_DIR / "web" / "dist" / "play.html"
 
@@ -40,7 +40,7 @@ def _policy(page: bytes) -> str:
     )
 
 
-@require_GET
+@require_safe
 @condition(etag_func=lambda request: _page()[1])
 def play(request: HttpRequest) -> HttpResponse:
     """The client's page; a browser asks again each visit (no-cache) and gets 304 while it is

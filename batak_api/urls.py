@@ -10,7 +10,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import URLPattern, URLResolver, include, path
 from django.utils.translation import gettext
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from batak_api.play import play
@@ -23,13 +23,13 @@ logger = logging.getLogger(__name__)
 # Probes are plain Django views: they carry no credentials, and they stay out of the API schema.
 
 
-@require_GET
+@require_safe
 def healthz(request: HttpRequest) -> JsonResponse:
     """The process is up and answering (liveness)."""
     return JsonResponse({"status": "ok"})
 
 
-@require_GET
+@require_safe
 def readyz(request: HttpRequest) -> HttpResponse:
     """The database answers with every migration applied, and the broker answers, so requests
     can be served and bots scheduled (readiness); 503 with the failing checks otherwise."""

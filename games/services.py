@@ -379,11 +379,12 @@ def _submit_action(
     refusal: ServiceError | None = None
     with changing(match_id) as unit:
         match = unit.match
-        if idempotency is not None and (replay := _first_answer(idempotency)) is not None:
-            return replay
+        # Only a seat's player is answered, a replay too: someone who left reads nothing more.
         seat_row = access.acting_seat(match, user)
         if seat not in (None, seat_row.index):
             raise NotYourSeat()
+        if idempotency is not None and (replay := _first_answer(idempotency)) is not None:
+            return replay
         seated.append((seat_row, seat_row.last_seen))
         # The answer shows the mover as they are once it is sent: seen now.
         seat_row.last_seen = timezone.now()

@@ -113,6 +113,16 @@ class TestVersionsAndRetries:
         assert late.status_code == 409 and late.json()["code"] == "not_your_turn"
         assert Action.objects.count() == 1
 
+    def test_a_retry_after_leaving_is_refused_like_any_read(self, player) -> None:
+        # Found by probing: a replay answered someone who had left with their old seat's view.
+        match_id, players = table_of_four(player)
+        seat, _ = to_act(players, match_id)
+        path = f"/matches/{match_id}/bid"
+        assert players[seat].post(path, {"tricks": 6}, HTTP_IDEMPOTENCY_KEY="k").status_code == 200
+        assert players[seat].post(f"/matches/{match_id}/leave").status_code == 200
+        again = players[seat].post(path, {"tricks": 6}, HTTP_IDEMPOTENCY_KEY="k")
+        assert again.status_code == 403 and again.json()["code"] == "not_your_seat"
+
     def test_refused_request_is_not_remembered(self, player) -> None:
         match_id, players = table_of_four(player)
         seat, _ = to_act(players, match_id)

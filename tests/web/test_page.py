@@ -30,6 +30,11 @@ def test_an_unchanged_bundle_is_not_sent_again(client: Client) -> None:
 
 def test_play_only_reads(client: Client) -> None:
     assert client.post("/play/").status_code == 405
+    # A monitor's (or `curl -I`'s) HEAD is a GET without its body.
+    head = client.head("/play/")
+    assert head.status_code == 200 and head.content == b""
+    assert head["Content-Security-Policy"]
+    assert client.head("/healthz").status_code == 200
 
 
 def test_only_the_pages_own_script_and_styles_may_run(client: Client) -> None:
