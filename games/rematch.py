@@ -75,6 +75,8 @@ def offer_rematch(*, match_id: uuid.UUID, user: User) -> RematchOffer:
         offer = RematchOffer.objects.filter(match=match).first()
         if offer is not None:
             _refuse_unless_expired(offer)
+        # The rematch will be one more of their unfinished matches, as for everyone it seats.
+        services.check_account_limits(user)
         now = timezone.now()
         offer = offer or RematchOffer(match=match)
         offer.offered_by = user
@@ -102,6 +104,8 @@ def answer_rematch(*, match_id: uuid.UUID, user: User, accept: bool) -> RematchO
         _refuse_unless_open(status)
         if offer.answers[seat.index]["answer"] is not None:
             raise RematchAlreadyAnswered()
+        if accept:
+            services.check_account_limits(user)
         offer.answers[seat.index]["answer"] = ACCEPTED if accept else DECLINED
         if not accept:
             offer.status = RematchStatus.DECLINED

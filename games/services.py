@@ -199,7 +199,7 @@ def create_match(
     )
     circle = circles.circle_of(user)
     with transaction.atomic():
-        _check_account_limits(user, limits or AccountLimits.default(),
+        check_account_limits(user, limits or AccountLimits.default(),
                               new_bot_deals=future_bots * deal_count)
         match = Match.objects.create(
             game=table.game.value,
@@ -253,8 +253,8 @@ def deal_from_notation(text: str) -> engine.DealStart:
         raise InvalidDealNotation.from_notation_error(error) from None
 
 
-def _check_account_limits(
-    user: User, limits: AccountLimits, *, new_bot_deals: int
+def check_account_limits(
+    user: User, limits: AccountLimits | None = None, *, new_bot_deals: int = 0
 ) -> None:
     """No account keeps more than ``limits.matches`` matches waiting or in play, nor more
     than ``limits.bot_deals`` deals of computer players in them (a seat's deals: a 4-deal
@@ -265,6 +265,7 @@ def _check_account_limits(
     all count the same matches and all go over. (PostgreSQL: the row lock. SQLite: the write
     lock that every transaction takes as it begins, `transaction_mode` IMMEDIATE in settings,
     already serialises them.)"""
+    limits = limits or AccountLimits.default()
     User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk").get()
     unfinished = selectors.unfinished_matches_of(user)
     if len(unfinished) >= limits.matches:
@@ -317,7 +318,7 @@ def take_seat(unit: MatchUnit, user: User, seat: int | None) -> Seat:
     open_seats = [s for s in seats if s.is_open and (seat is None or s.index == seat)]
     if match.status != MatchStatus.WAITING or not open_seats:
         raise SeatUnavailable()
-    _check_account_limits(user, AccountLimits.default(), new_bot_deals=0)
+    check_account_limits(user, AccountLimits.default(), new_bot_deals=0)
     chosen = open_seats[0]
     chosen.user = user
     chosen.display_name = selectors.display_name(user)

@@ -67,7 +67,9 @@ class RematchView(MatchEndpoint):
             "seats rotated by one (seat i's player at (i + 1) % 4), you its creator (your "
             "limit of unfinished matches applies). 409 `rematch_not_finished` before the end, "
             "`rematch_already_offered` while an offer is open, `rematch_declined` or "
-            "`rematch_started` once one was answered; an expired offer is replaced."
+            "`rematch_started` once one was answered, `too_many_matches` when you have as many "
+            "unfinished matches as an account may (the rematch would be one more); an expired "
+            "offer is replaced."
         ),
         request=None, responses={201: RematchOfferSerializer, **errors(401, 403, 404, 409)},
         examples=[
@@ -89,7 +91,9 @@ class AcceptRematchView(MatchEndpoint):
         operation_id="acceptRematch", tags=["tables"], summary="Accept the rematch",
         description=(
             "Your acceptance of the open offer; the last one starts the rematch (its id in "
-            "`new_match_id`). Two last acceptances at once start one rematch. " + ANSWER_ERRORS
+            "`new_match_id`). Two last acceptances at once start one rematch. 409 "
+            "`too_many_matches` when you have as many unfinished matches as an account may (the "
+            "rematch would be one more). " + ANSWER_ERRORS
         ),
         request=None, responses={200: RematchOfferSerializer, **errors(401, 403, 404, 409)},
         examples=[

@@ -216,3 +216,22 @@ def test_an_account_closed_declines_its_open_offers(leaving: str) -> None:
         refused = other.post(match, "/accept")
         assert refused.status_code == 409 and refused.json()["code"] == "rematch_declined"
     assert not Match.objects.exclude(pk=match.pk).filter(seats__user=closing.user).exists()
+
+
+def test_the_rematch_counts_toward_each_persons_unfinished_matches(settings) -> None:
+    # Found by probing: an acceptor went past the limit (11 unfinished matches).
+    match, (ayse, ali) = finished("ayse", "ali")
+    settings.MAX_UNFINISHED_MATCHES = 1
+    busy = play_match(ali.user, finish=False)
+    assert busy.status == "active"
+    assert ayse.post(match).status_code == 201
+    refused = ali.post(match, "/accept")
+    assert refused.status_code == 409 and refused.json()["code"] == "too_many_matches"
+    assert RematchOffer.objects.get(match=match).answers[2]["answer"] is None
+    Match.objects.filter(pk=busy.pk).update(status="abandoned")
+    assert ali.post(match, "/accept").json()["status"] == "accepted"
+    # An offerer at the limit is told so, not the people they ask.
+    second, (can, deniz) = finished("can", "deniz")
+    play_match(can.user, finish=False, seed=3)
+    refused = can.post(second)
+    assert refused.status_code == 409 and refused.json()["code"] == "too_many_matches"
