@@ -8,7 +8,7 @@ from django.contrib import admin
 from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.urls import URLPattern, URLResolver, include, path
+from django.urls import URLPattern, URLResolver, include, path, re_path
 from django.utils.translation import gettext
 from django.views.decorators.http import require_safe
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
@@ -16,7 +16,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from batak_api.play import play
 from batak_api.scrape import metrics
 from games import redis_clients
-from games.api.problems import problem, problem_response
+from games.api.problems import not_found, problem, problem_response
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +89,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("metrics", metrics, name="metrics"),
+    # Any other path under /api/ is the API's 404 (a problem document) with DEBUG on too, where
+    # Django would answer its HTML page listing every URL pattern (handler404 is for DEBUG
+    # off). The docs' pages without their slash are left to CommonMiddleware's redirect.
+    re_path(r"^api/(?!(docs|redoc|schema)$)", not_found),
 ]
 
 handler400 = "games.api.problems.bad_request"

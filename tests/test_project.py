@@ -321,6 +321,26 @@ def test_sign_ups_beyond_the_rate_are_refused_with_a_problem(
     assert int(refused["Retry-After"]) > 0
 
 
+@pytest.mark.parametrize(("method", "path"), [
+    ("get", "/api/nonexistent"), ("get", "/api/"), ("get", "/api/v2/matches"),
+    ("post", "/api/foo"), ("get", "/api/v1/no-such-thing"),
+])
+def test_unknown_api_paths_are_a_problem_with_debug_on_too(
+    client: Client, db: None, settings, method: str, path: str
+) -> None:
+    # Found by probing: with DEBUG on (the embedded default) Django answered its HTML page,
+    # which lists every URL pattern.
+    settings.DEBUG = True
+    answer = getattr(client, method)(path)
+    assert answer.status_code == 404
+    assert answer["Content-Type"] == "application/problem+json"
+    assert answer.json()["code"] == "not_found"
+
+
+def test_an_api_docs_path_without_its_slash_is_still_redirected(client: Client, db: None) -> None:
+    assert client.get("/api/docs").status_code == 301
+
+
 def test_registered_and_guest_accounts_share_one_sign_up_rate(
     client: Client, db: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
