@@ -79,7 +79,7 @@ def is_erased(user: User) -> bool:
     return user.get_username().startswith(accounts.ERASED_PREFIX) and not user.is_active
 
 
-def erase_account(user: User, *, reason: ErasureReason) -> None:
+def erase_account(user: User, *, reason: ErasureReason) -> bool:
     """Erase ``user``: tokens and sessions revoked, out of every match waiting or in play
     (`seating.leave_match`: a computer player takes the seat, or the match ends as its rules
     say), their seats renamed FORMER_PLAYER everywhere, their personal rows deleted (and those
@@ -87,7 +87,8 @@ def erase_account(user: User, *, reason: ErasureReason) -> None:
 
     Each step can be done again: a call that fails half way may be retried, and an account
     erased already is left as it is. A platform's own account, its circle's (games/circles.py),
-    is refused (`PlatformAccount`): its matches and keys hang on it."""
+    is refused (`PlatformAccount`): its matches and keys hang on it. False when it was erased
+    already (by another request: of many at once, one erases)."""
     if circles.circle_of(user) == user.pk:
         raise PlatformAccount()
     _revoke_access(user)
@@ -99,7 +100,7 @@ def erase_account(user: User, *, reason: ErasureReason) -> None:
         row = get_user_model().objects.select_for_update(no_key=True).filter(
             pk=user.pk).values_list("username", "is_active").first()
         if row is None or (row[0].startswith(accounts.ERASED_PREFIX) and not row[1]):
-            return
+            return False
         account_erasing.send(sender=User, user=user, reason=reason)
         # A match made for them since the first pass is left now (receivers have locked what
         # makes matches for them, as a platform's players).
@@ -119,6 +120,7 @@ def erase_account(user: User, *, reason: ErasureReason) -> None:
                                  "is_staff", "is_superuser", "last_login", "password"])
         user.groups.clear()
         user.user_permissions.clear()
+    return True
 
 
 def forget_in_admin_history(instance: models.Model) -> None:

@@ -221,8 +221,9 @@ def erase_player(*, platform: Platform, external_id: str) -> None:
     """The platform's player is erased (`privacy.erase_account`, as any erasure): the
     external id is freed; `player.erased` tells the platform. 404 for an id it has not (one
     erased already)."""
-    privacy.erase_account(_existing(platform, external_id).user,
-                          reason=privacy.ErasureReason.PLATFORM)
+    if not privacy.erase_account(_existing(platform, external_id).user,
+                                 reason=privacy.ErasureReason.PLATFORM):
+        raise PlayerNotFound()  # erased meanwhile, by another request
 
 
 def on_account_erasing(

@@ -297,3 +297,17 @@ class TestErasure:
         assert after["seats"][0]["display_name"] == "Former player"
         deals = platform.client.get(f"{API}/matches/{match['id']}/deals")
         assert deals.status_code == 200 and "Ayşe" not in deals.content.decode()
+
+
+def test_of_erasures_of_one_player_at_once_one_erases_and_the_others_are_404(
+    platform, monkeypatch
+) -> None:
+    # Found by probing: four DELETEs at once all answered 204. Each found the player before
+    # the first erased them; the account's lock then lets one erase, and tells the others.
+    from platforms import services
+
+    platform.put("/players/user-42", {"display_name": "Ayşe"})
+    found_before = services._existing(platform.platform, "user-42")
+    assert delete(platform, "/players/user-42").status_code == 204
+    monkeypatch.setattr(services, "_existing", lambda *args, **kwargs: found_before)
+    problem(delete(platform, "/players/user-42"), 404, "not_found")
