@@ -51,10 +51,16 @@ def status_of(offer: RematchOffer) -> str:
     return offer.status
 
 
-def offer_is_open(match: Match) -> bool:
-    """Whether the finished ``match`` has a rematch offer still waiting for answers."""
-    offer = RematchOffer.objects.filter(match=match, status=RematchStatus.OPEN).first()
-    return offer is not None and status_of(offer) == RematchStatus.OPEN
+def more_to_tell(match: Match) -> bool:
+    """Whether the stream of the ended ``match`` may still tell something after its end: while
+    a rematch offer of it is open, or, a finished match with no offer answered yet, within
+    STREAM_AFTER_END_SECONDS of its finish (its ratings' changes, an offer to come)."""
+    offer = RematchOffer.objects.filter(match=match).first()
+    if offer is not None:
+        return status_of(offer) == RematchStatus.OPEN
+    return (match.status == MatchStatus.FINISHED and match.finished_at is not None
+            and (timezone.now() - match.finished_at).total_seconds()
+            < settings.STREAM_AFTER_END_SECONDS)
 
 
 def offer_of(match: Match) -> RematchOffer:

@@ -379,8 +379,9 @@ STREAM_DESCRIPTION = (
     f"{settings.STREAM_MAX_SECONDS:g} s, or {streams.MAX_WSGI_SECONDS} s on a server that holds "
     "a thread per request); reconnect with `Last-Event-ID` (EventSource does, after the "
     "`retry` interval). Once the match is over, a request with nothing after its cursor is "
-    "answered 204, which tells EventSource to stop (while a rematch offer is open it gets the "
-    "`end` and the offer, as above). The stream looks again every heartbeat "
+    "answered 204, which tells EventSource to stop (but within the time after the finish "
+    "above, while no offer was answered, or while a rematch offer is open, it gets the `end` "
+    "and what follows it, as above). The stream looks again every heartbeat "
     "interval whether its caller may still read the match, as every request to the feed does, "
     "and ends when not (a revoked or lapsed token, a seat given up; a seat given up ends it "
     "at once on a server that holds no thread per stream): the reconnection then gets the "
@@ -450,9 +451,10 @@ class StreamView(MatchEndpoint):
             after = int(resume)
         check_cursor(self.match, after)
         if (self.match.status not in streams.LIVE and after >= self.match.version
-                and not rematch.offer_is_open(self.match)):
+                and not rematch.more_to_tell(self.match)):
             # Over, and nothing left to send: 204 tells EventSource to stop reconnecting (but
-            # while a rematch offer is open, the stream tells how it goes).
+            # just after the finish, or while a rematch offer is open, the stream tells what
+            # follows the end).
             return HttpResponse(status=status.HTTP_204_NO_CONTENT)
         token = request.auth if isinstance(request.auth, AuthToken) else None
         follower = streams.Follower(self.match, after, signed_in(request), token)

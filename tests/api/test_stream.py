@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -181,6 +182,21 @@ def test_nothing_left_to_stream_is_204_so_event_source_stops(player) -> None:
     response, got = stream(me, match_id, HTTP_LAST_EVENT_ID=str(version - 1))
     # The last card ended the last deal: its result comes with it.
     assert [message.event for message in got] == ["retry", "action", "deal_ended", "end"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stream_resumed_just_after_the_finish_waits_for_what_follows(player, settings) -> None:
+    # Found by probing: resumed at the last version right after the finish, it was 204, and
+    # the ratings' changes and a rematch offer to come were never heard.
+    settings.STREAM_AFTER_END_SECONDS = 1
+    match_id, me = finished_match(player)
+    version = me.get(f"/matches/{match_id}").json()["version"]
+    response, got = stream(me, match_id, HTTP_LAST_EVENT_ID=str(version))
+    assert response.status_code == 200
+    assert [message.event for message in got] == ["retry", "end"]
+    time.sleep(1)
+    response, got = stream(me, match_id, HTTP_LAST_EVENT_ID=str(version))
+    assert response.status_code == 204
 
 
 def test_only_announcements_of_the_documented_shape_are_taken_as_news() -> None:
