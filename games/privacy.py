@@ -28,6 +28,7 @@ from games import accounts, circles, rematch, seating, selectors
 from games.errors import (
     ClosingNotConfirmed,
     MatchNotActive,
+    MatchStarted,
     NotYourSeat,
     PlatformAccount,
     WrongPassword,
@@ -39,9 +40,11 @@ from games.models import (
     DealStatus,
     IdempotencyRecord,
     Match,
+    MatchStatus,
     RematchOffer,
     Seat,
     Spectator,
+    Visibility,
 )
 from games.signals import account_erasing, personal_data
 
@@ -140,6 +143,14 @@ def _revoke_access(user: User) -> None:
 
 
 def _leave_every_match(user: User) -> None:
+    # A private table they made that waits for people is called off: only its creator reads
+    # its invitation code, so it would wait for ever with the others seated at it.
+    waiting = Match.objects.filter(created_by=user, status=MatchStatus.WAITING,
+                                   visibility=Visibility.PRIVATE)
+    for match_id in list(waiting.values_list("pk", flat=True)):
+        # MatchStarted: it started since the query (it is left below, as any match in play).
+        with contextlib.suppress(MatchStarted):
+            seating.cancel_match(match_id=match_id, user=user)
     seats = Seat.objects.filter(user=user, match__status__in=UNFINISHED, left_at__isnull=True)
     for match_id in list(seats.values_list("match_id", flat=True)):
         # MatchNotActive, NotYourSeat: it ended, or they left, since the query.

@@ -22,7 +22,7 @@ from knox.models import AuthToken
 from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
 
-from games import errors, privacy
+from games import errors, privacy, services
 from games.models import Deal, IdempotencyRecord, Match, Seat, Spectator
 from games.services import SeatSpec
 from platforms import webhooks
@@ -552,3 +552,25 @@ def test_an_export_says_an_offer_past_its_time_expired() -> None:
                                 expires_at=now - timedelta(seconds=1))
     exported = json.loads("".join(privacy.export(someone)))
     assert exported["matches"][0]["rematch"]["status"] == "expired"
+
+
+def test_a_private_table_waiting_for_people_is_called_off_with_its_creators_account() -> None:
+    # Found by probing: only the creator reads the invitation code, so with their account
+    # erased the table waited for ever, holding the others' places.
+    from games.models import MatchStatus
+
+    maker, friend, stranger = person("maker"), person("friend"), person("stranger")
+    private = services.create_match(
+        user=maker, game="auction", deal_count=1, visibility="private",
+        seats=[SeatSpec("me"), SeatSpec("person", user=friend), SeatSpec("open"),
+               SeatSpec("bot", bot_level="easy")])
+    public = services.create_match(
+        user=maker, game="auction", deal_count=1, visibility="public",
+        seats=[SeatSpec("me"), SeatSpec("person", user=stranger), SeatSpec("open"),
+               SeatSpec("bot", bot_level="easy")])
+    privacy.erase_account(maker, reason=privacy.ErasureReason.CLOSED)
+    private.refresh_from_db()
+    public.refresh_from_db()
+    assert private.status == MatchStatus.CANCELLED
+    # A public table is found in the lobby by anyone: it waits on, the seat open again.
+    assert public.status == MatchStatus.WAITING and public.open_seats == 2
