@@ -4,8 +4,8 @@ match's row lock), for each person seated at its end; once per match (its `Playe
 rows say it was counted).
 
 What a finished match adds to a seat's record (docs/ratings.md, "History and statistics"):
-- matches 1; wins 1 when it finished first (`place`: as rated for a rated match, a leaver
-  last; otherwise the match's ranking, shared first places counting);
+- matches 1; wins 1 when it finished first (`place`: the match's ranking, shared first places
+  counting, but a person who left, or ended on autopilot, last, as a rated match rates it);
 - per finished deal (a deal thrown in counts for nothing): deals 1, points its score;
   declared 1 when the seat won the auction, or, in Koz Maça with announcements, announced
   (the engine scores each announcement as a contract: made or down); made 1 when that
@@ -58,10 +58,11 @@ def on_match_progressed(sender: Any, *, match: Match, **kwargs: Any) -> None:
 
 
 def places(match: Match) -> list[int]:
-    """Each seat's place in ``match`` (seats prefetched), as its history shows it: as rated
-    for a rated match (a leaver last), the match's ranking otherwise."""
+    """Each seat's place in ``match`` (seats prefetched), as its history shows it: as a rated
+    match rates it, rated or casual. A seat its person left (or handed to the autopilot for
+    good) was placed by a computer player: its place is not theirs, and it is last."""
     assert match.ranking is not None
-    return rated_places(match) if match.rated else list(match.ranking)
+    return rated_places(match)
 
 
 def match_tallies(match: Match, deals: Iterable[Deal]) -> dict[int, Tally]:

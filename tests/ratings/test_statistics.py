@@ -126,3 +126,22 @@ def test_the_command_recounts() -> None:
     out = io.StringIO()
     call_command("recount_statistics", str(ayse.pk), stdout=out)
     assert out.getvalue() == "1 records written\n" and records() == counted
+
+
+def test_a_casual_seat_its_person_left_is_last_whoever_won_it() -> None:
+    # Found by probing: a person who left at the start was credited with the win the computer
+    # player standing in for them earned (tables.md: the seat's place is not theirs).
+    from django.utils import timezone
+
+    from games.models import Seat
+    from tests.admin.helpers import person, play_match
+
+    ayse, ali = person("ayse"), person("ali")
+    match = play_match(ayse, seats=[SeatSpec("me"), SeatSpec("bot", bot_level="easy"),
+                                    SeatSpec("person", user=ali),
+                                    SeatSpec("bot", bot_level="easy")])
+    assert not match.rated
+    Match.objects.filter(pk=match.pk).update(ranking=[2, 3, 1, 4])
+    Seat.objects.filter(match=match, user=ali).update(left_at=timezone.now())
+    match.refresh_from_db()
+    assert statistics.places(match) == [1, 2, 4, 3]
