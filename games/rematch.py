@@ -132,12 +132,12 @@ def decline_for_erased(user: User) -> None:
         with transaction.atomic():
             match = lock(match_id)
             offer = RematchOffer.objects.filter(match=match, status=RematchStatus.OPEN).first()
-            mine = [entry for entry in (offer.answers if offer else [])
-                    if entry["user_id"] == user.pk]
-            if offer is None or not mine:
+            # Answered since the query, or one they are not part of (they had left the table).
+            if offer is None or all(entry["user_id"] != user.pk for entry in offer.answers):
                 continue
-            for entry in mine:
-                entry["answer"] = DECLINED
+            for entry in offer.answers:
+                if entry["user_id"] == user.pk:
+                    entry["answer"] = DECLINED
             offer.status = RematchStatus.DECLINED
             offer.save(update_fields=["answers", "status"])
             transaction.on_commit(functools.partial(notify.announce_rematch, match.id))

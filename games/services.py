@@ -199,8 +199,7 @@ def create_match(
     )
     circle = circles.circle_of(user)
     with transaction.atomic():
-        check_account_limits(user, limits or AccountLimits.default(),
-                              new_bot_deals=future_bots * deal_count)
+        check_account_limits(user, limits, new_bot_deals=future_bots * deal_count)
         match = Match.objects.create(
             game=table.game.value,
             rules=table.to_dict(),
@@ -318,7 +317,7 @@ def take_seat(unit: MatchUnit, user: User, seat: int | None) -> Seat:
     open_seats = [s for s in seats if s.is_open and (seat is None or s.index == seat)]
     if match.status != MatchStatus.WAITING or not open_seats:
         raise SeatUnavailable()
-    check_account_limits(user, AccountLimits.default(), new_bot_deals=0)
+    check_account_limits(user)
     chosen = open_seats[0]
     chosen.user = user
     chosen.display_name = selectors.display_name(user)
