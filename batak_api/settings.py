@@ -81,6 +81,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so its request log line and X-Request-ID cover every other middleware's answer.
     "batak_api.logs.RequestLogMiddleware",
+    # Before anything reads the Host header: one it does not serve is a problem document.
+    "batak_api.middleware.AllowedHostMiddleware",
     # Gives back the place a request held among its account's requests in flight.
     "games.api.in_flight.InFlightMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -401,7 +403,7 @@ WEBHOOK_QUEUE = env.str("WEBHOOK_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-w
 ANALYSIS_QUEUE = env.str("ANALYSIS_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-analysis")
 CELERY_TASK_ROUTES = {
     "platforms.tasks.*": {"queue": WEBHOOK_QUEUE},
-    "bots.tasks.analyse_deal": {"queue": ANALYSIS_QUEUE},
+    "bots.tasks.analyse_next_deal": {"queue": ANALYSIS_QUEUE},
 }
 # Every scored deal is analysed once it ends (GET .../deals/{n}/analysis), within this much CPU
 # time of its worker (a partial analysis past it).

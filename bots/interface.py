@@ -12,7 +12,7 @@ from bots.advice import choice_values
 from bots.evaluation import bid_estimate
 from bots.players import warm_up
 from games import lanes
-from games.models import Match, Seat
+from games.models import Deal, Match, Seat
 
 
 def send_turns(match_id: str, version: int) -> None:
@@ -53,13 +53,21 @@ def _has_person(match_id: str) -> bool:
 
 
 def send_analysis(deal_id: int) -> None:
-    """Scaled out, to the analysis workers' queue (ANALYSIS_QUEUE: the computer players' workers
-    never take from it); on the embedded default, to the analysis lane, after the response,
-    whose task searches in the low-priority analysis process (bots/analysis.py)."""
+    """In the share of the analysis of the match's account (its turns' share,
+    `_fair_share_account`), so that one account ending deal after deal never holds up another
+    account's analysis. Scaled out, to the analysis workers' fair queue (bots/tasks.py, in
+    front of ANALYSIS_QUEUE: the computer players' workers never take from it) and a token to
+    the broker; on the embedded default, to the analysis lane, after the response, whose task
+    searches in the low-priority analysis process (bots/analysis.py)."""
+    match_id = Deal.objects.filter(pk=deal_id).values_list("match_id", flat=True).first()
+    account = None if match_id is None else _fair_share_account(str(match_id))
+    if account is None:
+        return
     if settings.CELERY_TASK_ALWAYS_EAGER:
-        lanes.run_soon("analysis", "bots.tasks.analyse_deal", deal_id, True)
+        lanes.run_soon("analysis", "bots.tasks.analyse_deal", deal_id, True, account=account)
     else:
-        tasks.analyse_deal.delay(deal_id)
+        tasks.ANALYSES.push(account, str(deal_id))
+        tasks.analyse_next_deal.delay()
 
 
 def send_timeout(match_id: str, version: int, at: datetime) -> None:

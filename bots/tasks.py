@@ -15,21 +15,22 @@ from prometheus_client import Histogram
 from bots import analysis, turn_queue
 from bots.advice import seeded_rng
 from bots.players import choose_action
-from games import computer_moves, engine, selectors, services, sweeper, traces
+from games import computer_moves, engine, fair_queue, selectors, services, sweeper, traces
 from games.computer_players import computer_players
 from games.log_context import log_context
-from games.models import Seat
+from games.metrics import closed
+from games.models import BotLevel, Seat
 from tour.content import style_for
 
 # One task plays consecutive bot moves for this long, then hands on to a fresh task, so a
 # table of computer players never holds a worker (or, in-process, its lane) for long.
 TASK_BUDGET_SECONDS = 5.0
 _rng = random.SystemRandom()
-DECISION_TIME = Histogram(
+DECISION_TIME = closed(Histogram(
     "batak_computer_decision_seconds", "How long a computer player thought over a move, by "
     "level (a person's stand-in plays at its own level).", ["level"],
     buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
-)
+), level=BotLevel.values)
 
 
 def choose(observation: engine.Observation, seat: Seat) -> engine.Action:
@@ -156,14 +157,34 @@ def run_clocks() -> int:
     return sweeper.run_clocks()
 
 
-@shared_task(acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=3,
+# Scaled out, the ended deals to analyse wait here in their account's list (the account of
+# their match's turns), in front of the analysis workers; the broker carries tokens.
+ANALYSES = fair_queue.FairQueue("analyses", "ANALYSIS_QUEUE")
+
+
+@shared_task(bind=True, acks_late=True,
+             autoretry_for=(OperationalError, InterfaceError, BrokerUnavailable), max_retries=3,
              retry_backoff=1, soft_time_limit=3 * settings.ANALYSIS_SECONDS_PER_DEAL + 30,
              time_limit=3 * settings.ANALYSIS_SECONDS_PER_DEAL + 60)
+def analyse_next_deal(self: Task) -> bool:
+    """Scaled out: analyse the next deal of the fair queue (`ANALYSES`), the next of the
+    account whose analyses used the workers least. A deal analysed already (a copy) costs a
+    read, and the token takes the next one. False when there was none to analyse."""
+    token = self.request.id
+    while (taken := ANALYSES.take(token)) is not None:
+        started = time.monotonic()
+        analysed = analyse_deal(int(taken.item))
+        ANALYSES.done(token, taken.account, taken.charged, time.monotonic() - started)
+        if analysed:
+            return True
+    return False
+
+
 def analyse_deal(deal_id: int, in_background: bool = False) -> bool:
     """Analyse the ended deal ``deal_id`` (bots/analysis.py) and record it: here (the analysis
     worker), or ``in_background``, in the process of its own at the lowest CPU priority (the
     embedded default's analysis lane: its searches would hold up the serving process's moves).
-    False when there is nothing to do (analysed already: a redelivered task)."""
+    False when there is nothing to do (analysed already: a copy)."""
     found = selectors.deal_to_analyse(deal_id)
     if found is None:
         return False

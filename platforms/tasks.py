@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.db import InterfaceError, OperationalError
+from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from platforms import webhooks
 
 
-@shared_task(acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=3,
+@shared_task(bind=True, acks_late=True,
+             autoretry_for=(OperationalError, InterfaceError, BrokerUnavailable), max_retries=3,
              retry_backoff=1)
-def deliver_webhook(delivery_id: int) -> bool | None:
-    """One attempt of a webhook delivery (a no-op when it is not due)."""
-    return webhooks.attempt(delivery_id)
+def deliver_webhooks(self: Task) -> bool | None:
+    """One attempt of the next webhook delivery of the fair queue (`webhooks.attempt_next`):
+    a token, one sent for each delivery queued."""
+    return webhooks.attempt_next(self.request.id)
 
 
 @shared_task

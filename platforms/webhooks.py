@@ -6,8 +6,11 @@ so an event exists exactly when its move was committed. Once committed each deli
 by the webhook workers (scaled out: Celery workers on a queue of their own, WEBHOOK_QUEUE, never
 the computer players'; on the embedded default the webhooks' lane, a few threads), never by the
 request that made the move: a receiver that is down slows no move. A receiver that misbehaves
-slows only its own platform's deliveries: each attempt has one deadline for all of it, and a
-platform has at most WEBHOOK_PLATFORM_CONCURRENCY attempts under way. A delivery is attempted
+slows only its own platform's deliveries: each attempt has one deadline for all of it, a
+platform has at most WEBHOOK_PLATFORM_CONCURRENCY attempts under way, and the platforms share
+the workers fairly (games/fair_queue.py), so that one platform's storm of deliveries (a replay,
+a backlog of retries) is attempted in the workers' spare time, never in front of another
+platform's events. A delivery is attempted
 until the receiver answers 2xx, at the delays of WEBHOOK_RETRY_SECONDS (about a day in all),
 then marked failed; the platform (`redeliver`, `replay`, over its API) or staff (the admin) may
 send it again. Every attempt of one event carries the same `webhook-id`: delivery is at least
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import collections
 import concurrent.futures
 import heapq
 import json
@@ -51,7 +55,8 @@ from django.utils import timezone
 from prometheus_client import Counter, Histogram
 from standardwebhooks.webhooks import Webhook
 
-from games import engine, lanes, presenters, rematch, traces
+from games import engine, fair_queue, lanes, presenters, rematch, traces
+from games.metrics import closed
 from games.models import OVER, DealAnalysis, Match, MatchStatus, RematchOffer
 from games.signals import MatchChange
 from platforms.addresses import public_addresses, resolve
@@ -69,11 +74,11 @@ from ratings.models import RatingChange
 from ratings.services import stream_change
 
 logger = logging.getLogger(__name__)
-ATTEMPTS = Counter(
+ATTEMPTS = closed(Counter(
     "batak_webhook_attempts_total", "Webhook delivery attempts, by outcome: `delivered` (a 2xx), "
     "`retrying` (failed, another attempt is due), `failed` (failed, the last attempt).",
     ["outcome"],
-)
+), outcome=("delivered", "retrying", "failed"))
 ATTEMPT_DURATION = Histogram(
     "batak_webhook_attempt_duration_seconds", "How long a receiver took to answer an attempt "
     "(or the attempt to fail).", buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
@@ -316,22 +321,54 @@ def retry_delays() -> list[float]:
     return [float(value) for value in settings.WEBHOOK_RETRY_SECONDS.split(",") if value]
 
 
+# Scaled out, the deliveries to attempt wait here in their platform's list, in front of the
+# webhook workers; the broker carries tokens (`platforms.tasks.deliver_webhooks`).
+DELIVERIES = fair_queue.FairQueue("webhooks", "WEBHOOK_QUEUE")
+
+
 def send(delivery_ids: list[int], countdown: float = 0) -> None:
-    """Have these deliveries attempted by a worker, ``countdown`` seconds from now (in-process:
-    on the webhooks' lane, while IN_PROCESS_JOBS is on; the due ones are swept up again from
-    there)."""
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        if settings.IN_PROCESS_JOBS:
-            for delivery_id in delivery_ids:
-                if countdown > 0:
-                    _LATER.add(countdown, delivery_id)
-                else:
-                    lanes.run_soon("webhooks", "platforms.webhooks.attempt", delivery_id)
+    """Have these deliveries attempted by a worker, ``countdown`` seconds from now, each in its
+    platform's share of the workers (games/fair_queue.py): one platform's storm of deliveries
+    (a replay, a backlog of retries) is attempted in the workers' spare time, and never holds
+    up another platform's. Scaled out, in the fair queue in front of the webhook workers, with
+    a token for each; in-process, on the webhooks' lane, while IN_PROCESS_JOBS is on (the due
+    ones are swept up again from there)."""
+    if settings.CELERY_TASK_ALWAYS_EAGER and not settings.IN_PROCESS_JOBS:
         return
-    for delivery_id in delivery_ids:
+    # Of a platform's, WEBHOOK_PLATFORM_CONCURRENCY at most: no more of its attempts are made
+    # at once, and each hands on to its next (`_hand_on`), so more would only fill its share
+    # with attempts that find it busy.
+    sent: collections.Counter[int] = collections.Counter()
+    for delivery_id, platform_id in WebhookDelivery.objects.filter(
+        pk__in=delivery_ids
+    ).order_by(*_NEXT).values_list("pk", "subscription__platform_id"):
+        sent[platform_id] += 1
+        if sent[platform_id] > settings.WEBHOOK_PLATFORM_CONCURRENCY:
+            continue
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            if countdown > 0:
+                _LATER.add(countdown, platform_id, delivery_id)
+            else:
+                lanes.run_soon("webhooks", "platforms.webhooks.attempt", delivery_id,
+                               account=platform_id)
+            continue
+        DELIVERIES.push(platform_id, str(delivery_id), delay=countdown)
         # By name: the task module imports this one.
-        current_app.send_task("platforms.tasks.deliver_webhook", args=(delivery_id,),
-                              countdown=countdown)
+        current_app.send_task("platforms.tasks.deliver_webhooks", countdown=countdown)
+
+
+def attempt_next(token: str) -> bool | None:
+    """Scaled out: one attempt, of the next delivery of the fair queue (`DELIVERIES`), the
+    platform's that used the webhook workers least, charged what it took (mostly the wait for
+    its receiver). One that is not due (see `_claim`) costs a read, and the token takes the
+    next; None when none was made."""
+    while (taken := DELIVERIES.take(token)) is not None:
+        started = time.monotonic()
+        delivered = attempt(int(taken.item))
+        DELIVERIES.done(token, taken.account, taken.charged, time.monotonic() - started)
+        if delivered is not None:
+            return delivered
+    return None
 
 
 class _Later:
@@ -340,13 +377,14 @@ class _Later:
     it is for what was lost). One thread for them all, however many are waiting."""
 
     def __init__(self) -> None:
-        self._due: list[tuple[float, int]] = []  # (monotonic time, delivery id), a heap
+        # (monotonic time, platform id, delivery id), a heap
+        self._due: list[tuple[float, int, int]] = []
         self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    def add(self, delay: float, delivery_id: int) -> None:
+    def add(self, delay: float, platform_id: int, delivery_id: int) -> None:
         with self._changed:
-            heapq.heappush(self._due, (time.monotonic() + delay, delivery_id))
+            heapq.heappush(self._due, (time.monotonic() + delay, platform_id, delivery_id))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, daemon=True,
                                                 name="webhook-retries")
@@ -358,9 +396,10 @@ class _Later:
             with self._changed:
                 while not self._due or self._due[0][0] > time.monotonic():
                     self._changed.wait(self._due[0][0] - time.monotonic() if self._due else None)
-                _, delivery_id = heapq.heappop(self._due)
+                _, platform_id, delivery_id = heapq.heappop(self._due)
             if settings.IN_PROCESS_JOBS:  # (tests switch it off between their servers)
-                lanes.run_soon("webhooks", "platforms.webhooks.attempt", delivery_id)
+                lanes.run_soon("webhooks", "platforms.webhooks.attempt", delivery_id,
+                               account=platform_id)
 
 
 _LATER = _Later()
@@ -402,8 +441,9 @@ def replay(
     of its types, or of ``event_types`` among them, of ``match_id`` if given), oldest first and
     at most REPLAY_MAX_EVENTS of them (more only when more were made at one instant), with
     their own `webhook-id`s. An event's delivery is made pending again (a new one if it had
-    none); one pending already is left as it is, so replaying twice, or at once, sends each
-    event once more at most."""
+    none), and sent in the platform's share of the webhook workers, after its live events
+    (`_claim`); one pending already is left as it is, and not sent again, so replaying twice,
+    or at once, sends each event once more at most."""
     types = set(subscription.event_types)
     if event_types is not None:
         types &= set(event_types)
@@ -428,24 +468,25 @@ def replay(
                 "created_at").values_list("created_at", flat=True).first()
     ids = [event_id for event_id, _ in rows]
     now = timezone.now()
+    deliveries = WebhookDelivery.objects.filter(subscription=subscription, event_id__in=ids)
     with transaction.atomic():
+        had = set(deliveries.values_list("event_id", flat=True))
         WebhookDelivery.objects.bulk_create(
             (WebhookDelivery(subscription=subscription, event_id=event_id, next_attempt_at=now,
                              resent=True)
-             for event_id in ids),
-            ignore_conflicts=True,  # the event's delivery exists: reset below
+             for event_id in ids if event_id not in had),
+            ignore_conflicts=True,  # made meanwhile, by a replay at once
         )
-        WebhookDelivery.objects.filter(
-            _not_in_flight(now), subscription=subscription, event_id__in=ids
-        ).exclude(status=DeliveryStatus.PENDING).update(
+        # Locked, so that only what this call makes pending is sent: one pending already is
+        # on its way (sending it again would only fill the platform's share of the workers).
+        again = list(deliveries.select_for_update().filter(_not_in_flight(now)).exclude(
+            status=DeliveryStatus.PENDING).values_list("pk", flat=True))
+        WebhookDelivery.objects.filter(pk__in=again).update(
             status=DeliveryStatus.PENDING, attempts=0, next_attempt_at=now, delivered_at=None,
             resent=True,
         )
-        pending = list(WebhookDelivery.objects.filter(
-            subscription=subscription, event_id__in=ids, status=DeliveryStatus.PENDING,
-            next_attempt_at__lte=now,
-        ).values_list("pk", flat=True))
-        transaction.on_commit(lambda: send(pending))
+        made = list(deliveries.exclude(event_id__in=had).values_list("pk", flat=True))
+        transaction.on_commit(lambda: send(made + again))
     return Replayed(count=len(ids), next_since=next_since)
 
 
@@ -551,13 +592,19 @@ def _sendable() -> QuerySet[WebhookDelivery]:
     ).exclude(_waiting_for_an_earlier())
 
 
+# The order in which a platform's due deliveries are attempted (see `_claim`).
+_NEXT = ("resent", "next_attempt_at", "pk")
+
+
 def _claim(delivery_id: int) -> WebhookDelivery | None:
-    """Take the due attempt of the delivery of ``delivery_id``'s platform that has been due
-    longest (most often, that one), or None if ``delivery_id`` is not due (done, being made by
-    another worker, waiting for an earlier one of its match) or its platform already has
-    WEBHOOK_PLATFORM_CONCURRENCY attempts under way: then it stays due, for whichever of them
-    finishes first to hand on. Longest due first: a retry that found the platform busy is not
-    overtaken, at each slot that frees, by the new events sent as they are made.
+    """Take the next due attempt of ``delivery_id``'s platform (most often, that one's), or None
+    if ``delivery_id`` is not due (done, being made by another worker, waiting for an earlier
+    one of its match) or its platform already has WEBHOOK_PLATFORM_CONCURRENCY attempts under
+    way: then it stays due, for whichever of them finishes first to hand on. The next is the
+    live delivery that has been due longest, then the event sent again (`redeliver`, `replay`)
+    due longest: a platform's replay never holds up its own live events, and a retry that found
+    the platform busy is not overtaken, at each slot that frees, by the new events sent as they
+    are made.
 
     The attempt is counted here, before anything is sent, and the next one scheduled as if
     this one fails: an attempt that never reports back (its worker killed mid-request) has
@@ -579,7 +626,7 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
             return None  # still due: the platform's next finished attempt hands it on
         delivery = _sendable().select_related("subscription", "event").filter(
             subscription__platform_id=platform_id
-        ).order_by("next_attempt_at", "pk").first()
+        ).order_by(*_NEXT).first()
         if delivery is None:
             return None  # taken meanwhile
         delays = retry_delays()
@@ -671,7 +718,7 @@ def _hand_on(platform_id: int) -> None:
     """The slot this attempt held goes to the platform's longest-due sendable delivery, if any
     (one that found the platform busy, is due again, or waited for the one just done)."""
     waiting = _sendable().filter(subscription__platform_id=platform_id).order_by(
-        "next_attempt_at", "pk"  # (one under way is due only after it)
+        *_NEXT  # (one under way is due only after it)
     ).values_list("pk", flat=True).first()
     if waiting is not None:
         send([waiting])

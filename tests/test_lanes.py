@@ -80,7 +80,43 @@ def test_webhooks_and_computer_players_have_lanes_of_their_own() -> None:
 
 def test_the_analysis_has_a_lane_and_scaled_out_a_queue_of_its_own(settings) -> None:
     assert lanes.LANES["analysis"] is not lanes.LANES["computer-players"]
-    route = app.amqp.router.route({}, "bots.tasks.analyse_deal")
+    route = app.amqp.router.route({}, "bots.tasks.analyse_next_deal")
     assert route["queue"].name == settings.ANALYSIS_QUEUE != settings.CELERY_TASK_DEFAULT_QUEUE
     assert app.amqp.router.route({}, "bots.tasks.play_next_turn")["queue"].name == (
         settings.CELERY_TASK_DEFAULT_QUEUE)
+
+
+@pytest.mark.django_db
+def test_one_account_s_flood_of_analyses_waits_behind_another_account_s_deal(
+    settings, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On the embedded default the analysis lane serves accounts in turn (the same rule as the
+    workers' fair queue scaled out): after one account ended deal after deal, another account's
+    ended deal is analysed next, once the one under way is done, not after the whole flood."""
+    from bots import interface, tasks
+    from games.models import Deal
+    from tests.api.conftest import create_match, new_player
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+
+    def deal_of(account) -> int:
+        bot = {"kind": "bot", "bot_level": "easy"}
+        match = create_match(account, seats=[{"kind": "me"}, bot, bot, bot])
+        return Deal.objects.get(match_id=match["id"], sequence=1).pk
+
+    flooding, other = new_player("Flood"), new_player("Other")
+    flood = [deal_of(flooding) for _ in range(4)]
+    alone = deal_of(other)
+
+    def analyse_deal(deal_id: int, in_background: bool) -> None:
+        if not done:
+            release.wait(10)  # the flood's first, under way while the rest are sent
+        done.append(str(deal_id))
+
+    monkeypatch.setattr(tasks, "analyse_deal", analyse_deal)
+    for deal_id in flood:
+        interface.send_analysis(deal_id)
+    interface.send_analysis(alone)
+    release.set()
+    wait_until(lambda: len(done) == 5)
+    assert done[:2] == [str(flood[0]), str(alone)]

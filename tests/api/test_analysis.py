@@ -61,12 +61,14 @@ def test_on_the_embedded_default_the_lane_searches_in_the_low_priority_process(
     analysing, player, monkeypatch, settings,
 ) -> None:
     settings.CELERY_TASK_ALWAYS_EAGER = True
-    match_id, _ = ended_match(player)
+    match_id, players = ended_match(player)
     deal = Deal.objects.get(match_id=match_id, sequence=1)
     sent: list[tuple] = []
-    monkeypatch.setattr(lanes, "run_soon", lambda *args: sent.append(args))
+    monkeypatch.setattr(lanes, "run_soon",
+                        lambda *args, account: sent.append((*args, account)))
     interface.send_analysis(deal.pk)
-    assert sent == [("analysis", "bots.tasks.analyse_deal", deal.pk, True)]
+    # In the share of the match's account, its creator.
+    assert sent == [("analysis", "bots.tasks.analyse_deal", deal.pk, True, players[0].user_id)]
     searched = []
 
     def in_background(start, log, seconds: float) -> dict:
@@ -74,7 +76,7 @@ def test_on_the_embedded_default_the_lane_searches_in_the_low_priority_process(
         return analysis.analyse(start, log, seconds).to_dict()
 
     monkeypatch.setattr(analysis, "analyse_in_background", in_background)
-    assert tasks.analyse_deal(*sent[0][2:])
+    assert tasks.analyse_deal(*sent[0][2:4])
     assert searched == [settings.ANALYSIS_SECONDS_PER_DEAL]
     assert DealAnalysis.objects.get(deal=deal).status == AnalysisStatus.DONE
 

@@ -428,3 +428,89 @@ def test_a_platform_runs_its_matches_as_the_guide_says(
                          200, "feed")
     assert listening.ended() and listening.actions() == feed["events"]
     assert [m.event for m in listening.got].count("deal_ended") == 1
+
+
+def test_one_platform_s_replay_storm_delays_no_other_platform_s_event(
+    web: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scaled out (the webhook worker, the fair queue in front of it): while one platform
+    replays a call's worth of events to a receiver that takes 0.2 s each, another platform's
+    `match.started` overtakes the replayed backlog, behind the attempts already under way."""
+    import uuid
+    from datetime import timedelta
+
+    from django.db import transaction
+    from django.utils import timezone
+
+    from platforms import webhooks
+
+    # The stormy platform's old events are written here, and sent nowhere (delivered long ago).
+    monkeypatch.setattr(webhooks, "send", lambda delivery_ids, countdown=0: None)
+    receiver = Receiver()
+    stormy_match = str(uuid.uuid4())
+
+    def decide(body: dict[str, Any]) -> int:
+        if body["data"].get("match_id") == stormy_match:
+            time.sleep(0.2)
+        return 204
+
+    receiver.decide = decide
+    storming = services.register_platform(name="Storming")
+    _, storm_key = services.issue_key(platform=storming, name="server",
+                                      scopes=[scope.value for scope in Scope])
+    storm_subscription = webhooks.subscribe(platform=storming, url=receiver.url,
+                                            event_types=["deal.ended"])
+    receiver.secrets[str(storm_subscription.pk)] = storm_subscription.secret
+    with transaction.atomic():
+        webhooks.emit(storming.pk, [
+            ("deal.ended", {"match_id": stormy_match, "version": version})
+            for version in range(webhooks.REPLAY_MAX_EVENTS)])
+    WebhookDelivery.objects.filter(subscription=storm_subscription).update(
+        status=DeliveryStatus.SUCCEEDED)
+    other, _, _, _ = platform_with_players(web, "Calm", [])
+    try:
+        _, key = services.issue_key(platform=other, name="starts",
+                                    scopes=[scope.value for scope in Scope])
+        server = client.Api(web)
+        starting = client.expect(server.request(
+            "POST", f"{client.API}/platform/webhooks",
+            {"url": receiver.url, "event_types": ["match.started"]},
+            headers={"Authorization": f"Api-Key {key}"}), 201, "subscribe")
+        receiver.secrets[str(starting["id"])] = starting["secret"]
+        since = (timezone.now() - timedelta(hours=1)).isoformat()
+        replayed = client.expect(server.request(
+            "POST", f"{client.API}/platform/webhooks/{storm_subscription.pk}/replay",
+            {"since": since}, headers={"Authorization": f"Api-Key {storm_key}"}), 202, "replay")
+        assert replayed["count"] == webhooks.REPLAY_MAX_EVENTS
+        wait_until(lambda: len(receiver.got) >= 10, 30, "the storm under way")
+        match = client.expect(server.request("POST", f"{client.API}/platform/matches", {
+            "game": "auction", "deals": 1, "seats": SEATS, "clock": None,
+        }, headers={"Authorization": f"Api-Key {key}"}), 201, "match")
+        # When the event was made (the web process's clock is this one), as the receiver's.
+        made_at = WebhookEvent.objects.get(platform=other, type="match.started").created_at
+        created = made_at.timestamp() - time.time() + time.monotonic()
+
+        def started() -> list[dict[str, Any]]:
+            return [record for record in list(receiver.got)
+                    if record["body"]["type"] == "match.started"
+                    and record["body"]["data"]["match_id"] == match["id"]]
+
+        wait_until(lambda: bool(started()), 30, "the other platform's match.started")
+        arrived = started()[0]["at"]
+        overtaking = [record for record in list(receiver.got)
+                      if created < record["at"] < arrived
+                      and record["body"]["data"].get("match_id") == stormy_match]
+        stormed = sum(record["body"]["data"].get("match_id") == stormy_match
+                      for record in receiver.got)
+    finally:
+        # The rest of the storm would go on past the test.
+        WebhookSubscription.objects.filter(
+            platform__in=[storming, other]).delete()
+        time.sleep(1)
+        receiver.stop()
+    print(f"the storm's attempts ahead of the other platform's event: {len(overtaking)}, "
+          f"which arrived after {arrived - created:.3f} s")
+    # The replay was still going (two at a time, 0.2 s each) when the event arrived, and at
+    # most the attempts under way, one for each of its platform's slots, came first.
+    assert stormed < webhooks.REPLAY_MAX_EVENTS / 2, stormed
+    assert len(overtaking) <= 4, (len(overtaking), arrived - created)

@@ -1,0 +1,83 @@
+"""A platform's replays and redeliveries go in its own share of the webhook workers: on the
+embedded default (here, the webhooks' lane), another platform's fresh event is delivered once
+an attempt under way ends, not after the replayed backlog (scaled out:
+tests/integration/test_platforms.py). A replay sends no delivery that is pending already."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import pytest
+from django.db import transaction
+
+from platforms import services, webhooks
+from platforms.models import DeliveryStatus, WebhookDelivery
+
+from .receiver import Receiver
+from .test_webhooks import wait_for
+
+STORM = 60
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_replay_storm_of_one_platform_delays_no_other_platform_s_event(settings) -> None:
+    settings.WEBHOOK_WORKER_THREADS = 2
+    settings.WEBHOOK_PLATFORM_CONCURRENCY = 2
+    receiver = Receiver()
+
+    def slowly(body: dict[str, Any]) -> int:
+        time.sleep(0.02)
+        return 204
+
+    receiver.decide = slowly
+    storming, other = (services.register_platform(name=name) for name in ("Storm", "Calm"))
+    subscriptions = {}
+    for platform in (storming, other):
+        subscription = webhooks.subscribe(platform=platform, url=receiver.url,
+                                          event_types=["deal.ended"])
+        receiver.secrets[str(subscription.pk)] = subscription.secret
+        subscriptions[platform.pk] = subscription
+    stormy, calm = str(uuid.uuid4()), str(uuid.uuid4())
+    since = subscriptions[storming.pk].created_at
+    # The storming platform's events, delivered long ago (nothing is sent while jobs are off).
+    with transaction.atomic():
+        webhooks.emit(storming.pk, [("deal.ended", {"match_id": stormy, "version": version})
+                                    for version in range(STORM)])
+    WebhookDelivery.objects.update(status=DeliveryStatus.SUCCEEDED)
+    settings.IN_PROCESS_JOBS = True
+    try:
+        assert webhooks.replay(subscriptions[storming.pk], since=since).count == STORM
+        with transaction.atomic():
+            webhooks.emit(other.pk, [("deal.ended", {"match_id": calm, "version": 1})])
+        wait_for(lambda: not WebhookDelivery.objects.filter(
+            status=DeliveryStatus.PENDING).exists(), 60)
+    finally:
+        receiver.stop()
+    arrived = [record["body"]["data"]["match_id"] for record in receiver.got]
+    assert arrived.count(stormy) == STORM and arrived.count(calm) == 1
+    # Behind the attempts under way (one a lane thread), not behind the storm.
+    assert arrived.index(calm) <= settings.WEBHOOK_WORKER_THREADS, arrived.index(calm)
+
+
+@pytest.mark.django_db
+def test_a_replay_sends_only_what_it_made_pending(
+    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any,
+) -> None:
+    platform = services.register_platform(name="Replaying")
+    subscription = webhooks.subscribe(platform=platform, url="https://a.example/h",
+                                      event_types=["deal.ended"])
+    match_id = str(uuid.uuid4())
+    webhooks.emit(platform.pk, [("deal.ended", {"match_id": match_id, "version": version})
+                                for version in (1, 2, 3)])
+    delivered, pending, deleted = WebhookDelivery.objects.order_by("event__sequence")
+    WebhookDelivery.objects.filter(pk=delivered.pk).update(status=DeliveryStatus.SUCCEEDED)
+    deleted.delete()  # (e.g. subscribed after it)
+    sent: list[int] = []
+    monkeypatch.setattr(webhooks, "send", lambda delivery_ids, countdown=0: sent.extend(
+        delivery_ids))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert webhooks.replay(subscription, since=subscription.created_at).count == 3
+    made_pending = WebhookDelivery.objects.exclude(pk=pending.pk).values_list("pk", flat=True)
+    assert sorted(sent) == sorted(made_pending) and pending.pk not in sent
