@@ -31,6 +31,15 @@ class OwnDealSet(ServiceError):
     default_detail = _("You imported this deal and know its cards, so you cannot play it.")
 
 
+class DealSetThrowsIn(ServiceError):
+    status = 400
+    code = "deal_set_throw_in"
+    default_detail = _(
+        "A deal set is one deal for everyone: its rules may not throw a deal in "
+        "(`weak_hand_redeal`, `all_pass: redeal`), or a table would play other cards."
+    )
+
+
 class TooManyDealSets(ServiceError):
     status = 409
     code = "too_many_deal_sets"

@@ -5,8 +5,10 @@ is over; and the results compared.
 Fair by construction: every table of a set deals the same cards from the same seat, and its
 computer players choose from a generator seeded by the set and what their seat sees
 (`Match.bot_seed`), so the same plays meet the same answers, however many play the set and in
-whatever order. The cards are committed when the set is made (its `commitment`, as every
-deal's) and shown when it closes; a player sees them at their own table only, as they play.
+whatever order; and no deal of a set is ever thrown in for another. The cards are committed
+when the set is made (its `commitment`, as every deal's) and shown when it closes; until then
+a set's tables are sealed (`Match.cards_sealed_until`, games/access.py): a player sees their
+own hand and the cards played, at their own table, as they play, and nothing more afterwards.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from deal_sets.errors import (
     DealSetClosed,
     DealSetNotFound,
     DealSetPlayed,
+    DealSetThrowsIn,
     OwnDealSet,
     PlayFirst,
     TooManyDealSets,
@@ -81,7 +84,10 @@ def imported(user: User, start: engine.DealStart, *, hours: int, bot_level: str,
              seat: int) -> DealSet:
     """A set of the deal ``start`` (its rules, dealer and hands), open for ``hours``, its
     tables' person at ``seat`` against computer players of ``bot_level``. Its importer knows
-    its cards, so never plays it."""
+    its cards, so never plays it. Rules that may throw a deal in are refused: the deal dealt
+    after it would be another, its result none of the set's."""
+    if start.rules.weak_hand_redeal or start.rules.all_pass == engine.AllPass.REDEAL:
+        raise DealSetThrowsIn(field="deal")
     with transaction.atomic():
         # One account's imports one after the other, so that the bound holds.
         User.objects.select_for_update().filter(pk=user.pk).values_list("pk").get()
@@ -132,7 +138,7 @@ def play(user: User, deal_set: DealSet) -> Match:
                 user=user, game=deal_set.game, deal_count=1, seats=seats,
                 rules={name: value for name, value in deal_set.rules.items() if name != "game"},
                 visibility=Visibility.PRIVATE, deal=deal_start(deal_set),
-                bot_seed=str(deal_set.pk),
+                bot_seed=str(deal_set.pk), cards_sealed_until=deal_set.closes_at,
             )
             DealSetEntry.objects.create(deal_set=deal_set, user=user, match=match,
                                         circle_id=match.circle_id)

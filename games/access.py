@@ -15,7 +15,8 @@ and reads their own seat only, and once they leave they read what an outsider re
 leaver is no creator nor staff of that match any more): nothing but the public facts of a
 private match, what any spectator sees of a public one, never the seat's hand they handed on.
 Hidden cards are a separate rule (`cards_visible`, `may_view_seat`): while a deal is in play
-nobody, staff included, sees a hand but their own.
+nobody, staff included, sees a hand but their own. A deal set's table is sealed until the set
+closes (`cards_sealed`): its deals keep that rule once they end.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ import enum
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from games import selectors
-from games.errors import NotYourSeat
+from games.errors import CardsSealed, NotYourSeat
 from games.models import Deal, DealStatus, Match, MatchStatus, Seat, Visibility
 
 
@@ -51,6 +53,9 @@ class Permission(enum.StrEnum):
     # What only the table sees: the ended deals' records; a seat's view (staff read any seat
     # once the match is over: `may_view_seat`).
     READ = "read"
+    # Every hand of the ended deals, or what is worked out from them: a deal's and the match's
+    # notation, a deal's analysis. Refused to everyone while the match's cards are sealed.
+    HANDS = "hands"
     # A seat's own reads: the bid estimate of its hand.
     SEAT = "seat"
     # The history as it happens: the event feed and the live stream.
@@ -65,6 +70,7 @@ POLICY: dict[Permission, frozenset[Role]] = {
     Permission.FACTS: frozenset(Role),
     Permission.SUMMARY: frozenset({Role.PLAYER, Role.CREATOR, Role.STAFF, Role.SPECTATOR}),
     Permission.READ: frozenset({Role.PLAYER, Role.CREATOR, Role.STAFF}),
+    Permission.HANDS: frozenset({Role.PLAYER, Role.CREATOR, Role.STAFF}),
     Permission.SEAT: frozenset({Role.PLAYER}),
     Permission.WATCH: frozenset({Role.PLAYER, Role.CREATOR, Role.STAFF, Role.SPECTATOR}),
     Permission.ACT: frozenset({Role.PLAYER}),
@@ -107,10 +113,13 @@ def access(match: Match, user: User | AnonymousUser) -> Access:
 def require(
     match: Match, user: User | AnonymousUser, permission: Permission
 ) -> Access:
-    """`access`, refused with 403 `not_your_seat` unless it allows ``permission``."""
+    """`access`, refused with 403 `not_your_seat` unless it allows ``permission`` (and
+    `Permission.HANDS` with 403 `cards_sealed` while the match's cards are sealed)."""
     found = access(match, user)
     if not found.allows(permission):
         raise NotYourSeat()
+    if permission == Permission.HANDS and cards_sealed(match):
+        raise CardsSealed()
     return found
 
 
@@ -129,15 +138,34 @@ def acting_seat(match: Match, user: User) -> Seat:
     return found.seat
 
 
+def cards_sealed(match: Match) -> bool:
+    """Whether ``match``'s cards are sealed: a deal set's table until the set closes (its
+    cards are the set's, which others have still to play). Until then its deals keep their
+    hidden cards once they end, from everyone, staff included: a reader sees the hand of their
+    own seat and the cards played, as at the table, never the hands laid out, the deck, the
+    notation nor the analysis (worked out from every hand)."""
+    return match.cards_sealed_until is not None and timezone.now() < match.cards_sealed_until
+
+
 def cards_visible(match: Match, deal: Deal) -> bool:
     """A deal's hidden cards are shown once nobody can still play it: it ended, or its match
-    did. Until then even staff must not see them, or they could tell a player."""
-    return deal.status != DealStatus.IN_PROGRESS or match.status != MatchStatus.ACTIVE
+    did, and its cards are not sealed. Until then even staff must not see them, or they could
+    tell a player."""
+    return ((deal.status != DealStatus.IN_PROGRESS or match.status != MatchStatus.ACTIVE)
+            and not cards_sealed(match))
+
+
+def hands_shown(match: Match, hands: list[list[str]], seat: int | None) -> list[list[str] | None]:
+    """An ended deal's ``hands`` as a reader at ``seat`` (None: no seat) may read them laid
+    out: every one, but while the match's cards are sealed only their own (None for the
+    others)."""
+    sealed = cards_sealed(match)
+    return [hand if not sealed or index == seat else None for index, hand in enumerate(hands)]
 
 
 def may_view_seat(match: Match, found: Access, seat: int, *, is_staff: bool) -> bool:
     """Whether a caller of standing ``found`` may read ``seat``'s view: their own seat; staff
-    any seat once the match is over."""
+    any seat once the match is over and its cards are not sealed."""
     if found.seat is not None and found.seat.index == seat:
         return True
-    return is_staff and match.status != MatchStatus.ACTIVE
+    return is_staff and match.status != MatchStatus.ACTIVE and not cards_sealed(match)

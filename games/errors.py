@@ -81,6 +81,15 @@ class HandInPlay(ServiceError):
     )
 
 
+class CardsSealed(ServiceError):
+    status = 403
+    code = "cards_sealed"
+    default_detail = _(
+        "This table's cards are a deal set's, sealed until the set closes: nobody reads its "
+        "hands laid out, its notation or its analysis before then."
+    )
+
+
 class PersonSeatRequired(ServiceError):
     status = 403
     code = "person_seat_required"

@@ -107,6 +107,9 @@ class Match(models.Model):
     # Seeds the computer players' choices (with what their seat sees) so that the same plays
     # meet the same answers at every table of a deal set; empty: fresh randomness.
     bot_seed = models.CharField(max_length=64, blank=True, editable=False)
+    # A deal set's table: its cards are the set's, which others have still to play, so they
+    # stay sealed until the set closes (`games.access.cards_sealed`); null: never sealed.
+    cards_sealed_until = models.DateTimeField(null=True, blank=True, editable=False)
     # A match that waits for its people to say they are ready (`Seat.ready`) starts anyway
     # then; null for one that starts as its last seat is taken. Kept once it started.
     ready_by = models.DateTimeField(null=True, blank=True, db_index=True)

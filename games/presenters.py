@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import Max, prefetch_related_objects
 from django.utils import timezone
 
-from games import engine
+from games import access, engine
 from games.engine import notation
 from games.engine.scoring import partner_of
 from games.errors import reason_message
@@ -273,16 +273,19 @@ def ended_deal_summary(match: Match, deal: Deal) -> dict[str, Any]:
     }
 
 
-def deal_record(match: Match, deal: Deal) -> dict[str, Any]:
-    """A whole ended deal: initial hands, the revealed deck and salt, every action and trick."""
+def deal_record(match: Match, deal: Deal, seat: int | None) -> dict[str, Any]:
+    """A whole ended deal: initial hands, the revealed deck and salt, every action and trick.
+    While the match's cards are sealed (games/access.py), a reader at ``seat`` (None: none)
+    reads their own hand and the cards played only: no other hand, deck nor salt."""
     assert deal.status in ENDED, "an unfinished deal's cards are secret"
     engine_deal = replay_deal(match, deal)
+    sealed = access.cards_sealed(match)
     return {
         **ended_deal_summary(match, deal),
         "dealer": deal.dealer,
-        "hands": deal.hands,
-        "deck": deal.deck,
-        "salt": deal.salt,
+        "hands": access.hands_shown(match, deal.hands, seat),
+        "deck": None if sealed else deal.deck,
+        "salt": None if sealed else deal.salt,
         "commitment": deal.commitment,
         "announcements": deal.announcements,
         "auction": [{"seat": seat, "bid": bid} for seat, bid in engine_deal.auction],

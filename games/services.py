@@ -156,6 +156,7 @@ def create_match(
     hints: bool = False,
     deal: engine.DealStart | None = None,
     bot_seed: str = "",
+    cards_sealed_until: datetime | None = None,
 ) -> Match:
     """A new match; it starts at once when no seat is open. A ``rated`` table must be one that
     may be rated (games/rated.py), which offers no ``hints`` (games/hints.py). With ``deal``
@@ -165,7 +166,8 @@ def create_match(
     match) is when its still open seats go to computer players of ``fill_bots_level``. With
     ``ready_by`` (no seat open) it waits for its people to be ready (`seating.ready`), and
     then at the latest. ``bot_seed`` seeds the computer players' choices (`Match.bot_seed`: a
-    deal set's tables)."""
+    deal set's tables), whose cards stay sealed until ``cards_sealed_until``
+    (`access.cards_sealed`)."""
     try:
         table = engine.TableRules.create(game, **(rules or {}))
     except engine.RuleError as error:
@@ -227,6 +229,7 @@ def create_match(
             hints=hints,
             imported_hands=None if deal is None else deal.to_dict()["hands"],
             bot_seed=bot_seed,
+            cards_sealed_until=cards_sealed_until,
         )
         for index, spec in enumerate(seats):
             Seat.objects.create(
@@ -488,7 +491,8 @@ def record_deal_analysis(*, deal_id: int, result: dict[str, Any]) -> None:
     """Record the analysis of the ended deal ``deal_id`` (once: a copy of the task finds it done)
     under its match's lock, as every change of a match (its platform's `deal.analysed` webhook
     takes its place in the match's sequence); once committed, the match's live streams send
-    `analysis_ready`."""
+    `analysis_ready`. An analysis of a match whose cards are sealed is announced nowhere: its
+    summary is judged from every hand (it is read once the seal is over)."""
     match_id, sequence = Deal.objects.filter(pk=deal_id).values_list(
         "match_id", "sequence").get()
     with transaction.atomic():
@@ -502,6 +506,8 @@ def record_deal_analysis(*, deal_id: int, result: dict[str, Any]) -> None:
         analysis.partial = bool(result["partial"])
         analysis.finished_at = timezone.now()
         analysis.save(update_fields=["status", "result", "partial", "finished_at"])
+        if access.cards_sealed(match):
+            return
         signals.deal_analysed.send(sender=Match, match=match, analysis=analysis,
                                    sequence=sequence)
         ready = presenters.analysis_ready(match_id, sequence, result)

@@ -43,7 +43,8 @@ match_changed = Signal()
 
 
 # A scored deal's post-deal analysis was recorded (games.services.record_deal_analysis), under
-# its match's lock. Arguments:
+# its match's lock; never sent while the match's cards are sealed (a deal set's table).
+# Arguments:
 #   match     the match row (seats prefetched);
 #   analysis  the `DealAnalysis`, done;
 #   sequence  the deal's `sequence`.

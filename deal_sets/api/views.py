@@ -39,7 +39,9 @@ ABOUT = (
     "sees and a seed of the set, so the same plays meet the same answers at every table. "
     "Results are compared within your circle. The cards are committed when the set is made "
     "(`commitment`) and shown (`revealed`) when it closes; until then nobody sees them but at "
-    "their own table, as they play."
+    "their own table, as they play: a set's table stays sealed once over (its deal records "
+    "show your own hand and the cards played, its notation and analysis are 403 "
+    "`cards_sealed`), staff and platforms included."
 )
 SET_EXAMPLE = {
     "id": "0b8f6a0e-52ad-4a3c-9f59-6f7d34d1f1a2", "kind": "daily", "game": "auction",
@@ -97,7 +99,9 @@ class DealSetsView(APIView):
             "and compare: open for `hours` (1 to 168), its people at `seat` against computer "
             "players of `bot_level`. You know its cards, so you cannot play it; share its id. "
             f"An account may have {services.MAX_OPEN_IMPORTED_SETS} open sets (409 "
-            "`too_many_deal_sets`). " + ABOUT
+            "`too_many_deal_sets`). Rules that may throw a deal in (`weak_hand_redeal`, "
+            "`all_pass: redeal`) are refused (400 `deal_set_throw_in`): the deal dealt after it "
+            "would be another. " + ABOUT
         ),
         request=ds.DealSetCreateSerializer,
         responses={201: ds.DealSetSerializer, **errors(400, 401, 403, 409)},

@@ -88,7 +88,8 @@ class MatchAdmin(MatchListAdmin):
         match = self._viewable(request, object_id)
         deal_row = match.deals.filter(sequence=sequence).first()
         if deal_row is None or not cards_visible(match, deal_row):
-            raise Http404("No such deal, or it is still being played.")
+            raise Http404("No such deal, or its cards are not shown yet (still in play, or a "
+                          "deal set's still open).")
         checked = replay(match, deal_row)
         context = {
             **self.admin_site.each_context(request),

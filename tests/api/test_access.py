@@ -34,11 +34,11 @@ API = "/api/v1"
 
 # role → the permissions it has: the policy as the product promises it.
 EXPECTED = {
-    Role.PLAYER: {"facts", "summary", "read", "seat", "watch", "act"},
+    Role.PLAYER: {"facts", "summary", "read", "hands", "seat", "watch", "act"},
     # A person who left a private match is an outsider to it (of a public one, a spectator).
     Role.LEAVER: {"facts"},
-    Role.CREATOR: {"facts", "summary", "read", "watch", "manage"},
-    Role.STAFF: {"facts", "summary", "read", "watch"},
+    Role.CREATOR: {"facts", "summary", "read", "hands", "watch", "manage"},
+    Role.STAFF: {"facts", "summary", "read", "hands", "watch"},
     Role.SPECTATOR: {"facts", "summary", "watch"},
     Role.STRANGER: {"facts"},
 }
@@ -54,8 +54,8 @@ ENDPOINTS = [
     ("get", "/bid-estimate", Permission.SEAT),
     ("get", "/deals", Permission.READ),
     ("get", "/deals/1", Permission.READ),
-    ("get", "/deals/1/notation", Permission.READ),
-    ("get", "/notation", Permission.READ),
+    ("get", "/deals/1/notation", Permission.HANDS),
+    ("get", "/notation", Permission.HANDS),
     ("get", "/events?wait=0", Permission.WATCH),
     ("post", "/return", Permission.ACT),
     ("post", "/leave", Permission.ACT),

@@ -60,7 +60,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "updated_at": N, "finished_at": N, "visibility": N, "invitation_code": N,
         "open_seats": N, "table_key": N, "clock": N, "turn_deadline": N, "fill_bots_at": N,
         "fill_bots_level": N, "leave_forfeits": N, "rated": N, "imported_hands": N,
-        "bot_seed": N, "ready_by": N, "circle": N, "hints": N,
+        "bot_seed": N, "ready_by": N, "circle": N, "hints": N, "cards_sealed_until": N,
     },
     "games.Seat": {
         "id": N, "match": N, "index": N, "user": N, "bot_level": N, "display_name": P,

@@ -183,7 +183,8 @@ function replay(state: TableState, record: Schemas["DealRecord"], names: string[
   },
   h("summary", {}, t("replay", { n: record.number })),
   h("h4", {}, t("dealt")),
-  h("ul", { class: "dealt" }, ...record.hands.map((cards, seat) => h("li", {}, h("span", { class: "seat-name" }, names[seat] ?? ""),
+  // A deal set's table, until the set closes, shows only the reader's own hand (the others are null).
+  h("ul", { class: "dealt" }, ...record.hands.map((cards, seat) => cards === null ? null : h("li", {}, h("span", { class: "seat-name" }, names[seat] ?? ""),
     ...sortHand(cards).map((card) => cardFaceElement(card, "span", { "aria-label": cardName(card) }))))),
   h("ol", { class: "tricks" }, ...record.tricks.map((trick) => h("li", {},
     ...trick.cards.map((played) => {

@@ -90,10 +90,14 @@ class LoggedActionSerializer(ActingSeatSerializer, ActionSerializer):
 
 class DealRecordSerializer(EndedDealSerializer):
     dealer = seat_field()
-    hands = serializers.ListField(child=serializers.ListField(child=card_field()),
-                                  help_text="Initial hands, seats 0..3.")
-    deck = serializers.ListField(child=card_field(), help_text="The shuffled deck order.")
-    salt = serializers.CharField()
+    hands = serializers.ListField(
+        child=serializers.ListField(child=card_field(), allow_null=True),
+        help_text="Initial hands, seats 0..3; while a deal set's cards are sealed, null but "
+        "your own seat's.",
+    )
+    deck = serializers.ListField(child=card_field(), allow_null=True,
+                                 help_text="The shuffled deck order; null while sealed.")
+    salt = serializers.CharField(allow_null=True, help_text="Null while sealed.")
     commitment = serializers.CharField()
     announcements = serializers.ListField(child=serializers.IntegerField(allow_null=True),
                                           allow_null=True)
