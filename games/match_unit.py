@@ -6,7 +6,7 @@
     # committed: the state is kept, the version announced, the computer players sent their turn
 
 A person's action, a computer player's turn, a clock running out, a seat going on autopilot or
-coming back, a person leaving, a table filling up and starting, a match abandoned or cancelled:
+coming back, a person leaving, a table filling up and starting, a match ending unfinished:
 each walks the same steps, in the same order.
 1. Lock the match row (its seats read after the lock, as its last holder left them).
 2. Take the current deal's state when the change needs it: the one this process's last change
@@ -276,7 +276,9 @@ class MatchUnit:
         self._fields.add("turn_deadline")
 
     def end(self, status: str) -> None:
-        """The match stops here (abandoned, cancelled); its log stays for review."""
+        """The match stops here, its deals unplayed: abandoned, cancelled, or finished as it
+        stands (a rated match its people all left: games/seating.py), ranked by the deals so
+        far as `engine.Match.ranking` ranks them. Its log stays for review."""
         self._tell_seat_changes()  # what led to the end (a person leaving) comes first
         match = self.match
         match.status = status
@@ -287,8 +289,20 @@ class MatchUnit:
         match.version += 1
         self._fields.update(_ENDING)
         self._announcements.append(_Announcement(match.version, match.status, None, None, None))
-        signals.match_changed.send(sender=Match, match=match, change=MatchChange(status),
-                                   seat=None, user_id=None)
+        if status != MatchStatus.FINISHED:
+            signals.match_changed.send(sender=Match, match=match, change=MatchChange(status),
+                                       seat=None, user_id=None)
+            return
+        last_tricks = (match.deals.filter(status=DealStatus.FINISHED).order_by("-sequence")
+                       .values_list("tricks", flat=True).first())
+        match.ranking = list(engine.ranking(
+            match.totals, last_tricks or [0, 0, 0, 0],
+            partnership=selectors.table_rules(match).is_partnership,
+        ))
+        self._fields.add("ranking")
+        # A finish as every finish is told: its receivers rate and count it.
+        signals.match_progressed.send(sender=Match, match=match, seat=None, origin=None,
+                                      ended_deal=None, current=None)
 
     def touch(self, *fields: str) -> None:
         """``fields`` of the row changed with no new version (a seat taken, an invitation):

@@ -3,9 +3,11 @@
 A table is rated only when its creator asks for it, with the game's default rules (the rules
 people's ratings compare) and seats for at least two people. It starts rated only with at least
 two people with named accounts (a guest is created in one call, so a guest's result is never
-rated) who have not already played `RATED_MATCHES_PER_PAIR_PER_DAY` rated matches together in
-the last 24 hours (nobody farms a rating off a friend's losses); otherwise it is played as a
-casual match and says so. The ratings themselves are written by `ratings/` as it finishes."""
+rated) who have not already started `RATED_MATCHES_PER_PAIR_PER_DAY` rated matches together
+in the last 24 hours, however those ended (nobody farms a rating off a friend's losses, nor
+gets another try by having one abandoned); otherwise it is played as a casual match and says
+so. A rated match that started ends rated (games/seating.py: its people leaving finishes it);
+the ratings themselves are written by `ratings/` as it finishes."""
 
 from __future__ import annotations
 
@@ -21,6 +23,10 @@ from games import engine
 from games.accounts import GUEST_PREFIX
 from games.errors import ServiceError
 from games.models import Match, MatchStatus
+
+# A match that started, however it ended: a rated table still waiting, or cancelled before its
+# start, is not yet (never) one of the pair's.
+STARTED = (MatchStatus.ACTIVE, MatchStatus.FINISHED, MatchStatus.ABANDONED)
 
 
 class RatedTableRefused(ServiceError):
@@ -60,8 +66,7 @@ def still_rated(match: Match) -> bool:
     for first, second in itertools.combinations(sorted(named), 2):
         together = (
             Match.objects.filter(
-                rated=True, created_at__gte=since,
-                status__in=[MatchStatus.ACTIVE, MatchStatus.FINISHED], seats__user_id=first,
+                rated=True, created_at__gte=since, status__in=STARTED, seats__user_id=first,
             )
             .filter(seats__user_id=second).exclude(pk=match.pk)
         )

@@ -241,8 +241,9 @@ def leave_match(*, match_id: uuid.UUID, user: User) -> Match:
     is cancelled), but at a match that waits for its people to be ready (seated by its
     platform, with no open seat for anyone to take) a computer player takes it from the start
     and the match starts as the others are ready. In play a computer player takes the seat to
-    the end and the person's result counts as abandoned; where leaving forfeits (Tour of
-    Tables), or when nobody is left, the match is abandoned."""
+    the end and the person is last (`ratings.services.rated_places`); where leaving forfeits
+    (Tour of Tables), or when nobody is left, the match ends: abandoned, but a rated match is
+    finished as it stands and rated, so that nobody unrates a match by leaving it."""
     with changing(match_id) as unit:
         match = unit.match
         seat = access.acting_seat(match, user)
@@ -256,14 +257,14 @@ def leave_match(*, match_id: uuid.UUID, user: User) -> Match:
         seat.ready = True  # nobody waits for a person who left
         seat.save(update_fields=["left_at", "autopilot", "ready"])
         people_left = [s for s in match.seats.all() if s.is_person and s.left_at is None]
-        if not people_left:
-            unit.end(MatchStatus.CANCELLED if match.status == MatchStatus.WAITING
-                     else MatchStatus.ABANDONED)
-        elif match.status == MatchStatus.WAITING:
-            unit.touch("updated_at")
-            unit.start()
-        elif match.leave_forfeits:
-            unit.end(MatchStatus.ABANDONED)
+        if match.status == MatchStatus.WAITING:
+            if people_left:
+                unit.touch("updated_at")
+                unit.start()
+            else:
+                unit.end(MatchStatus.CANCELLED)
+        elif not people_left or match.leave_forfeits:
+            unit.end(MatchStatus.FINISHED if match.rated else MatchStatus.ABANDONED)
         else:
             unit.turn_changed()
     return match

@@ -1,11 +1,12 @@
 """Players' pages: a person's profile (ratings, statistics), finished matches and rating
 history, as others see them. Ratings and their history are public (they are on the
 leaderboards); the matches and the statistics only as the person's `Privacy` allows, and
-always to themselves. Another circle's people (games/circles.py) are not found, as unknown
-usernames are."""
+always to themselves; a person whose matches are private is unnamed in others' (`unnamed`).
+Another circle's people (games/circles.py) are not found, as unknown usernames are."""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -20,6 +21,8 @@ from ratings.model import PROVISIONAL_MATCHES
 from ratings.models import GameRecord, PlayedMatch, Privacy, Rating, RatingChange
 
 ME = "me"
+# A person who keeps their match history private, in another's (`unnamed`).
+UNNAMED = "A player"
 
 
 def find_player(requester: User, username: str) -> User:
@@ -121,9 +124,24 @@ def finished_matches(
     )
 
 
-def match_line(row: PlayedMatch) -> dict[str, Any]:
+def unnamed(requester: User, user: User, rows: Sequence[PlayedMatch]) -> set[int]:
+    """The people of ``user``'s matches ``rows`` (seats prefetched) whom ``requester`` sees
+    unnamed in them: those who keep their match history private, whose history could
+    otherwise be rebuilt from their opponents'. Named to themselves, and to ``user``, who sat
+    with them."""
+    if requester.pk == user.pk:
+        return set()
+    seated = {seat.user_id for row in rows for seat in row.match.seats.all()
+              if seat.user_id is not None} - {requester.pk, user.pk}
+    if not seated:
+        return set()
+    return set(Privacy.objects.filter(user_id__in=seated, history_public=False)
+               .values_list("user_id", flat=True))
+
+
+def match_line(row: PlayedMatch, unnamed: Collection[int] = ()) -> dict[str, Any]:
     """One match of a person's finished matches (`finished_matches`), as their history shows
-    it."""
+    it: the people ``unnamed`` as UNNAMED, without a username."""
     match = row.match
     change: RatingChange | None = next(iter(getattr(match, "own_changes", [])), None)
     return {
@@ -131,8 +149,10 @@ def match_line(row: PlayedMatch) -> dict[str, Any]:
         "deal_count": match.deal_count, "rated": row.rated, "seat": row.seat,
         "place": row.place, "score": row.score,
         "others": [
-            {"seat": other.index, "display_name": other.display_name,
-             "username": other.user.get_username() if other.user else None,
+            {"seat": other.index,
+             "display_name": UNNAMED if other.user_id in unnamed else other.display_name,
+             "username": None if other.user is None or other.user_id in unnamed
+             else other.user.get_username(),
              "bot_level": other.bot_level or None}
             for other in match.seats.all() if other.index != row.seat
         ],

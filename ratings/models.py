@@ -77,7 +77,9 @@ class RatingChange(models.Model):
     rating_before = models.IntegerField()
     rating_after = models.IntegerField()
     deviation_after = models.IntegerField()
-    # When the match finished (a recount writes it again as it was).
+    # When the match finished, or just after the person's previous change if that is later
+    # (`services._dated`): a person's changes are dated in the order they were made, and a
+    # recount dates them again the same.
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -8,15 +8,16 @@ commits first, and never deadlock on each other."""
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models import Min
+from django.db.models import Max, Min
 from django.utils import timezone
 
 from games import notify
-from games.models import BotLevel, GameChoice, Match, MatchStatus
+from games.models import BotLevel, GameChoice, Match, MatchStatus, Seat
 from ratings import board_counts, model, seasons
 from ratings.model import Skill
 from ratings.models import Period, Rating, RatingChange, ScoreCount, SeasonStanding
@@ -59,20 +60,34 @@ def tell(match: Match, changes: list[RatingChange]) -> None:
 
 
 def rated_places(match: Match) -> list[int]:
-    """Each seat's place as rated: the match's ranking, except that a person who left or
-    ended the match on autopilot (timed out and never came back) is last; in the partnership
-    game below both teams (place 3), elsewhere after everyone who stayed, sharing that place.
-    Those who stayed keep their order."""
+    """Each seat's place as rated: the match's ranking, except that the people who went (left
+    the match, or ended it on autopilot: timed out and never came back) are below everyone who
+    stayed, in the order they went, the first to leave lowest; those on autopilot went at the
+    end (sharing their place). Those who stayed keep their order; in the partnership game a
+    team's place counts once (the model rates a partner who went as if their side lost: its
+    place is worse than the team's)."""
     assert match.ranking is not None
     seats = sorted(match.seats.all(), key=lambda seat: seat.index)
-    gone = [seat.is_person and (seat.left_at is not None or seat.autopilot) for seat in seats]
+    went = [_went(match, seat) for seat in seats]
+    stayed = [match.ranking[s] for s in range(4) if went[s] is None]
     if match.game == GameChoice.PARTNERSHIP:
-        return [3 if gone[s] else match.ranking[s] for s in range(4)]
-    stayed = [match.ranking[s] for s in range(4) if not gone[s]]
+        stayed = sorted(set(stayed))
+    gone = [moment for moment in went if moment is not None]
     return [
-        len(stayed) + 1 if gone[s] else 1 + sum(other < match.ranking[s] for other in stayed)
-        for s in range(4)
+        1 + sum(other < match.ranking[s] for other in stayed) if moment is None
+        else len(stayed) + 1 + sum(other > moment for other in gone)
+        for s, moment in enumerate(went)
     ]
+
+
+def _went(match: Match, seat: Seat) -> datetime | None:
+    """When the seat's person went: when they left, or (on autopilot) as the match finished;
+    None for a person who stayed and for a computer player."""
+    if not seat.is_person:
+        return None
+    if seat.left_at is not None:
+        return seat.left_at
+    return match.finished_at if seat.autopilot else None
 
 
 def rate_match(match: Match) -> list[RatingChange]:
@@ -94,6 +109,10 @@ def rate_match(match: Match) -> list[RatingChange]:
         partnership=match.game == GameChoice.PARTNERSHIP,
     )
     finished = match.finished_at or timezone.now()
+    newest = dict(
+        RatingChange.objects.filter(user_id__in=people, game=match.game).values("user_id")
+        .annotate(at=Max("created_at")).values_list("user_id", "at")
+    )
     changes = []
     counts: board_counts.Deltas = Counter()
     for user_id, seat in people.items():
@@ -105,7 +124,8 @@ def rate_match(match: Match) -> list[RatingChange]:
             match=match, user_id=user_id, game=match.game, seat=seat.index,
             place=places[seat.index], mu_before=old.mu, sigma_before=old.sigma,
             mu_after=new.mu, sigma_after=new.sigma, rating_before=old.rating,
-            rating_after=new.rating, deviation_after=new.deviation, created_at=finished,
+            rating_after=new.rating, deviation_after=new.deviation,
+            created_at=_dated(finished, newest.get(user_id)),
         ))
         row.mu, row.sigma, row.rating, row.deviation = new.mu, new.sigma, new.rating, new.deviation
         row.matches += 1
@@ -135,6 +155,17 @@ def rate_match(match: Match) -> list[RatingChange]:
         # another game's match finishing, would wait in a circle.
         take_off_the_boards(user_id, game=match.game)
     return changes
+
+
+def _dated(finished: datetime, previous: datetime | None) -> datetime:
+    """When a person's rating change is dated: as its match finished, but just after their
+    previous change (read under their row's lock) if that is later. Of two matches of theirs
+    finishing at once, the first to finish may be rated second, on top of the other: dated
+    so, their history's order is the order their rating changed, its newest point their
+    rating now, and a recount, rating in that order, dates them the same."""
+    if previous is None or previous < finished:
+        return finished
+    return previous + timedelta(microseconds=1)
 
 
 def stream_change(change: RatingChange) -> dict[str, Any]:

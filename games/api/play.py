@@ -48,7 +48,9 @@ from games.api.serializers.play import (
 )
 from games.errors import (
     ActionRefused,
+    CardsSealed,
     HandInPlay,
+    HintsOff,
     InvalidIdempotencyKey,
     MatchNotActive,
     NotYourSeat,
@@ -75,7 +77,8 @@ class SeatViewView(MatchEndpoint):
             "and why each other card is refused. Carries an ETag; send `If-None-Match` to get "
             "304 when nothing changed. Once a match is over, staff may pass `seat` to see any "
             "seat (each such read is logged); while it is in play nobody, staff included, reads "
-            "a seat but their own (403 `hand_in_play`). A player asking for another seat than "
+            "a seat but their own (403 `hand_in_play`), nor at a deal set's table until the set "
+            "closes (403 `cards_sealed`). A player asking for another seat than "
             "their own is refused 403 `other_seat`."
         ),
         parameters=[SeatQuerySerializer, *ETAG_PARAMETERS],
@@ -90,7 +93,7 @@ class SeatViewView(MatchEndpoint):
                 raise NotYourSeat() if seat is None else OtherSeat(seat)
             if not access.may_view_seat(self.match, self.access, query["seat"],
                                         is_staff=True):
-                raise HandInPlay()
+                raise CardsSealed() if access.cards_sealed(self.match) else HandInPlay()
             seat = query["seat"]
             logger.info(
                 "staff read another seat",
@@ -111,7 +114,8 @@ class BidEstimateView(MatchEndpoint):
         description=(
             "How many tricks your hand should take with each trump (your team's, in the "
             "partnership game), from play-outs of random layouts of the other cards with you "
-            "leading (in Koz Maça: spades, from the first leader). Only before play starts."
+            "leading (in Koz Maça: spades, from the first leader). Only before play starts. "
+            "A computer's aid, so never at a rated table (403 `hints_off`, as a hint)."
         ),
         responses={200: BidEstimateSerializer, **errors(401, 403, 404, 409)},
         examples=[example("Hearts look best", {
@@ -123,6 +127,8 @@ class BidEstimateView(MatchEndpoint):
     )
     def get(self, request: Request, match_id: str) -> Response:
         assert self.seat is not None
+        if self.match.rated:
+            raise HintsOff()
         if self.match.status != MatchStatus.ACTIVE:
             raise MatchNotActive()
         try:

@@ -162,10 +162,12 @@ class LeaveMatchView(MatchEndpoint):
             "cancelled). In play, a Medium computer player plays your seat to the end "
             "(`left_at` on the seat, `stand_in` in the feed) and your result counts as "
             "abandoned. A Tour of Tables match is forfeited (status `abandoned`), as is a match "
-            "that no person is left at. From then on you read what an outsider reads: of a "
-            "private match nothing but what anyone may ask (403 `not_your_seat` on its view, "
-            "feed, stream, deals and details; your open stream of it ends), of a public one "
-            "what any spectator sees."
+            "that no person is left at, unless it is rated: a rated match is then finished as "
+            "it stands and rated, its people ranked below the computer players in the order "
+            "they left, the first lowest (docs/ratings.md). From then on you read what an "
+            "outsider reads: of a private match nothing but what anyone may ask (403 "
+            "`not_your_seat` on its view, feed, stream, deals and details; your open stream of "
+            "it ends), of a public one what any spectator sees."
         ),
         request=None, responses={200: MatchSerializer, **errors(401, 403, 404, 409)},
         examples=[example("Left", examples.MATCH)],

@@ -61,8 +61,14 @@ class ProfileSerializer(serializers.Serializer):
 
 class OtherSeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
-    display_name = serializers.CharField(help_text="As the seat was taken.")
-    username = serializers.CharField(allow_null=True, help_text="Null for a computer player.")
+    display_name = serializers.CharField(
+        help_text="As the seat was taken; `A player` for a person who keeps their matches "
+        "private (to all but the player and themselves).",
+    )
+    username = serializers.CharField(
+        allow_null=True, help_text="Null for a computer player, and for a person who keeps "
+        "their matches private (`display_name` `A player`).",
+    )
     bot_level = serializers.ChoiceField(choices=BotLevel.choices, allow_null=True)
 
 
@@ -107,7 +113,8 @@ class RatingPointSerializer(serializers.Serializer):
 
 class PrivacySerializer(serializers.Serializer):
     history_public = serializers.BooleanField(
-        help_text="Others may list your finished matches (default true)."
+        help_text="Others may list your finished matches, and see your name in other players' "
+        "lists of theirs (default true)."
     )
     statistics_public = serializers.BooleanField(
         help_text="Others may see your statistics (default true)."

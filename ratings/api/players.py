@@ -144,7 +144,9 @@ class PlayerMatchesView(generics.GenericAPIView):
         description=(
             "Newest first, 20 a page (up to 100 with `page_size`), by cursor: follow `next`. "
             "`game` and `rated` filter. Each with the player's seat, place and score, the "
-            "other seats, and for a rated match the player's rating change. 403 "
+            "other seats (a person who keeps their own matches private as `A player`, with no "
+            "username, to all but the player and themselves), and for a rated match the "
+            "player's rating change. 403 "
             "`history_hidden` when the player hides their matches from others; 404 for an "
             "unknown player or one of another circle."
         ),
@@ -161,7 +163,8 @@ class PlayerMatchesView(generics.GenericAPIView):
             rated=query.get("rated"),
         )
         page = self.paginate_queryset(matches) or []
-        data = [history.match_line(row) for row in page]
+        unnamed = history.unnamed(requester, user, page)
+        data = [history.match_line(row, unnamed) for row in page]
         return self.get_paginated_response(rs.PlayedMatchSerializer(data, many=True).data)
 
 
@@ -203,8 +206,10 @@ class PrivacyView(APIView):
         operation_id="getPrivacy", tags=["players"], summary="My privacy",
         description=(
             "Whether others may see your finished matches and your statistics. Both are "
-            "public until you hide them; your rating and its history are always public (they "
-            "are on the leaderboards), and you always see all of yours."
+            "public until you hide them; with your matches hidden, another player's list of "
+            "matches shows you as `A player`, with no username, to all but them and you. Your "
+            "rating and its history are always public (they are on the leaderboards), and you "
+            "always see all of yours."
         ),
         responses={200: rs.PrivacySerializer, **errors(401)},
         examples=[example("The defaults", {"history_public": True, "statistics_public": True})],

@@ -1,6 +1,8 @@
 """Ratings on PostgreSQL under races: two matches of one person finishing at the same moment
-both count, in the order their ends commit (the recount agrees); one match's last card sent twice
-at once rates it once."""
+both count, in the order their ends commit (the recount agrees), and the newest point of their
+history is their rating now whichever finished first; one match's last card sent twice at once
+rates it once. Over HTTP on the scaled-out form, a rated match whose people all leave, while the
+workers play the first leaver's seat, ends finished and rated."""
 
 from __future__ import annotations
 
@@ -12,14 +14,16 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.db import connections
+from django.db import connection, connections, transaction
 
 from games import engine, selectors, services
 from games.errors import ServiceError
 from games.models import Match, MatchStatus
 from games.services import SeatSpec
+from ratings.api.players import RatingPagination
 from ratings.models import Rating, RatingChange
 from tests.admin.helpers import person
+from tests.integration.harness import client
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -103,3 +107,78 @@ def test_a_last_card_sent_twice_at_once_rates_once() -> None:
     assert match.status == MatchStatus.FINISHED
     assert RatingChange.objects.filter(match=match).count() == 4
     assert Rating.objects.get(user=ayse).matches == Rating.objects.get(user=ali).matches == 1
+
+
+def test_the_first_to_finish_rated_second_is_the_newest_point() -> None:
+    """Ayşe's match with Xavier finishes first, but its ratings wait for Xavier's row (held
+    locked here; rows are locked in the order of the user ids, his first); her other match
+    finishes meanwhile and is rated first. The waiting one's change is the newer point."""
+    xavier = person("xavier")  # the lowest user id at both tables
+    ayse, ali = person("ayse"), person("ali")
+    for someone in (xavier, ayse):
+        Rating.objects.create(user=someone, game="auction")
+    first, second = rated_match(ayse, xavier, 1), rated_match(ayse, ali, 2)
+    holding, release, rated = threading.Event(), threading.Event(), threading.Event()
+
+    def hold_xaviers_row() -> None:
+        try:
+            with transaction.atomic():
+                Rating.objects.select_for_update().get(user=xavier)
+                holding.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    def finish_first() -> None:
+        try:
+            final_move(first)()
+            rated.set()
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_xaviers_row)
+    holder.start()
+    assert holding.wait(10)
+    finishing = threading.Thread(target=finish_first)
+    finishing.start()
+    assert not rated.wait(0.5)  # finished, its ratings waiting for Xavier's row
+    final_move(second)()
+    release.set()
+    holder.join(10)
+    finishing.join(10)
+    assert rated.is_set()
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert first.finished_at < second.finished_at
+    history = RatingChange.objects.filter(user=ayse).order_by(*RatingPagination.ordering)
+    assert [change.match_id for change in history] == [first.pk, second.pk]
+    assert history[0].rating_after == Rating.objects.get(user=ayse).rating
+    call_command("recount_ratings", "--check", stdout=io.StringIO())
+
+
+def named(web: str, username: str) -> client.Api:
+    """A new named account (a guest's result is never rated), signed in."""
+    api = client.Api(web)
+    body = client.expect(api.post(f"{client.API}/auth/register", {
+        "username": username, "password": "correct horse battery", "display_name": username,
+    }), 201, "register")
+    api.token = body["token"]
+    return api
+
+
+def test_a_rated_match_its_people_all_leave_ends_rated(web: str) -> None:
+    ayse, ali = named(web, "ayse"), named(web, "ali")
+    seats = [{"kind": "me"}, {"kind": "open"}, {"kind": "bot", "bot_level": "easy"},
+             {"kind": "bot", "bot_level": "easy"}]
+    match = client.expect(ayse.post(f"{client.API}/matches", {
+        "game": "auction", "deals": 2, "seats": seats, "visibility": "public", "rated": True,
+        "clock": None}), 201, "create")["id"]
+    joined = client.expect(ali.post(f"{client.API}/matches/{match}/join", {"seat": 1}), 200,
+                           "join")
+    assert joined["match"]["rated"]
+    client.expect(ali.post(f"{client.API}/matches/{match}/leave"), 200, "leave")
+    # The workers play his seat meanwhile, up to her turn.
+    left = client.expect(ayse.post(f"{client.API}/matches/{match}/leave"), 200, "leave")
+    assert left["status"] == "finished"
+    places = dict(RatingChange.objects.filter(match_id=match).values_list("seat", "place"))
+    assert places == {0: 3, 1: 4}

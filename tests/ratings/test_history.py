@@ -12,9 +12,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from games.models import Match, Seat
 from games.services import SeatSpec
 from platforms.models import PlatformPlayer
-from ratings.models import GameRecord, RatingChange
+from ratings.models import GameRecord, Rating, RatingChange, ScoreCount, SeasonStanding
+from ratings.services import rate_match
 from tests.admin.helpers import person, play_match
 from tests.platforms.conftest import new_platform, play_to_the_end, problem
 
@@ -141,6 +143,40 @@ def test_the_rating_history_is_public_and_paged(played) -> None:
     own = client_of(ayse).get(f"{API}/players/me/ratings/auction").json()["results"]
     assert [p["match_id"] for p in own] == [str(change.match_id) for change in changes]
     assert client_of(ali).get(f"{API}/players/ayse/ratings/spades").json()["results"] == []
+
+
+def test_the_newest_point_is_the_rating_now_whichever_match_finished_first() -> None:
+    """Of two matches of one person finishing at once, the first to finish may be rated second
+    (on PostgreSQL it waits for the other's lock of the person's rating; raced in
+    tests/integration/test_ratings.py): its point is the newer, as its change was."""
+    ayse, ali = person("ayse"), person("ali")
+    first, second = (play_match(ayse, seats=with_ali(ali), rated=True, seed=seed)
+                     for seed in range(2))
+    assert first.finished_at < second.finished_at
+    for rows in (RatingChange, Rating, SeasonStanding, ScoreCount):
+        rows.objects.all().delete()
+    for match in (second, first):
+        rate_match(Match.objects.prefetch_related("seats").get(pk=match.pk))
+    points = client_of(ali).get(f"{API}/players/ayse/ratings/auction").json()["results"]
+    assert [point["match_id"] for point in points] == [str(first.pk), str(second.pk)]
+    assert points[0]["rating"] == Rating.objects.get(user=ayse).rating
+    assert points[0]["at"] > points[1]["at"]
+
+
+def test_an_opponent_who_hides_their_history_is_not_named_in_others(played) -> None:
+    ayse, ali = played["ayse"], played["ali"]
+    seated_as = Seat.objects.get(match=played["matches"][0], user=ali).display_name
+    client_of(ali).patch(f"{API}/me/privacy", {"history_public": False}, format="json")
+    answer = client_of(person("veli")).get(f"{API}/players/ayse/matches?rated=true")
+    for line in answer.json()["results"]:
+        assert line["others"][1] == {"seat": 2, "display_name": "A player", "username": None,
+                                     "bot_level": None}
+    assert ali.username not in answer.content.decode()
+    assert seated_as not in answer.content.decode()
+    # Named to himself, and to the player whose history it is (who sat with him).
+    for someone in (ali, ayse):
+        lines = client_of(someone).get(f"{API}/players/ayse/matches?rated=true").json()
+        assert lines["results"][0]["others"][1]["username"] == "Ali"
 
 
 def test_privacy_hides_matches_and_statistics_from_others_only(played) -> None:

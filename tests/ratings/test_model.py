@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 from hypothesis import given
@@ -59,17 +60,22 @@ def test_partners_share_their_team_result_unless_one_left() -> None:
     assert after[2].mu < Skill().mu < after[0].mu
 
 
-def seats(*gone: int, bots: tuple[int, ...] = ()) -> SimpleNamespace:
-    return [
-        SimpleNamespace(index=s, is_person=s not in bots, left_at="then" if s in gone else None,
-                        autopilot=False)
+START = datetime(2026, 12, 5, 20, 0, tzinfo=UTC)
+END = START + timedelta(hours=1)
+
+
+def finished(game: str, ranking: list[int], *gone: int,
+             left: dict[int, int] | None = None, autopilot: tuple[int, ...] = ()
+             ) -> SimpleNamespace:
+    """A finished match whose people of the seats ``gone`` left, all at once or, by ``left``,
+    each that many minutes into it; the seats ``autopilot`` ended on autopilot."""
+    minutes = {seat: 10 for seat in gone} | (left or {})
+    rows = [
+        SimpleNamespace(index=s, is_person=True, autopilot=s in autopilot,
+                        left_at=START + timedelta(minutes=minutes[s]) if s in minutes else None)
         for s in range(4)
     ]
-
-
-def finished(game: str, ranking: list[int], *gone: int) -> SimpleNamespace:
-    rows = seats(*gone)
-    return SimpleNamespace(game=game, ranking=ranking,
+    return SimpleNamespace(game=game, ranking=ranking, finished_at=END,
                            seats=SimpleNamespace(all=lambda: rows))
 
 
@@ -78,3 +84,27 @@ def test_who_left_is_last_and_the_others_keep_their_order() -> None:
     assert rated_places(finished("auction", [1, 2, 3, 4], 0)) == [4, 1, 2, 3]
     assert rated_places(finished("auction", [1, 2, 2, 4], 0, 3)) == [3, 1, 1, 3]
     assert rated_places(finished("partnership", [1, 2, 1, 2], 2)) == [1, 2, 3, 2]
+
+
+def test_the_gone_are_ranked_in_the_order_they_went_the_first_lowest() -> None:
+    assert rated_places(finished("auction", [1, 2, 2, 4], left={0: 30, 3: 5})) == [3, 1, 1, 4]
+    # Everyone left: the last to go is first.
+    assert rated_places(finished("auction", [4, 3, 2, 1],
+                                 left={0: 40, 1: 10, 2: 20, 3: 30})) == [1, 4, 3, 2]
+    # On autopilot at the end: gone at the end, after any leaver.
+    assert rated_places(finished("auction", [1, 2, 3, 4], left={1: 30},
+                                 autopilot=(2, 3))) == [1, 4, 2, 2]
+    # The partnership game: a team's place counts once among those who stayed.
+    assert rated_places(finished("partnership", [1, 2, 1, 2], left={0: 5, 1: 10})) == [
+        4, 3, 1, 2]
+    assert rated_places(finished("partnership", [1, 2, 1, 2], left={0: 5, 2: 10})) == [
+        3, 1, 2, 1]
+    assert rated_places(finished("partnership", [1, 2, 1, 2],
+                                 left={0: 40, 1: 10, 2: 20, 3: 30})) == [1, 4, 3, 2]
+
+
+def test_when_all_partners_leave_each_loses_but_the_last_to_leave() -> None:
+    places = rated_places(finished("partnership", [1, 2, 1, 2],
+                                   left={0: 10, 1: 20, 2: 30, 3: 40}))
+    after = model.rate([Player(Skill(), place) for place in places], partnership=True)
+    assert after[3].mu > Skill().mu > max(after[0].mu, after[1].mu, after[2].mu)

@@ -7,6 +7,9 @@ from typing import Any
 
 import pytest
 
+from games import services
+from games.models import Match
+from ratings.models import Rating, RatingChange
 from tests.api.conftest import create_match, new_player
 from tests.ratings.conftest import named_player
 
@@ -76,3 +79,55 @@ def test_the_lobby_says_which_tables_are_rated() -> None:
     match = rated_table(named_player("ayse"))
     lobby = named_player("ali").get("/lobby").json()
     assert [table["rated"] for table in lobby["results"] if table["id"] == match["id"]] == [True]
+
+
+def leave(someone, match: dict[str, Any]) -> dict[str, Any]:
+    response = someone.post(f"/matches/{match['id']}/leave")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_a_rated_match_its_people_all_leave_ends_rated_the_first_leaver_lowest() -> None:
+    ayse, ali = named_player("ayse"), named_player("ali")
+    match = join(ali, rated_table(ayse))
+    leave(ali, match)
+    assert leave(ayse, match)["status"] == "finished"
+    finished = Match.objects.get(pk=match["id"])
+    assert finished.rated and finished.ranking is not None
+    places = dict(RatingChange.objects.filter(match=finished).values_list("user_id", "place"))
+    # Below both computer players, who stayed; Ali went first.
+    assert places == {ayse.user_id: 3, ali.user_id: 4}
+    ratings = dict(Rating.objects.values_list("user_id", "rating"))
+    assert ratings[ali.user_id] < ratings[ayse.user_id] < 1500
+
+
+def test_at_a_table_of_people_the_last_to_leave_finishes_first() -> None:
+    people = [named_player(name) for name in ("ayse", "ali", "veli", "can")]
+    match = create_match(people[0], rated=True, visibility="public",
+                         seats=[{"kind": "me"}] + [{"kind": "open"}] * 3)
+    for index, someone in enumerate(people[1:], start=1):
+        match = someone.post(f"/matches/{match['id']}/join", {"seat": index}).json()["match"]
+    assert match["status"] == "active" and match["rated"]
+    for someone in (people[2], people[0], people[3], people[1]):
+        leave(someone, match)
+    places = dict(RatingChange.objects.values_list("user_id", "place"))
+    assert [places[someone.user_id] for someone in people] == [3, 1, 4, 2]
+
+
+def test_a_pair_counts_every_rated_match_it_started_however_it_ended(settings) -> None:
+    settings.RATED_MATCHES_PER_PAIR_PER_DAY = 1
+    ayse, ali = named_player("ayse"), named_player("ali")
+    first = join(ali, rated_table(ayse))
+    assert first["rated"]
+    services.abandon_match(match_id=first["id"])  # staff's action on a stuck match
+    assert not RatingChange.objects.exists()
+    assert not join(ali, rated_table(ayse))["rated"]
+
+
+def test_a_rated_table_gives_no_bid_estimate() -> None:
+    ayse = named_player("ayse")
+    rated = join(named_player("ali"), rated_table(ayse))
+    refused = ayse.get(f"/matches/{rated['id']}/bid-estimate")
+    assert refused.status_code == 403 and refused.json()["code"] == "hints_off"
+    casual = create_match(ayse, seats=[{"kind": "me"}, BOT, BOT, BOT])
+    assert ayse.get(f"/matches/{casual['id']}/bid-estimate").status_code == 200
