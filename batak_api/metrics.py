@@ -12,6 +12,7 @@ default (one process) the values are that process's own.
 from __future__ import annotations
 
 import os
+from http import HTTPStatus
 from typing import TYPE_CHECKING
 
 from prometheus_client import (
@@ -23,25 +24,56 @@ from prometheus_client import (
     start_http_server,
 )
 
+from games.metrics import closed
+
 if TYPE_CHECKING:
     from django.http import HttpRequest
+    from django.urls import URLPattern, URLResolver
 
-REQUESTS = Counter(
-    "batak_http_requests_total", "Requests answered, by method, route (the URL pattern, or "
-    "`unmatched`) and status.", ["method", "route", "status"],
-)
-REQUEST_DURATION = Histogram(
+# The methods the service answers (any other is `other`: its 405 is counted, not its name).
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+STATUSES = tuple(str(status.value) for status in HTTPStatus)
+UNMATCHED = "unmatched"
+
+
+def routes() -> set[str]:
+    """Every URL pattern of the service, joined as Django joins them in a request's
+    `resolver_match.route`, and `unmatched`."""
+    from django.urls import get_resolver
+
+    found = {UNMATCHED}
+
+    def walk(patterns: list[URLPattern | URLResolver], prefix: str) -> None:
+        for pattern in patterns:
+            route = str(pattern.pattern)
+            joined = prefix + route.removeprefix("^") if prefix else route
+            if hasattr(pattern, "url_patterns"):
+                walk(pattern.url_patterns, joined)
+            else:
+                found.add(joined)
+
+    walk(get_resolver().url_patterns, "")
+    return found
+
+
+REQUESTS = closed(Counter(
+    "batak_http_requests_total", "Requests answered, by method (`other` for a method the "
+    "service does not answer), route (the URL pattern, or `unmatched`) and status.",
+    ["method", "route", "status"],
+), method=METHODS, route=routes, status=STATUSES)
+REQUEST_DURATION = closed(Histogram(
     "batak_http_request_duration_seconds", "How long requests took to answer, by method and "
     "route (a stream: until its answer began).", ["method", "route"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
-)
+), method=METHODS, route=routes)
 
 
 def count_request(request: HttpRequest, status: int, seconds: float) -> None:
     match = request.resolver_match
-    route = match.route if match is not None else "unmatched"
-    REQUESTS.labels(method=request.method, route=route, status=str(status)).inc()
-    REQUEST_DURATION.labels(method=request.method, route=route).observe(seconds)
+    route = match.route if match is not None else UNMATCHED
+    method = request.method or ""
+    REQUESTS.labels(method=method, route=route, status=str(status)).inc()
+    REQUEST_DURATION.labels(method=method, route=route).observe(seconds)
 
 
 def _multiprocess() -> bool:

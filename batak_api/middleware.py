@@ -13,6 +13,7 @@ a cookie, the header costs nothing, and `check --deploy` wants both by name.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +21,14 @@ from django.conf import settings
 from django.contrib.auth.middleware import AuthenticationMiddleware as DjangoAuthentication
 from django.contrib.messages.middleware import MessageMiddleware as DjangoMessages
 from django.contrib.sessions.middleware import SessionMiddleware as DjangoSessions
-from django.http import HttpRequest
+from django.core.exceptions import DisallowedHost
+from django.http import HttpRequest, HttpResponse
+from django.utils import translation
+
+from games.api.problems import bad_request
+
+# Where Django logs the Host headers it refuses.
+_disallowed_host_logger = logging.getLogger("django.security.DisallowedHost")
 
 
 def browserless(request: HttpRequest) -> bool:
@@ -54,3 +62,26 @@ class AuthenticationMiddleware(_BrowserOnly, DjangoAuthentication):
 
 class MessageMiddleware(_BrowserOnly, DjangoMessages):
     pass
+
+
+class AllowedHostMiddleware:
+    """A Host header the deployment does not serve (DJANGO_ALLOWED_HOSTS) is refused before
+    anything else reads it, as the API's problem document. Django's own refusal comes from the
+    first middleware to ask for the host, and with DEBUG on (the embedded default) it is its
+    technical HTML page, which lists the settings: ``handler400`` serves DEBUG off only."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            request.get_host()
+        except DisallowedHost as refused:
+            _disallowed_host_logger.error(str(refused), extra={"status_code": 400})
+            # In the language asked for, as LocaleMiddleware (further in) would have set it.
+            language = translation.get_language_from_request(request)
+            with translation.override(language):
+                response = bad_request(request, refused)
+            response.headers.setdefault("Content-Language", language)
+            return response
+        return self.get_response(request)

@@ -24,7 +24,9 @@ class PlatformKeyNotAccepted(ServiceError):
 class InvalidExternalId(ServiceError):
     status = 400
     code = "invalid_input"
-    default_detail = _("An external id is 1 to 128 of the characters A-Z a-z 0-9 _ . : @ + -.")
+    default_detail = _(
+        "An external id is 1 to 128 of the characters A-Z a-z 0-9 _ . : @ + -, not dots only."
+    )
 
 
 class UnknownPlayer(ServiceError):

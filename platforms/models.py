@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
 
@@ -66,6 +67,12 @@ class PlatformKey(AbstractAPIKey):
     scopes = models.JSONField(default=list, help_text="What the key may do (see Scope).")
 
     objects: ClassVar[PlatformKeyManager] = PlatformKeyManager()
+
+    def still_usable(self) -> bool:
+        """Whether the key is usable now, read afresh (not revoked, expired nor deleted since it
+        was checked): a stream it opened looks again while it is open (games/api/streams.py)."""
+        return PlatformKey.objects.filter(pk=self.pk, revoked=False).exclude(
+            expiry_date__lte=timezone.now()).exists()
 
     class Meta(AbstractAPIKey.Meta):
         verbose_name = "platform key"

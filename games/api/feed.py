@@ -19,7 +19,6 @@ from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
 )
-from knox.models import AuthToken
 from rest_framework import serializers, status
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
@@ -56,17 +55,29 @@ logger = logging.getLogger(__name__)
 # --- history and events ------------------------------------------------------------------------
 
 
+# What a deal record shows of a deal set's table until the set closes.
+SEALED_RECORD = (
+    " At a deal set's table until the set closes (docs/deal-sets.md) the cards are sealed: "
+    "`hands` holds your own seat's hand only (the others null, all of them to a reader with "
+    "no seat), `deck` and `salt` are null; the log and tricks show the cards played."
+)
+
+
 class DealListView(MatchEndpoint):
     platform_key_scope = PLATFORM_MATCH_READS
 
     @extend_schema(
         operation_id="listDeals", tags=["history"], summary="Ended deals",
-        description="Every ended deal with its revealed deck, salt, hands, log and tricks.",
+        description=(
+            "Every ended deal with its revealed deck, salt, hands, log and tricks."
+            + SEALED_RECORD
+        ),
         responses={200: DealRecordSerializer(many=True), **errors(401, 403, 404)},
         examples=[example("An ended deal", examples.DEAL_RECORD)],
     )
     def get(self, request: Request, match_id: str) -> Response:
-        records = [presenters.deal_record(self.match, deal)
+        seat = None if self.seat is None else self.seat.index
+        records = [presenters.deal_record(self.match, deal, seat)
                    for deal in selectors.ended_deals(self.match)]
         return Response(DealRecordSerializer(records, many=True).data)
 
@@ -76,7 +87,9 @@ class DealDetailView(MatchEndpoint):
 
     @extend_schema(
         operation_id="getDeal", tags=["history"], summary="One ended deal",
-        description="An ended deal by its shuffle `sequence` (see the deal list).",
+        description=(
+            "An ended deal by its shuffle `sequence` (see the deal list)." + SEALED_RECORD
+        ),
         responses={200: DealRecordSerializer, **errors(401, 403, 404)},
         examples=[example("An ended deal", examples.DEAL_RECORD)],
     )
@@ -84,7 +97,9 @@ class DealDetailView(MatchEndpoint):
         deal = selectors.ended_deals(self.match).filter(sequence=sequence).first()
         if deal is None:
             raise DealNotFound()
-        return Response(DealRecordSerializer(presenters.deal_record(self.match, deal)).data)
+        seat = None if self.seat is None else self.seat.index
+        record = presenters.deal_record(self.match, deal, seat)
+        return Response(DealRecordSerializer(record).data)
 
 
 # How long a client is told to wait before asking again for an analysis under way.
@@ -92,6 +107,7 @@ ANALYSIS_RETRY_SECONDS = 5
 
 
 class DealAnalysisView(MatchEndpoint):
+    permission = access.Permission.HANDS
     platform_key_scope = PLATFORM_MATCH_READS
 
     @extend_schema(
@@ -111,7 +127,9 @@ class DealAnalysisView(MatchEndpoint):
             f"`Retry-After` ({ANALYSIS_RETRY_SECONDS} s); the live stream's `analysis_ready` "
             "and the `deal.analysed` webhook tell when. Readable by whoever may read the deal's "
             "record (`getDeal`): a deal still in play is 404 `not_found`; a deal thrown in, or "
-            "one that ended while the service did not analyse deals, 404 `no_analysis`."
+            "one that ended while the service did not analyse deals, 404 `no_analysis`; at a "
+            "deal set's table, 403 `cards_sealed` until the set closes (and no announcement "
+            "is made)."
         ),
         parameters=[OpenApiParameter(
             "Retry-After", {"type": "integer", "minimum": 1}, OpenApiParameter.HEADER,
@@ -185,6 +203,7 @@ def notation_response(text: str, filename: str) -> HttpResponse:
 
 
 class DealNotationView(MatchEndpoint):
+    permission = access.Permission.HANDS
     platform_key_scope = PLATFORM_MATCH_READS
     content_negotiation_class = AnyAccept
 
@@ -194,8 +213,9 @@ class DealNotationView(MatchEndpoint):
             "The ended deal of shuffle `sequence` (as `getDeal`) in Batak Deal Notation: rules, "
             "dealer, hands and deck, every call and card trick by trick, tricks and points. "
             "Readable by whoever may read the deal's record; a deal still in play is 404 "
-            "`not_found`, as it is to `getDeal`. `createMatch` takes the text as `deal` to "
-            "deal these cards again."
+            "`not_found`, as it is to `getDeal`; at a deal set's table, 403 `cards_sealed` "
+            "until the set closes. `createMatch` takes the text as `deal` to deal these cards "
+            "again."
         ),
         **_notation_schema("The deal", "batak-{match id}-deal-{sequence}.bdn",
                            DEAL_NOTATION_EXAMPLE),
@@ -209,6 +229,7 @@ class DealNotationView(MatchEndpoint):
 
 
 class MatchNotationView(MatchEndpoint):
+    permission = access.Permission.HANDS
     platform_key_scope = PLATFORM_MATCH_READS
     content_negotiation_class = AnyAccept
 
@@ -219,7 +240,8 @@ class MatchNotationView(MatchEndpoint):
             "game's defaults, deals, first dealer, the seats' names, totals, and the ranking "
             "once it is over) and each ended deal so far, thrown-in ones included, in the order "
             "dealt. The deal still in play is never part of it. Readable by whoever may read "
-            "the match's deal records (`listDeals`)."
+            "the match's deal records (`listDeals`); at a deal set's table, 403 `cards_sealed` "
+            "until the set closes."
         ),
         **_notation_schema("The match", "batak-{match id}.bdn", MATCH_NOTATION_EXAMPLE),
     )
@@ -456,8 +478,8 @@ class StreamView(MatchEndpoint):
             # just after the finish, or while a rematch offer is open, the stream tells what
             # follows the end).
             return HttpResponse(status=status.HTTP_204_NO_CONTENT)
-        token = request.auth if isinstance(request.auth, AuthToken) else None
-        follower = streams.Follower(self.match, after, signed_in(request), token)
+        follower = streams.Follower(
+            self.match, after, signed_in(request), streams.credential_of(request.auth))
         # Served on an event loop (batak_api/asgi.py) the stream holds no thread.
         asynchronous = isinstance(request._request, ASGIRequest)
         return streams.EventStreamResponse(follower, asynchronous=asynchronous)

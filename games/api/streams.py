@@ -41,7 +41,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -146,17 +146,52 @@ def _seats(match_id: uuid.UUID) -> list[dict[str, Any]]:
     ]
 
 
+@runtime_checkable
+class Revocable(Protocol):
+    """A credential of another app's that can be revoked while a stream it opened is live (a
+    partner platform's key: platforms/models.py)."""
+
+    pk: Any
+
+    def still_usable(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Credential:
+    """What a stream's request was let in with, looked up again while the stream is open:
+    ``identity`` names it among the checks kept, ``still_valid`` reads it afresh."""
+
+    identity: str
+    still_valid: Callable[[], bool]
+
+
+def credential_of(auth: object) -> Credential | None:
+    """The credential to look up again of a request's ``auth``: a person's token or a
+    platform's key (None for a browser's session: the account's own check covers it)."""
+    if isinstance(auth, AuthToken):
+        digest = auth.digest
+        return Credential(f"token:{digest}", lambda: _token_valid(digest))
+    if isinstance(auth, Revocable):
+        return Credential(f"key:{auth.pk}", auth.still_usable)
+    return None
+
+
+def _token_valid(digest: str) -> bool:
+    valid = Q(expiry__isnull=True) | Q(expiry__gt=timezone.now())
+    return AuthToken.objects.filter(valid, digest=digest).exists()
+
+
 class Follower:
     """One listener's place in a match's feed, and who it is: a stream outlives its request, so
     it looks again now and then whether its listener may still follow it (see ``check``)."""
 
     def __init__(
-        self, match: Match, after: int, user: User, token: AuthToken | None
+        self, match: Match, after: int, user: User, credential: Credential | None
     ) -> None:
         self.match_id = match.pk
         self.after = after
         self.user_id = user.pk
-        self.token_digest = token.digest if token is not None else None
+        self.credential = credential
         # Whether the listener may read the deals' records, and so their analyses (a
         # spectator may not: an analysis is judged from every hand).
         self.reads_records = access.access(match, user).allows(access.Permission.READ)
@@ -220,12 +255,12 @@ class Follower:
         return _frame(None, "rematch_offered", offer)
 
     def check(self, fresh: bool = False) -> bool:
-        """Whether the listener would still be let in (its account active, its token valid,
+        """Whether the listener would still be let in (its account active, its token or key valid,
         the match still its to read, as on every request to the feed), noting its presence as
         such a request would. Looked up once per STREAM_HEARTBEAT_SECONDS for all the streams
         of one token and match in this process, unless ``fresh`` (someone left the match); a
         failure to look keeps the stream."""
-        key = (self.user_id, self.token_digest, self.match_id)
+        key = (self.user_id, self.credential and self.credential.identity, self.match_id)
         now = time.monotonic()
         with _checks_lock:
             recent = _checks.get(key)
@@ -251,10 +286,8 @@ class Follower:
         user = get_user_model().objects.filter(pk=self.user_id, is_active=True).first()
         if user is None:
             return False
-        if self.token_digest is not None:
-            valid = Q(expiry__isnull=True) | Q(expiry__gt=timezone.now())
-            if not AuthToken.objects.filter(valid, digest=self.token_digest).exists():
-                return False
+        if self.credential is not None and not self.credential.still_valid():
+            return False
         match = Match.objects.prefetch_related("seats").filter(pk=self.match_id).first()
         if match is None:
             return False

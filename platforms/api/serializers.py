@@ -42,9 +42,13 @@ from ratings.api.leaderboard_serializers import (
 )
 from ratings.api.player_serializers import PlayedMatchFields
 
-EXTERNAL_ID_PATTERN = r"^[A-Za-z0-9_.:@+-]{1,128}$"
+# Not dots only: `.` and `..` are path segments that a URL resolves away (/players/.. is
+# /players), so a generated client could not name such a player in a path.
+EXTERNAL_ID_PATTERN = r"^(?!\.+$)[A-Za-z0-9_.:@+-]{1,128}$"
+# The start of one: any of its characters (`.` is the start of `.a`).
+EXTERNAL_ID_PREFIX_PATTERN = r"^[A-Za-z0-9_.:@+-]{1,128}$"
 EXTERNAL_ID_ALLOWED = _("An external id is 1 to 128 characters, each a letter A to Z or a to z, "
-                        "a digit, or one of _ . : @ + -")
+                        "a digit, or one of _ . : @ + -, and not dots only")
 # How long a match created with `start: when_ready` waits for its players, in seconds.
 READY_WITHIN_MIN, READY_WITHIN_DEFAULT, READY_WITHIN_MAX = 10, 120, 900
 # Exactly what is accepted: the schema gives this pattern, and nothing else is checked.
@@ -137,7 +141,7 @@ class PlatformPlayedMatchSerializer(PlayedMatchFields):
 
 class PlayerListQuerySerializer(serializers.Serializer):
     external_id_prefix = serializers.RegexField(
-        EXTERNAL_ID_PATTERN, required=False, error_messages={"invalid": EXTERNAL_ID_ALLOWED},
+        EXTERNAL_ID_PREFIX_PATTERN, required=False, error_messages={"invalid": EXTERNAL_ID_ALLOWED},
         help_text="Only the players whose id starts so.",
     )
     updated_since = serializers.DateTimeField(

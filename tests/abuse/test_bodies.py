@@ -96,3 +96,19 @@ def test_a_refusal_reads_in_the_request_language(asgi_server) -> None:
     assert (reply.status, answer["title"]) == (413, "Contenu trop volumineux")
     assert answer["detail"].startswith("Le corps de la requête")
     assert reply.getheader("Content-Language") == "fr"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/healthz", "/api/v1/matches", "/admin/", "/play/"])
+def test_a_host_it_does_not_serve_is_a_problem_document_with_debug_on_too(
+    settings, path
+) -> None:
+    """With DEBUG on (the embedded default) Django answered its technical HTML page, which
+    lists the settings."""
+    settings.DEBUG = True
+    status, answer, environ = call_wsgi(path, REQUEST_METHOD="GET", HTTP_HOST="elsewhere.example",
+                                        HTTP_ACCEPT_LANGUAGE="tr")
+    assert status.startswith("400")
+    assert environ["answer_headers"]["Content-Type"] == "application/problem+json"
+    assert environ["answer_headers"]["Content-Language"] == "tr"
+    assert json.loads(answer)["code"] == "disallowed_host"

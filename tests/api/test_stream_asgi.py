@@ -261,3 +261,27 @@ def test_a_follower_hears_the_ratings_and_the_rematch_after_the_end(asgi_server,
         "end", "rating_changed", "rematch_offered", "rematch_started"]
     assert listening.got[-3].json() == {"changes": [change]}
     assert listening.got[-1].json()["new_match_id"] == offer["new_match_id"]
+
+
+def test_a_platforms_stream_ends_when_its_key_is_revoked(asgi_server, settings) -> None:
+    from platforms import services as platforms
+
+    settings.STREAM_HEARTBEAT_SECONDS = 0.3
+    platform = platforms.register_platform(name="Revoked")
+    issued, key = platforms.issue_key(platform=platform, name="server", scopes=[
+        "players:write", "matches:write", "matches:read"])
+    server, auth = client.Api(asgi_server), {"Authorization": f"Api-Key {key}"}
+    seats = [{"kind": "player", "external_id": "p1"}] + [{"kind": "bot", "bot_level": "easy"}] * 3
+    client.expect(server.request("PUT", f"{client.API}/platform/players/p1",
+                                 {"display_name": "P1"}, headers=auth), 201, "player")
+    match = client.expect(server.request("POST", f"{client.API}/platform/matches", {
+        "game": "auction", "seats": seats, "start": "when_ready"}, headers=auth), 201, "match")
+    follower = sse.Follower(asgi_server, match["id"], key, timeout=10, scheme="Api-Key")
+    messages = iter(follower)
+    assert next(messages).event == "retry"
+    platforms.revoke_key(key=issued)
+    deadline = time.monotonic() + 5
+    rest = list(itertools.takewhile(lambda _: time.monotonic() < deadline, messages))
+    assert time.monotonic() < deadline, "the stream went on after its key was revoked"
+    assert all(message.event in ("comment", *STATE) for message in rest)
+    assert sse.Follower(asgi_server, match["id"], key, scheme="Api-Key").status == 401

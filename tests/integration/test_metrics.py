@@ -11,6 +11,7 @@ import urllib.request
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.abuse import metrics as flood
 from tests.integration.harness import client
 from tests.integration.harness.stack import METRICS_TOKEN, Stack
 
@@ -62,3 +63,20 @@ def test_metrics_need_their_token(web: str) -> None:
     with pytest.raises(urllib.error.HTTPError) as refused:
         scrape(f"{web}/metrics", "wrong")
     assert refused.value.code == 401
+
+
+@pytest.mark.parametrize("server", ["web", "stream"])
+def test_invented_methods_and_paths_make_no_series(server: str, request) -> None:
+    """On gunicorn 10,000 made-up methods made 160,032 series (15.5 MB a scrape), and as many on
+    the stream server."""
+    base = request.getfixturevalue(server)
+
+    def text() -> str:
+        get = urllib.request.Request(f"{base}/metrics",
+                                     headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+        with urllib.request.urlopen(get, timeout=10) as answer:
+            return answer.read().decode()
+
+    before = text()
+    flood.send(base)
+    flood.check_growth(before, text())

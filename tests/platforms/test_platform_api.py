@@ -101,6 +101,17 @@ class TestPlayers:
         assert platform.put("/players/ok", {"display_name": ""}).status_code == 400
         assert platform.put("/players/ok", {"display_name": "X", "extra": 1}).status_code == 400
 
+    @pytest.mark.parametrize("dots", [".", "..", "..."])
+    def test_an_external_id_of_dots_only_is_refused(self, platform, dots) -> None:
+        """`.` and `..` are path segments a URL resolves away: a generated client asked for
+        /players/.. reads /players."""
+        problem(platform.put(f"/players/{dots}", {"display_name": "X"}), 400, "invalid_input")
+        seats = [{"kind": "player", "external_id": dots}, *TWO_PLAYERS[1:2] * 3]
+        refused = platform.post("/matches", {"game": "auction", "seats": seats})
+        problem(refused, 400, "invalid_input")
+        assert refused.json()["errors"][0]["field"] == "seats[0].external_id"
+        assert platform.put("/players/.a.", {"display_name": "X"}).status_code == 201
+
 
 class TestMatches:
     def test_a_platform_seats_its_players_by_external_id(self, platform) -> None:
