@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import collections
 import concurrent.futures
 import heapq
 import json
@@ -335,16 +334,11 @@ def send(delivery_ids: list[int], countdown: float = 0) -> None:
     ones are swept up again from there)."""
     if settings.CELERY_TASK_ALWAYS_EAGER and not settings.IN_PROCESS_JOBS:
         return
-    # Of a platform's, WEBHOOK_PLATFORM_CONCURRENCY at most: no more of its attempts are made
-    # at once, and each hands on to its next (`_hand_on`), so more would only fill its share
-    # with attempts that find it busy.
-    sent: collections.Counter[int] = collections.Counter()
+    # Every one of them, in its platform's share: those that find the platform busy cost a
+    # read each, and only its own share's time.
     for delivery_id, platform_id in WebhookDelivery.objects.filter(
         pk__in=delivery_ids
     ).order_by(*_NEXT).values_list("pk", "subscription__platform_id"):
-        sent[platform_id] += 1
-        if sent[platform_id] > settings.WEBHOOK_PLATFORM_CONCURRENCY:
-            continue
         if settings.CELERY_TASK_ALWAYS_EAGER:
             if countdown > 0:
                 _LATER.add(countdown, platform_id, delivery_id)
@@ -715,13 +709,16 @@ def _attempt(delivery: WebhookDelivery) -> bool:
 
 
 def _hand_on(platform_id: int) -> None:
-    """The slot this attempt held goes to the platform's longest-due sendable delivery, if any
-    (one that found the platform busy, is due again, or waited for the one just done)."""
-    waiting = _sendable().filter(subscription__platform_id=platform_id).order_by(
+    """The slot this attempt held goes to the platform's longest-due sendable deliveries (ones
+    that found the platform busy, are due again, or waited for the one just done): as many as
+    its attempts at once may be, not one. Two of its attempts ending together read the same
+    longest-due delivery; had each sent only that one, the copy would find it taken and do
+    nothing, and the platform would go on one attempt at a time until the next sweep."""
+    waiting = list(_sendable().filter(subscription__platform_id=platform_id).order_by(
         *_NEXT  # (one under way is due only after it)
-    ).values_list("pk", flat=True).first()
-    if waiting is not None:
-        send([waiting])
+    ).values_list("pk", flat=True)[:settings.WEBHOOK_PLATFORM_CONCURRENCY])
+    if waiting:
+        send(waiting)
 
 
 def post(url: str, headers: dict[str, str], body: bytes) -> tuple[int | None, str]:

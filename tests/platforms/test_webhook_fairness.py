@@ -81,3 +81,24 @@ def test_a_replay_sends_only_what_it_made_pending(
         assert webhooks.replay(subscription, since=subscription.created_at).count == 3
     made_pending = WebhookDelivery.objects.exclude(pk=pending.pk).values_list("pk", flat=True)
     assert sorted(sent) == sorted(made_pending) and pending.pk not in sent
+
+
+@pytest.mark.django_db
+def test_an_attempt_hands_on_as_many_as_the_platform_may_make_at_once(
+    monkeypatch: pytest.MonkeyPatch, settings
+) -> None:
+    """Two of a platform's attempts ending together read the same longest-due delivery: had
+    each handed on that one only, the copy would find it taken, and the platform would go on
+    one attempt at a time until the next sweep."""
+    settings.WEBHOOK_PLATFORM_CONCURRENCY = 2
+    platform = services.register_platform(name="Handing on")
+    webhooks.subscribe(platform=platform, url="https://a.example/h", event_types=["deal.ended"])
+    webhooks.emit(platform.pk, [("deal.ended", {"match_id": str(uuid.uuid4()), "version": 1})
+                                for _ in range(4)])
+    sent: list[list[int]] = []
+    monkeypatch.setattr(webhooks, "send", lambda delivery_ids, countdown=0: sent.append(
+        list(delivery_ids)))
+    first_two = list(WebhookDelivery.objects.order_by("pk").values_list("pk", flat=True)[:2])
+    for _ in range(2):  # both ending before either's hand-on is attempted
+        webhooks._hand_on(platform.pk)
+    assert sent == [first_two, first_two]
