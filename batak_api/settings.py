@@ -141,6 +141,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Test runs side by side (people, CI) get a test database each, as with SQLite below.
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A connection to a file costs no server anything to keep, and opening one (its pragmas and
+    # functions) costs each request and each background item about a millisecond.
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=None)
     # SQLite has no row locks: taking the write lock when a transaction begins makes
     # `select_for_update` transactions queue up instead of failing with "database is locked".
     # WAL lets reads go on while a write commits, and the busy timeout queues writers.
@@ -409,6 +412,9 @@ CELERY_TASK_ROUTES = {
 # time of its worker (a partial analysis past it).
 ANALYSE_DEALS = env.bool("ANALYSE_DEALS", default=True)
 ANALYSIS_SECONDS_PER_DEAL = env.float("ANALYSIS_SECONDS_PER_DEAL", default=10.0)
+# On the embedded default, deals analysed at once (each in a process of its own at the lowest
+# CPU priority); one account's analyses take all but one of them, so another's starts at once.
+ANALYSIS_PROCESSES = env.int("ANALYSIS_PROCESSES", default=2)
 # An analysis still queued this long after it was sent has lost its task (the broker was down,
 # the process stopped): the sweep, every ANALYSIS_SWEEP_INTERVAL_SECONDS, sends it again.
 ANALYSIS_STALE_AFTER_SECONDS = env.float("ANALYSIS_STALE_AFTER_SECONDS", 900)

@@ -186,7 +186,7 @@ def analyse(start: DealStart, log: Sequence[tuple[int, Action]], seconds: float)
         return DealReview(moves, partial, time.thread_time() - started)
 
 
-# The embedded default's analyses: one process of their own, at the lowest CPU priority. The
+# The embedded default's analyses: processes of their own, at the lowest CPU priority. The
 # searches hold the interpreter's lock for up to seconds at a time: in a thread of the serving
 # process they would hold up its requests and its computer players' moves; in a process the
 # system schedules them only when the serving process leaves a core free. Spawned, not forked:
@@ -196,14 +196,20 @@ _background_lock = threading.Lock()
 
 
 def analyse_in_background(start: DealStart, log: Sequence[tuple[int, Action]],
-                          seconds: float) -> dict[str, Any]:
-    """`analyse`, as a `DealReview.to_dict`, in the low-priority analysis process."""
+                          seconds: float, processes: int = 1) -> dict[str, Any]:
+    """`analyse`, as a `DealReview.to_dict`, in one of the low-priority analysis processes
+    (``processes`` of them, the number the first call asks for)."""
     global _background
     with _background_lock:
         if _background is None:
             _background = concurrent.futures.ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                max_workers=processes, mp_context=multiprocessing.get_context("spawn"),
                 initializer=_low_priority_child, initargs=(os.getpid(),))
+            # Every process started now, not when the deals first come at once (a process
+            # takes about a second to start): a pool starts one for each call it is given while
+            # none of its processes is free.
+            for _ in range(processes):
+                _background.submit(os.getpid)
             # At exit, work under way is dropped (the deal stays queued), not waited for.
             atexit.register(_background.shutdown, wait=False, cancel_futures=True)
         pool = _background

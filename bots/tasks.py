@@ -191,7 +191,8 @@ def analyse_deal(deal_id: int, in_background: bool = False) -> bool:
     start, log = found
     seconds = settings.ANALYSIS_SECONDS_PER_DEAL
     if in_background:
-        result = analysis.analyse_in_background(start, log, seconds)
+        result = analysis.analyse_in_background(start, log, seconds,
+                                                processes=settings.ANALYSIS_PROCESSES)
     else:
         result = analysis.analyse(start, log, seconds).to_dict()
     services.record_deal_analysis(deal_id=deal_id, result=result)

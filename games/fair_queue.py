@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-from collections.abc import Hashable
+from collections.abc import Callable, Container, Hashable
 from typing import Generic, TypeVar
 
 import redis
@@ -65,11 +65,13 @@ class FairOrder(Generic[Item]):
         if account not in self._ranking:
             self._ranking[account] = max(self._clock, self._used.get(account, 0.0))
 
-    def take(self) -> tuple[Hashable, Item, float] | None:
-        """The next item of the account that used least: (its account, it, the charge)."""
-        if not self._ranking:
+    def take(self, busy: Container[Hashable] = ()) -> tuple[Hashable, Item, float] | None:
+        """The next item of the account that used least, of those not ``busy`` (at the most
+        items they may have under way): (its account, it, the charge)."""
+        ready = [account for account in self._ranking if account not in busy]
+        if not ready:
             return None
-        account = min(self._ranking, key=self._ranking.__getitem__)
+        account = min(ready, key=self._ranking.__getitem__)
         start = self._ranking[account]
         items = self._items[account]
         item = items.popleft()
@@ -134,45 +136,63 @@ else
 end
 return 1
 """
-# ARGV: the prefix, the token, CLAIM_SECONDS, FIRST_COST_SECONDS. Answers "account item
-# charged".
+# ARGV: the prefix, the token, CLAIM_SECONDS, FIRST_COST_SECONDS, the items an account may have
+# under way at once (0: no limit), the seconds an item counts as under way at most. Answers
+# "account item charged". An account at its limit is passed over; its items under way are
+# noted, by token, in `running` until done or for that long (a worker killed mid-item gives
+# its place back).
 _TAKE = _ENQUEUE + f"""
 local prefix = ARGV[1]
 local claim = prefix .. ':claim:' .. ARGV[2]
+local limit = tonumber(ARGV[5])
 local claimed = redis.call('GET', claim)
 if claimed then return claimed end
-for _, entry in ipairs(redis.call('ZRANGEBYSCORE', prefix .. ':later', '-inf', now())) do
+local time = now()
+for _, entry in ipairs(redis.call('ZRANGEBYSCORE', prefix .. ':later', '-inf', time)) do
   local space = string.find(entry, ' ', 1, true)
   enqueue(prefix, string.sub(entry, 1, space - 1), string.sub(entry, space + 1))
   redis.call('ZREM', prefix .. ':later', entry)
 end
+local passed = 0
 while true do
-  local first = redis.call('ZRANGE', prefix .. ':ready', 0, 0, 'WITHSCORES')
+  local first = redis.call('ZRANGE', prefix .. ':ready', passed, passed, 'WITHSCORES')
   if #first == 0 then return false end
   local account, start = first[1], tonumber(first[2])
-  local items = prefix .. ':items:' .. account
-  local item = redis.call('LPOP', items)
-  local last = tonumber(redis.call('GET', prefix .. ':last:' .. account) or ARGV[4])
-  redis.call('SET', prefix .. ':used:' .. account, start + last, 'EX', {USED_SECONDS})
-  if redis.call('LLEN', items) == 0 then
-    redis.call('ZREM', prefix .. ':ready', account)
+  local running = prefix .. ':running:' .. account
+  if limit > 0 then redis.call('ZREMRANGEBYSCORE', running, '-inf', time) end
+  if limit > 0 and redis.call('ZCARD', running) >= limit then
+    passed = passed + 1
   else
-    redis.call('ZADD', prefix .. ':ready', start + last, account)
-  end
-  if tonumber(redis.call('GET', prefix .. ':clock') or '0') < start then
-    redis.call('SET', prefix .. ':clock', start)
-  end
-  if item then
-    local answer = account .. ' ' .. item .. ' ' .. last
-    redis.call('SET', claim, answer, 'EX', ARGV[3])
-    return answer
+    local items = prefix .. ':items:' .. account
+    local item = redis.call('LPOP', items)
+    local last = tonumber(redis.call('GET', prefix .. ':last:' .. account) or ARGV[4])
+    redis.call('SET', prefix .. ':used:' .. account, start + last, 'EX', {USED_SECONDS})
+    if redis.call('LLEN', items) == 0 then
+      redis.call('ZREM', prefix .. ':ready', account)
+    else
+      redis.call('ZADD', prefix .. ':ready', start + last, account)
+    end
+    if tonumber(redis.call('GET', prefix .. ':clock') or '0') < start then
+      redis.call('SET', prefix .. ':clock', start)
+    end
+    if item then
+      local answer = account .. ' ' .. item .. ' ' .. last
+      redis.call('SET', claim, answer, 'EX', ARGV[3])
+      if limit > 0 then
+        redis.call('ZADD', running, time + tonumber(ARGV[6]), ARGV[2])
+        redis.call('EXPIRE', running, math.ceil(tonumber(ARGV[6])))
+      end
+      return answer
+    end
   end
 end
 """
 # ARGV: the prefix, the token, the account, what the item cost, what was charged for it.
+# Answers how many of the account's items wait.
 _DONE = f"""
 local prefix = ARGV[1]
 redis.call('DEL', prefix .. ':claim:' .. ARGV[2])
+redis.call('ZREM', prefix .. ':running:' .. ARGV[3], ARGV[2])
 local correction = tonumber(ARGV[4]) - tonumber(ARGV[5])
 local used = prefix .. ':used:' .. ARGV[3]
 if redis.call('EXISTS', used) == 1 then redis.call('INCRBYFLOAT', used, correction) end
@@ -180,19 +200,33 @@ if redis.call('ZSCORE', prefix .. ':ready', ARGV[3]) then
   redis.call('ZINCRBY', prefix .. ':ready', correction, ARGV[3])
 end
 redis.call('SET', prefix .. ':last:' .. ARGV[3], ARGV[4], 'EX', {USED_SECONDS})
-return 1
+return redis.call('LLEN', prefix .. ':items:' .. ARGV[3])
 """
 
 
 class FairQueue:
     """The rule in Redis, in front of the Celery workers of the queue named by the setting
-    ``queue_setting``: its items, strings, wait in their account's list. Every call raises
-    BrokerUnavailable when Redis does not answer (what the callers already expect of the
-    broker)."""
+    ``queue_setting``: its items, strings, wait in their account's list. With
+    ``per_account_setting``, an account has at most that setting's number of items under way
+    at once: a token passes over an account at its limit (its items wait here, costing the
+    workers nothing), and the token that finishes one of its items sends another on for the
+    rest (`done`). Every call raises BrokerUnavailable when Redis does not answer (what the
+    callers already expect of the broker)."""
 
-    def __init__(self, name: str, queue_setting: str) -> None:
+    def __init__(self, name: str, queue_setting: str, per_account_setting: str | None = None,
+                 under_way_seconds: Callable[[], float] = lambda: CLAIM_SECONDS) -> None:
         self.name = name
         self._queue_setting = queue_setting
+        self._per_account_setting = per_account_setting
+        # How long an item taken counts as under way at most (its worker may have died).
+        self._under_way_seconds = under_way_seconds
+
+    @property
+    def per_account(self) -> int:
+        """How many items one account may have under way at once (0: as many as tokens)."""
+        if self._per_account_setting is None:
+            return 0
+        return int(getattr(settings, self._per_account_setting))
 
     def push(self, account: int, item: str, delay: float = 0.0) -> None:
         """Queue ``item`` of ``account``, due in ``delay`` seconds."""
@@ -203,7 +237,7 @@ class FairQueue:
         retried token), else the next item of the account that used the workers least; None
         when no item is due."""
         answer = self._call("eval", _TAKE, 0, self._prefix(), token, CLAIM_SECONDS,
-                            FIRST_COST_SECONDS)
+                            FIRST_COST_SECONDS, self.per_account, self._under_way_seconds())
         if answer is None:
             return None
         assert isinstance(answer, bytes)
@@ -211,11 +245,13 @@ class FairQueue:
         item, charged = rest.rsplit(" ", 1)
         return Taken(int(account), item, float(charged))
 
-    def done(self, token: str, account: int, charged: float, cost: float) -> None:
+    def done(self, token: str, account: int, charged: float, cost: float) -> bool:
         """Token ``token`` has served its item of ``account``, charged ``charged``, which took
         ``cost`` seconds of its worker: the claim goes, and the account is charged what the
-        item really cost."""
-        self._call("eval", _DONE, 0, self._prefix(), token, account, cost, charged)
+        item really cost. True when the account has a limit and items waiting: tokens may have
+        passed them over, so the caller sends one more."""
+        waiting = self._call("eval", _DONE, 0, self._prefix(), token, account, cost, charged)
+        return self.per_account > 0 and bool(waiting)
 
     def waiting(self) -> bool:
         """Whether any account has an item waiting for a worker."""

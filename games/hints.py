@@ -100,13 +100,37 @@ class Hint:
         }
 
 
-def hint(match: Match, seat: int, account: int) -> dict[str, Any]:
-    """The hint for ``seat`` (``account``'s) at ``match`` now: refused unless the table offers
-    hints, the match is in play and it is the seat's turn; bounded per account (see above)."""
-    if not match.hints:
+def _aid_allowed(match: Match, offered: bool = True) -> None:
+    """A computer's aid (a hint, a bid estimate) is given only at a match in play, never at a
+    rated table (docs/ratings.md), and only where the table offers it (``offered``)."""
+    if match.rated or not offered:
         raise HintsOff()
     if match.status != MatchStatus.ACTIVE:
         raise MatchNotActive()
+
+
+def bid_estimate(match: Match, seat: int) -> dict[str, Any]:
+    """How many tricks ``seat``'s hand should take with each trump, before play starts: an
+    aid, refused as a hint is (except that every unrated table offers it)."""
+    _aid_allowed(match)
+    deal = selectors.replay_deal(match, selectors.current_deal(match))
+    if deal.phase not in (engine.Phase.AUCTION, engine.Phase.TRUMP, engine.Phase.ANNOUNCEMENTS):
+        raise engine.IllegalAction(engine.Reason.WRONG_PHASE)
+    rules = deal.rules
+    leader = seat if rules.has_auction else deal.next_seat[deal.dealer]
+    estimates = computer_players().bid_estimate(deal.hand_mask(seat), rules, seat, leader)
+    return {
+        "hand": [str(card) for card in deal.hand(seat)],
+        "estimates": [{"trump": suit, "tricks": tricks} for suit, tricks in estimates.items()],
+        "best_trump": max(estimates, key=lambda suit: estimates[suit]),
+        "team": rules.is_partnership,
+    }
+
+
+def hint(match: Match, seat: int, account: int) -> dict[str, Any]:
+    """The hint for ``seat`` (``account``'s) at ``match`` now: refused unless the table offers
+    hints, the match is in play and it is the seat's turn; bounded per account (see above)."""
+    _aid_allowed(match, offered=match.hints)
     deal = selectors.replay_deal(match, selectors.current_deal(match))
     if deal.to_act != seat:
         raise ActionRefused(engine.IllegalAction(engine.Reason.NOT_YOUR_TURN))

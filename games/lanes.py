@@ -5,6 +5,7 @@ the workers' fair queues scaled out (games/fair_queue.py)."""
 
 from __future__ import annotations
 
+import collections
 import logging
 import threading
 import time
@@ -32,9 +33,13 @@ class Lane:
     order it was sent, and work sent for no account is all one account's. Work sent in a trace
     carries on in it (its `traceparent` goes with it to the lane's thread)."""
 
-    def __init__(self, name: str, threads_setting: str | None = None) -> None:
+    def __init__(self, name: str, threads_setting: str | None = None,
+                 per_account_setting: str | None = None) -> None:
         self.name = name
         self._threads_setting = threads_setting
+        self._per_account_setting = per_account_setting
+        # Of the accounts with work under way: how much.
+        self._under_way: collections.Counter[Hashable] = collections.Counter()
         # (task, args, traceparent) by account
         self._order: fair_queue.FairOrder[tuple[str, tuple[Any, ...], str]] = (
             fair_queue.FairOrder())
@@ -45,6 +50,15 @@ class Lane:
     @property
     def threads(self) -> int:
         return getattr(settings, self._threads_setting) if self._threads_setting else 1
+
+    @property
+    def per_account(self) -> int:
+        """How many of the threads one account's work may hold at once: the setting
+        ``per_account_setting``, else all but one (so another account's work starts at once),
+        else the one."""
+        if self._per_account_setting:
+            return int(getattr(settings, self._per_account_setting))
+        return max(1, self.threads - 1)
 
     def send(self, task: str, *args: Any, account: Hashable = None) -> None:
         """Run ``task`` (a dotted path) with ``args`` on one of this lane's threads, in
@@ -57,21 +71,22 @@ class Lane:
                 threading.Thread(target=self._run, daemon=True, name=self.name).start()
 
     def _run(self) -> None:
-        from django.db import connections
+        from django.db import close_old_connections
         from django.utils.module_loading import import_string
 
         while True:
             with self._changed:
                 self._idle += 1
                 idle_until = time.monotonic() + LANE_IDLE_SECONDS
-                while (taken := self._order.take()) is None:
+                while (taken := self._order.take(self._busy())) is None:
                     if time.monotonic() >= idle_until:
                         self._idle -= 1
                         self._running -= 1
                         return
                     self._changed.wait(idle_until - time.monotonic())
                 self._idle -= 1
-            account, (task, args, traceparent), charged = taken
+                account, (task, args, traceparent), charged = taken
+                self._under_way[account] += 1
             started = time.monotonic()
             try:
                 with traces.carried_on(traceparent):
@@ -79,19 +94,34 @@ class Lane:
             except Exception:  # the sweeps try again; a dead lane would stop every later item
                 logger.exception("background work failed", extra={"lane": self.name, "task": task})
             finally:
-                connections.close_all()
+                # As after a request: closed unless DATABASE_CONN_MAX_AGE keeps it (SQLite's
+                # always are, being files: see the settings).
+                close_old_connections()
                 with self._changed:
                     self._order.done(account, charged, time.monotonic() - started)
+                    self._under_way[account] -= 1
+                    if not self._under_way[account]:
+                        del self._under_way[account]
+                    # The account's next work may wait for this thread's turn to end.
+                    self._changed.notify_all()
+
+    def _busy(self) -> set[Hashable]:
+        """Accounts with as much work under way as they may have (held with the lock)."""
+        limit = self.per_account
+        return {account for account, count in self._under_way.items() if count >= limit}
 
 
 LANES = {
     "computer-players": Lane("computer-players"),
     # Deliveries wait on receivers, not the CPU: as many at once as a webhook worker takes,
-    # shared between platforms.
-    "webhooks": Lane("webhooks", threads_setting="WEBHOOK_WORKER_THREADS"),
-    # The post-deal analysis, one deal at a time (its searches run in a process of their own at
-    # the lowest priority: bots/analysis.py), shared between accounts.
-    "analysis": Lane("analysis"),
+    # shared between platforms, each with at most its attempts at once under way (the rest of
+    # a platform's storm waits here, not for the database in a thread).
+    "webhooks": Lane("webhooks", threads_setting="WEBHOOK_WORKER_THREADS",
+                     per_account_setting="WEBHOOK_PLATFORM_CONCURRENCY"),
+    # The post-deal analysis, a few deals at a time (their searches run in processes of their
+    # own at the lowest priority: bots/analysis.py), shared between accounts: one account's
+    # flood holds all but one of them.
+    "analysis": Lane("analysis", threads_setting="ANALYSIS_PROCESSES"),
 }
 
 

@@ -11,7 +11,6 @@ from django.contrib.auth.models import User
 from django.db.models import Count, Q, QuerySet
 
 from games import engine, notify
-from games.computer_players import computer_players
 from games.models import (
     AnalysisStatus,
     Deal,
@@ -223,17 +222,3 @@ def lobby(
     )
 
 
-def bid_estimate(match: Match, seat: int) -> dict[str, Any]:
-    """Expected tricks of the seat's hand for each trump, before play starts."""
-    deal = replay_deal(match, current_deal(match))
-    if deal.phase not in (engine.Phase.AUCTION, engine.Phase.TRUMP, engine.Phase.ANNOUNCEMENTS):
-        raise engine.IllegalAction(engine.Reason.WRONG_PHASE)
-    rules = deal.rules
-    leader = seat if rules.has_auction else deal.next_seat[deal.dealer]
-    estimates = computer_players().bid_estimate(deal.hand_mask(seat), rules, seat, leader)
-    return {
-        "hand": [str(card) for card in deal.hand(seat)],
-        "estimates": [{"trump": suit, "tricks": tricks} for suit, tricks in estimates.items()],
-        "best_trump": max(estimates, key=lambda suit: estimates[suit]),
-        "team": rules.is_partnership,
-    }

@@ -6,14 +6,14 @@
 webhooks-embedded  another platform's webhook latency (its event committed → its receiver has it),
        one event at a time, calm and while one platform replays its events without a pause
        (a replay call every 0.5 s, each of up to 500 events, to a receiver that answers in
-       0.05 s, as the other platform's does), on the embedded default: SQLite and the
-       webhooks' lane, in this process.
+       0.05 s, as the other platform's does; both in a process of their own), on the embedded
+       default as deployed (DEBUG off): SQLite and the webhooks' lane, in this process.
 webhooks-scaled-out  the same scaled out: a scratch database on ``--database-url``'s server, a
        Redis of its own and a webhook worker (its 16 threads); this process writes the
        events and makes the replay calls.
 analysis  another account's post-deal analysis latency (sent → analysed), one deal at a time,
        calm and while one account's flood of 65 ended deals waits, on the embedded default's
-       analysis lane (the searches in the analysis process, at the lowest priority).
+       analysis lane (the searches in the analysis processes, at the lowest priority).
 
 Each part runs in a process of its own (a form's settings are read once) and prints p50 and
 p95 calm, p50 and p95 beside the flood, and the ratio of the p95s (a latency past
@@ -31,7 +31,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -76,8 +75,11 @@ def main() -> None:
             report("webhooks, scaled out", *webhooks(args.samples))
         return
     scratch = Path(tempfile.mkdtemp(prefix="batak-fairness-"))
+    # As deployed: DEBUG off (with it on, every query is also recorded, and SQLite quotes each
+    # one's parameters with a query of its own).
     os.environ.update(DATABASE_URL=f"sqlite:///{scratch / 'db.sqlite3'}", REDIS_URL="",
-                      LOG_LEVEL="WARNING", WEBHOOK_ALLOW_PRIVATE_ADDRESSES="true")
+                      LOG_LEVEL="WARNING", WEBHOOK_ALLOW_PRIVATE_ADDRESSES="true",
+                      DJANGO_DEBUG="false", DJANGO_SECRET_KEY="fairness-benchmark-" + "x" * 40)
     _setup()
     from django.core.management import call_command
 
@@ -120,44 +122,29 @@ def timed(samples: int, once: Callable[[], float], pause: float) -> list[float]:
 
 def webhooks(samples: int) -> tuple[list[float], list[float], str]:
     from django.db import transaction
-    from django.utils import timezone
 
-    from platforms import services, webhooks
+    from platforms import webhooks
     from platforms.models import DeliveryStatus, WebhookDelivery
-    from tests.platforms.receiver import Receiver
+    from tests.integration.harness.stack import free_port
+    from tests.platforms import storms
+    from tests.platforms.receiver import ReceiverProcess
 
-    receiver = Receiver()
-
-    def answer(body: dict[str, Any]) -> int:
-        time.sleep(RECEIVER_SECONDS)
-        return 204
-
-    receiver.decide = answer
-    storming, calm = (services.register_platform(name=name) for name in ("Storm", "Calm"))
-    subscriptions = {}
-    for platform in (storming, calm):
-        subscription = webhooks.subscribe(platform=platform, url=receiver.url,
-                                          event_types=["deal.ended"])
-        receiver.secrets[str(subscription.pk)] = subscription.secret
-        subscriptions[platform.pk] = subscription
-    since = timezone.now()
-    sending = webhooks.send
-    webhooks.send = lambda delivery_ids, countdown=0: None
-    with transaction.atomic():  # delivered long ago
-        webhooks.emit(storming.pk, [("deal.ended", {"match_id": str(uuid.uuid4()), "version": 1})
-                                    for _ in range(STORM_EVENTS)])
-    webhooks.send = sending
-    WebhookDelivery.objects.update(status=DeliveryStatus.SUCCEEDED)
+    # The receivers (both platforms', as one) in a process of their own: their work is not
+    # the service's.
+    port = free_port()
+    storming, calm = storms.storming_and_calm(f"http://127.0.0.1:{port}/hooks")
+    receiver = ReceiverProcess(port, Path(tempfile.mkdtemp()) / "received.jsonl",
+                               [storming.secret, calm.secret], answer_after=RECEIVER_SECONDS)
+    storms.delivered_long_ago(storming, STORM_EVENTS)
 
     def one_event() -> float:
-        match_id = str(uuid.uuid4())
         made: list[float] = []
         with transaction.atomic():
             # Made once committed (before its deliveries are sent, on the commit too).
             transaction.on_commit(lambda: made.append(time.monotonic()))
-            webhooks.emit(calm.pk, [("deal.ended", {"match_id": match_id, "version": 1})])
+            match_id = storms.calm_event(calm)
         while time.monotonic() - made[0] < GIVE_UP_SECONDS:
-            for record in list(receiver.got):
+            for record in receiver.got():
                 if record["body"]["data"]["match_id"] == match_id:
                     return record["at"] - made[0]
             time.sleep(0.002)
@@ -168,15 +155,15 @@ def webhooks(samples: int) -> tuple[list[float], list[float], str]:
 
     def storm() -> None:
         while not stop.is_set():
-            webhooks.replay(subscriptions[storming.pk], since=since)
+            webhooks.replay(storming, since=storming.created_at)
             time.sleep(0.5)
 
     storming_thread = threading.Thread(target=storm, daemon=True)
     storming_thread.start()
     time.sleep(2)
-    stormy = len(receiver.got)
+    stormy = len(receiver.got())
     flooded = timed(samples, one_event, 0.1)
-    stormy = len(receiver.got) - stormy - samples
+    stormy = len(receiver.got()) - stormy - samples
     stop.set()
     storming_thread.join()
     WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING).update(
@@ -199,7 +186,8 @@ def analyse(start: Any, log: Any, sent: float, account: int) -> None:
 
     from bots import analysis
 
-    analysis.analyse_in_background(start, log, settings.ANALYSIS_SECONDS_PER_DEAL)
+    analysis.analyse_in_background(start, log, settings.ANALYSIS_SECONDS_PER_DEAL,
+                                   processes=settings.ANALYSIS_PROCESSES)
     with _analysed_lock:
         _analysed.append((account, time.monotonic() - sent))
 

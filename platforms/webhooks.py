@@ -322,7 +322,11 @@ def retry_delays() -> list[float]:
 
 # Scaled out, the deliveries to attempt wait here in their platform's list, in front of the
 # webhook workers; the broker carries tokens (`platforms.tasks.deliver_webhooks`).
-DELIVERIES = fair_queue.FairQueue("webhooks", "WEBHOOK_QUEUE")
+DELIVERIES = fair_queue.FairQueue(
+    "webhooks", "WEBHOOK_QUEUE", per_account_setting="WEBHOOK_PLATFORM_CONCURRENCY",
+    # An attempt's lease (see `_claim`): a worker killed mid-attempt frees its place as soon.
+    under_way_seconds=lambda: settings.WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS,
+)
 
 
 def send(delivery_ids: list[int], countdown: float = 0) -> None:
@@ -347,8 +351,13 @@ def send(delivery_ids: list[int], countdown: float = 0) -> None:
                                account=platform_id)
             continue
         DELIVERIES.push(platform_id, str(delivery_id), delay=countdown)
-        # By name: the task module imports this one.
-        current_app.send_task("platforms.tasks.deliver_webhooks", countdown=countdown)
+        _send_token(countdown)
+
+
+def _send_token(countdown: float = 0) -> None:
+    """A token for the webhook workers: it attempts the next due delivery of `DELIVERIES`."""
+    # By name: the task module imports this one.
+    current_app.send_task("platforms.tasks.deliver_webhooks", countdown=countdown)
 
 
 def attempt_next(token: str) -> bool | None:
@@ -359,7 +368,8 @@ def attempt_next(token: str) -> bool | None:
     while (taken := DELIVERIES.take(token)) is not None:
         started = time.monotonic()
         delivered = attempt(int(taken.item))
-        DELIVERIES.done(token, taken.account, taken.charged, time.monotonic() - started)
+        if DELIVERIES.done(token, taken.account, taken.charged, time.monotonic() - started):
+            _send_token()  # for the platform's next, passed over while this was under way
         if delivered is not None:
             return delivered
     return None
@@ -572,11 +582,13 @@ def _waiting_for_an_earlier() -> Q:
     pending (one under way counts): it waits, so that the receiver gets the match's events in
     order. One sent again (`resent`) neither waits nor is waited for: an old event replayed
     must not hold a match in play back for the day of its retries."""
-    return Q(Exists(WebhookDelivery.objects.filter(
+    # `resent` first: the database then looks for an earlier one only for a live delivery
+    # (for each of a replay's hundreds of one match, it would look through all the others).
+    return Q(resent=False) & Q(Exists(WebhookDelivery.objects.filter(
         subscription_id=OuterRef("subscription_id"), status=DeliveryStatus.PENDING,
         resent=False, event__match_id=OuterRef("event__match_id"),
         event__sequence__lt=OuterRef("event__sequence"),
-    )), resent=False)
+    )))
 
 
 def _sendable() -> QuerySet[WebhookDelivery]:
@@ -605,12 +617,14 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
     still used up its turn, so a receiver that kills workers cannot be retried forever. When
     that was the last turn, the delivery is failed here, when it is found due again."""
     now = timezone.now()
+    # Read before the transaction: a copy that finds nothing to do never waits for a writer's
+    # turn (SQLite's one writer; the embedded default).
+    platform_id = _sendable().filter(pk=delivery_id).values_list(
+        "subscription__platform_id", flat=True
+    ).first()
+    if platform_id is None:
+        return None  # (one waiting for an earlier of its match is sent once that is done)
     with transaction.atomic():
-        platform_id = _sendable().filter(pk=delivery_id).values_list(
-            "subscription__platform_id", flat=True
-        ).first()
-        if platform_id is None:
-            return None  # (one waiting for an earlier of its match is sent once that is done)
         # One platform's claims one at a time (PostgreSQL; SQLite's writers are serial).
         list(Platform.objects.select_for_update().filter(pk=platform_id).values_list("pk"))
         under_way = WebhookDelivery.objects.filter(

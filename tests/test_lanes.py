@@ -87,17 +87,19 @@ def test_the_analysis_has_a_lane_and_scaled_out_a_queue_of_its_own(settings) -> 
 
 
 @pytest.mark.django_db
-def test_one_account_s_flood_of_analyses_waits_behind_another_account_s_deal(
+def test_one_account_s_flood_of_analyses_holds_all_but_one_of_the_lane_s_threads(
     settings, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """On the embedded default the analysis lane serves accounts in turn (the same rule as the
-    workers' fair queue scaled out): after one account ended deal after deal, another account's
-    ended deal is analysed next, once the one under way is done, not after the whole flood."""
+    workers' fair queue scaled out), and one account's deals hold all but one of its threads:
+    after one account ended deal after deal, another account's ended deal is analysed at once,
+    beside the flood's deal under way, not after it nor after the whole flood."""
     from bots import interface, tasks
     from games.models import Deal
     from tests.api.conftest import create_match, new_player
 
     settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.ANALYSIS_PROCESSES = 2
 
     def deal_of(account) -> int:
         bot = {"kind": "bot", "bot_level": "easy"}
@@ -107,16 +109,36 @@ def test_one_account_s_flood_of_analyses_waits_behind_another_account_s_deal(
     flooding, other = new_player("Flood"), new_player("Other")
     flood = [deal_of(flooding) for _ in range(4)]
     alone = deal_of(other)
+    under_way: list[int] = []
 
     def analyse_deal(deal_id: int, in_background: bool) -> None:
-        if not done:
-            release.wait(10)  # the flood's first, under way while the rest are sent
+        under_way.append(deal_id)
+        if deal_id in flood:
+            assert len([d for d in under_way if d in flood]) == 1
+            release.wait(10)
+        under_way.remove(deal_id)
         done.append(str(deal_id))
 
     monkeypatch.setattr(tasks, "analyse_deal", analyse_deal)
     for deal_id in flood:
         interface.send_analysis(deal_id)
     interface.send_analysis(alone)
+    wait_until(lambda: done == [str(alone)])
     release.set()
     wait_until(lambda: len(done) == 5)
-    assert done[:2] == [str(flood[0]), str(alone)]
+    assert done == [str(deal_id) for deal_id in [alone, *flood]]
+
+
+def test_an_account_has_at_most_its_share_of_a_lane_s_threads(settings) -> None:
+    settings.WEBHOOK_WORKER_THREADS = 3
+    settings.WEBHOOK_PLATFORM_CONCURRENCY = 2
+    lane = lanes.Lane("test-share", threads_setting="WEBHOOK_WORKER_THREADS",
+                      per_account_setting="WEBHOOK_PLATFORM_CONCURRENCY")
+    for item in ("a1", "a2", "a3"):
+        lane.send(f"{__name__}.wait_for_release", item, account="a")
+    lane.send(f"{__name__}.record", "b", account="b")
+    wait_until(lambda: done == ["b"])
+    time.sleep(0.1)
+    assert done == ["b"]  # a3 waits for a1 or a2, though a thread is free
+    release.set()
+    wait_until(lambda: sorted(done) == ["a1", "a2", "a3", "b"])

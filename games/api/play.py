@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import access, engine, hints, presenters, selectors, services
+from games import access, engine, hints, presenters, services
 from games.api import examples
 from games.api.base import (
     ETAG_PARAMETERS,
@@ -50,13 +50,10 @@ from games.errors import (
     ActionRefused,
     CardsSealed,
     HandInPlay,
-    HintsOff,
     InvalidIdempotencyKey,
-    MatchNotActive,
     NotYourSeat,
     OtherSeat,
 )
-from games.models import MatchStatus
 
 logger = logging.getLogger(__name__)
 
@@ -127,12 +124,8 @@ class BidEstimateView(MatchEndpoint):
     )
     def get(self, request: Request, match_id: str) -> Response:
         assert self.seat is not None
-        if self.match.rated:
-            raise HintsOff()
-        if self.match.status != MatchStatus.ACTIVE:
-            raise MatchNotActive()
         try:
-            data = selectors.bid_estimate(self.match, self.seat.index)
+            data = hints.bid_estimate(self.match, self.seat.index)
         except engine.IllegalAction as error:
             raise ActionRefused(error) from None
         return Response(BidEstimateSerializer(data).data)

@@ -71,13 +71,13 @@ def test_on_the_embedded_default_the_lane_searches_in_the_low_priority_process(
     assert sent == [("analysis", "bots.tasks.analyse_deal", deal.pk, True, players[0].user_id)]
     searched = []
 
-    def in_background(start, log, seconds: float) -> dict:
-        searched.append(seconds)
+    def in_background(start, log, seconds: float, processes: int) -> dict:
+        searched.append((seconds, processes))
         return analysis.analyse(start, log, seconds).to_dict()
 
     monkeypatch.setattr(analysis, "analyse_in_background", in_background)
     assert tasks.analyse_deal(*sent[0][2:4])
-    assert searched == [settings.ANALYSIS_SECONDS_PER_DEAL]
+    assert searched == [(settings.ANALYSIS_SECONDS_PER_DEAL, settings.ANALYSIS_PROCESSES)]
     assert DealAnalysis.objects.get(deal=deal).status == AnalysisStatus.DONE
 
 

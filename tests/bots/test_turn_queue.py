@@ -261,3 +261,41 @@ def test_a_heavy_accounts_token_hands_on_after_each_move(
     else:
         assert moves >= 1
         assert not bot_to_act_in(match_id)
+
+
+def test_an_account_at_its_limit_is_passed_over_until_one_of_its_items_is_done(
+    settings,
+) -> None:
+    """With a limit per account (the webhook workers': a platform's attempts at once), a token
+    passes over an account with that many items under way, and the token that finishes one
+    is told to send another for the items passed over."""
+    from games import fair_queue
+
+    settings.WEBHOOK_PLATFORM_CONCURRENCY = 2
+    under_way = 300.0
+    queue = fair_queue.FairQueue("limited", "CELERY_TASK_DEFAULT_QUEUE",
+                                 per_account_setting="WEBHOOK_PLATFORM_CONCURRENCY",
+                                 under_way_seconds=lambda: under_way)
+    for n in range(4):
+        queue.push(1, f"storm-{n}")
+    first, second = queue.take("t1"), queue.take("t2")
+    assert first is not None and second is not None
+    assert (first.item, second.item) == ("storm-0", "storm-1")
+    assert queue.take("t3") is None  # two under way: the rest wait, at no worker's cost
+    queue.push(2, "calm")
+    calm = queue.take("t4")
+    assert calm is not None and calm.item == "calm"
+    assert queue.done("t4", 2, calm.charged, CHEAP) is False  # nothing of account 2 waits
+    assert queue.done("t1", 1, first.charged, CHEAP) is True  # storm-2 and storm-3 wait
+    third = queue.take("t5")
+    assert third is not None and third.item == "storm-2"
+    assert queue.take("t6") is None
+    # A token that never comes back (its worker killed) gives its place back in time.
+    under_way = 1.0
+    assert queue.done("t5", 1, third.charged, CHEAP) is True
+    lost = queue.take("t7")
+    assert lost is not None and lost.item == "storm-3"
+    assert queue.take("t8") is None  # t2 and t7 under way
+    queue.push(1, "storm-4")
+    threading.Event().wait(1.2)
+    assert queue.take("t9") is not None  # t7's place came back (t2's was set for longer)

@@ -33,7 +33,7 @@ from tests import sse
 from tests.integration.harness import client
 from tests.integration.harness.stack import ROOT, free_port, wait_until
 from tests.platforms.hostile import HostileReceiver
-from tests.platforms.receiver import Receiver
+from tests.platforms.receiver import Receiver, listening
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -46,15 +46,8 @@ def start_receiver(port: int, out: Path, secret: str) -> subprocess.Popen[bytes]
         [sys.executable, "-m", "tests.platforms.receiver", str(port), str(out), secret],
         cwd=ROOT,
     )
-    wait_until(lambda: _listening(port), 10, "the webhook receiver")
+    wait_until(lambda: listening(port), 10, "the webhook receiver")
     return process
-
-
-def _listening(port: int) -> bool:
-    import socket
-
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 def test_a_receiver_killed_mid_match_gets_every_event_once(

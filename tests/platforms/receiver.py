@@ -1,15 +1,18 @@
 """A webhook receiver on loopback, as a platform runs one: it verifies each delivery's
 signature with the standardwebhooks library and keeps what it got. Runs in a thread of the
 tests (`Receiver`), or as its own process (``python -m tests.platforms.receiver PORT FILE
-SECRET``) that the integration test kills and starts again."""
+SECRET... [--answer-after SECONDS]``, `ReceiverProcess`): one the integration test kills and
+starts again, one whose work is not counted as the service's (loadtest/fairness.py)."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -77,9 +80,63 @@ class Receiver:
         return {r["id"]: r for r in self.got if 200 <= r["status"] < 300}
 
 
+class ReceiverProcess:
+    """In a process of its own on ``port``, verifying with ``secrets``, answering 204 after
+    ``answer_after`` seconds: ``url``, and what it ``got()`` so far (read from ``out``)."""
+
+    def __init__(self, port: int, out: Path, secrets: Iterable[str],
+                 answer_after: float = 0.0) -> None:
+        self.url = f"http://127.0.0.1:{port}/hooks"
+        self._out = out
+        self._read = 0
+        self._got: list[dict[str, Any]] = []
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.platforms.receiver", str(port), str(out), *secrets,
+             "--answer-after", str(answer_after)],
+            cwd=Path(__file__).resolve().parents[2],
+        )
+        from tests.integration.harness.stack import wait_until
+
+        wait_until(lambda: listening(port), 10, "the webhook receiver")
+
+    def got(self) -> list[dict[str, Any]]:
+        if self._out.exists():
+            with self._out.open() as lines:
+                lines.seek(self._read)
+                for line in lines:
+                    if not line.endswith("\n"):
+                        break  # (being written)
+                    self._read += len(line.encode())
+                    self._got.append(json.loads(line))
+        return self._got
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait()
+
+
+def listening(port: int) -> bool:
+    import socket
+
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
 def main() -> None:
-    port, out, secret = int(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
-    server = ThreadingHTTPServer(("127.0.0.1", port), handler({"s": secret}, [], [], out))
+    parser = argparse.ArgumentParser()
+    parser.add_argument("port", type=int)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("secrets", nargs="+")
+    parser.add_argument("--answer-after", type=float, default=0.0)
+    args = parser.parse_args()
+
+    def answer(body: dict[str, Any]) -> int:
+        time.sleep(args.answer_after)
+        return 204
+
+    secrets = {str(index): secret for index, secret in enumerate(args.secrets)}
+    server = ThreadingHTTPServer(("127.0.0.1", args.port),
+                                 handler(secrets, [], [], args.out, decide=lambda: answer))
     server.serve_forever()
 
 

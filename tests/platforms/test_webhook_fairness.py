@@ -10,11 +10,11 @@ import uuid
 from typing import Any
 
 import pytest
-from django.db import transaction
 
 from platforms import services, webhooks
 from platforms.models import DeliveryStatus, WebhookDelivery
 
+from . import storms
 from .receiver import Receiver
 from .test_webhooks import wait_for
 
@@ -32,25 +32,14 @@ def test_a_replay_storm_of_one_platform_delays_no_other_platform_s_event(setting
         return 204
 
     receiver.decide = slowly
-    storming, other = (services.register_platform(name=name) for name in ("Storm", "Calm"))
-    subscriptions = {}
-    for platform in (storming, other):
-        subscription = webhooks.subscribe(platform=platform, url=receiver.url,
-                                          event_types=["deal.ended"])
+    storming, other = storms.storming_and_calm(receiver.url)
+    for subscription in (storming, other):
         receiver.secrets[str(subscription.pk)] = subscription.secret
-        subscriptions[platform.pk] = subscription
-    stormy, calm = str(uuid.uuid4()), str(uuid.uuid4())
-    since = subscriptions[storming.pk].created_at
-    # The storming platform's events, delivered long ago (nothing is sent while jobs are off).
-    with transaction.atomic():
-        webhooks.emit(storming.pk, [("deal.ended", {"match_id": stormy, "version": version})
-                                    for version in range(STORM)])
-    WebhookDelivery.objects.update(status=DeliveryStatus.SUCCEEDED)
+    stormy = storms.delivered_long_ago(storming, STORM)
     settings.IN_PROCESS_JOBS = True
     try:
-        assert webhooks.replay(subscriptions[storming.pk], since=since).count == STORM
-        with transaction.atomic():
-            webhooks.emit(other.pk, [("deal.ended", {"match_id": calm, "version": 1})])
+        assert webhooks.replay(storming, since=storming.created_at).count == STORM
+        calm = storms.calm_event(other)
         wait_for(lambda: not WebhookDelivery.objects.filter(
             status=DeliveryStatus.PENDING).exists(), 60)
     finally:
