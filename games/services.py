@@ -52,7 +52,6 @@ from games.errors import (
     InvalidRules,
     InvitationRequired,
     MatchNotActive,
-    NotYourSeat,
     PersonSeatRequired,
     SeatUnavailable,
     ServiceError,
@@ -339,12 +338,11 @@ def submit_action(
     match_id: uuid.UUID,
     action: engine.Action,
     user: User,
-    seat: int | None = None,
     expected_version: int | None = None,
     idempotency: Idempotency | None = None,
 ) -> ActionResult:
     """Apply ``action`` at ``user``'s own seat (found under the match lock, their presence
-    noted; ``seat``, when named, must be it). Raises a `ServiceError` and changes nothing but
+    noted). Raises a `ServiceError` and changes nothing but
     the presence when the action is refused, but for the stand-in's move of a turn whose clock
     had run out (`computer_moves.time_out_due`): 409 `turn_timed_out` when it was the
     caller's."""
@@ -353,7 +351,7 @@ def submit_action(
     seated: list[tuple[Seat, Any]] = []
     try:
         return _submit_action(
-            match_id=match_id, action=action, user=user, seat=seat,
+            match_id=match_id, action=action, user=user,
             expected_version=expected_version, idempotency=idempotency, seated=seated,
         )
     except IntegrityError:
@@ -374,7 +372,6 @@ def _submit_action(
     match_id: uuid.UUID,
     action: engine.Action,
     user: User,
-    seat: int | None,
     expected_version: int | None,
     idempotency: Idempotency | None,
     seated: list[tuple[Seat, Any]],
@@ -384,8 +381,6 @@ def _submit_action(
         match = unit.match
         # Only a seat's player is answered, a replay too: someone who left reads nothing more.
         seat_row = access.acting_seat(match, user)
-        if seat not in (None, seat_row.index):
-            raise NotYourSeat()
         if idempotency is not None and (replay := _first_answer(idempotency)) is not None:
             return replay
         seated.append((seat_row, seat_row.last_seen))

@@ -74,12 +74,18 @@ def test_slow_work_on_one_lane_does_not_hold_up_another() -> None:
     wait_until(lambda: done == ["quick", "slow"])
 
 
-def test_webhooks_and_computer_players_have_lanes_of_their_own() -> None:
-    assert lanes.LANES["webhooks"] is not lanes.LANES["computer-players"]
+def test_webhooks_and_analyses_never_hold_up_the_computer_players() -> None:
+    for lane in ("webhooks", "analysis"):
+        done.clear()
+        release.clear()
+        lanes.run_soon(lane, f"{__name__}.wait_for_release", lane)
+        lanes.run_soon("computer-players", f"{__name__}.record", "turn")
+        wait_until(lambda: done == ["turn"])
+        release.set()
+        wait_until(lambda: done == ["turn", lane])  # noqa: B023 (waited for here)
 
 
-def test_the_analysis_has_a_lane_and_scaled_out_a_queue_of_its_own(settings) -> None:
-    assert lanes.LANES["analysis"] is not lanes.LANES["computer-players"]
+def test_scaled_out_the_analysis_has_a_queue_of_its_own(settings) -> None:
     route = app.amqp.router.route({}, "bots.tasks.analyse_next_deal")
     assert route["queue"].name == settings.ANALYSIS_QUEUE != settings.CELERY_TASK_DEFAULT_QUEUE
     assert app.amqp.router.route({}, "bots.tasks.play_next_turn")["queue"].name == (

@@ -221,7 +221,6 @@ class ActionView(MatchEndpoint):
     """Submits one action for the caller's seat through `services.submit_action`: one class
     per `ActionEndpoint`, made by `action_view`."""
 
-    permission = access.Permission.ACT
     endpoint: ClassVar[ActionEndpoint]
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:

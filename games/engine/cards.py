@@ -8,7 +8,7 @@ operations; `Card`, `Suit` and `Rank` are the readable faces the rest of the ser
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 CARD_FORMAT = "expected rank then suit, e.g. AS, TH, 10h"
 SUIT_BITS = 0x1FFF  # 13 bits: one suit's ranks
@@ -187,11 +187,6 @@ def mask_of(cards: Iterable[Card]) -> int:
     for card in cards:
         mask |= 1 << card.index
     return mask
-
-
-def iter_cards(mask: int) -> Iterator[Card]:
-    for index in indices_of(mask):
-        yield ALL_CARDS[index]
 
 
 def parse_cards(text: str | Iterable[str]) -> list[Card]:

@@ -66,7 +66,7 @@ def play_match(
             ) == match.version + 1
         else:
             services.submit_action(
-                match_id=match.id, seat=seat, action=action, user=acting.user,
+                match_id=match.id, action=action, user=acting.user,
                 expected_version=match.version,
             )
     match.refresh_from_db()

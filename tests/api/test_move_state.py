@@ -109,7 +109,7 @@ def test_the_snapshot_after_every_action_is_the_replay_of_the_log(
         assert seat is not None and seat < people, "the computer players have moved"
         action = rng.choice(deal.legal_actions(seat))
         result = services.submit_action(
-            match_id=match.id, seat=seat, action=action, user=users[seat]
+            match_id=match.id, action=action, user=users[seat]
         )
         assert rendered(SeatViewSerializer(result.view).data) == rendered(result.view)
         latest = check_snapshot_is_the_replay(match)
@@ -126,11 +126,11 @@ def test_a_refused_move_leaves_no_snapshot_and_the_next_move_replays() -> None:
     assert seat is not None
     with pytest.raises(ActionRefused):
         services.submit_action(
-            match_id=match.id, seat=seat, action=engine.Bid(1), user=users[seat]
+            match_id=match.id, action=engine.Bid(1), user=users[seat]
         )
     assert snapshots.take(match.id, match.version) is None
     action = deal.legal_actions(seat)[0]
-    services.submit_action(match_id=match.id, seat=seat, action=action, user=users[seat])
+    services.submit_action(match_id=match.id, action=action, user=users[seat])
     check_snapshot_is_the_replay(match)
 
 

@@ -66,6 +66,6 @@ def test_no_spectator_response_names_an_unplayed_card(
         seat = deal.to_act
         assert seat is not None
         action = rng.choice(deal.legal_actions(seat))
-        services.submit_action(match_id=match.id, seat=seat, action=action, user=users[seat])
+        services.submit_action(match_id=match.id, action=action, user=users[seat])
         match.refresh_from_db()
     assert match.status == MatchStatus.FINISHED

@@ -54,7 +54,7 @@ def last_move(match: Match, deal: engine.Deal,
     legal = [a for a in deal.legal_actions(seat) if a.kind != engine.ActionKind.REDEAL]
     action = choose(legal)
     acting = match.seats.get(index=seat)
-    return lambda: services.submit_action(match_id=match.id, seat=seat, action=action,
+    return lambda: services.submit_action(match_id=match.id, action=action,
                                           user=acting.user, expected_version=match.version)
 
 
