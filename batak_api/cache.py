@@ -18,7 +18,7 @@ import redis
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import RedisError
 
-from games import redis_clients
+from runtime import redis_clients
 
 logger = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from celery.signals import (
     worker_process_shutdown,
 )
 
-from games.log_context import replace_log_context
+from runtime.log_context import replace_log_context
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "batak_api.settings")
 

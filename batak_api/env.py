@@ -45,7 +45,7 @@ class Env(environ.Env):
 
     def rate(self, var: str, default: str | None) -> str | None:
         """A rate, `count/period` (20/minute; second, minute, hour or day), as DRF's throttles
-        and games/windows.py read it. An empty value leaves it at its default; a malformed one
+        and runtime/windows.py read it. An empty value leaves it at its default; a malformed one
         stops the service at start rather than failing every request it limits."""
         rate = self.get_value(var, default=None) or default
         if rate is not None and not re.fullmatch(r"[1-9][0-9]*/[smhd][a-z]*", rate):

@@ -3,7 +3,7 @@
 Scaled out, Celery beat sends each to the workers on its interval (`beat_schedule`, read by the
 settings). On the embedded default there is no beat and no worker: one thread of the serving
 process runs the same jobs (`start_in_process`), started by the process's first request while
-IN_PROCESS_JOBS is on; what a worker would be sent, it runs on a lane (games/lanes.py).
+IN_PROCESS_JOBS is on; what a worker would be sent, it runs on a lane (runtime/lanes.py).
 Every job is safe to run any number of times at once: each change it makes is made under its
 match's lock for the version it was due at.
 

@@ -1,7 +1,7 @@
 """Structured logs: one JSON object a line, carrying the request, match or task it belongs to.
 
 Code logs as usual (`logger.info("bot turn not queued", extra={...})`); `ContextFilter` adds the
-ids bound for the current request or task (`games.log_context`, where the apps bind them), and
+ids bound for the current request or task (`runtime.log_context`, where the apps bind them), and
 `JsonFormatter` writes the record, its extras and those ids as one line; `RequestLogMiddleware`
 binds a request's ids and logs the request. This module is imported by the logging
 configuration, gunicorn's included, so it must not need Django set up.
@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from batak_api.metrics import count_request
-from games.log_context import add_log_context, current_log_context, log_context
+from runtime.log_context import add_log_context, current_log_context, log_context
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse

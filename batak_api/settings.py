@@ -464,7 +464,7 @@ PRESENCE_SECONDS = env.float("PRESENCE_SECONDS", 45)
 # deadline).
 CLOCK_SWEEP_INTERVAL_SECONDS = env.float("CLOCK_SWEEP_INTERVAL_SECONDS", 1)
 # Whether the serving process runs the periodic jobs (batak_api/jobs.py) and delivers webhooks
-# (games/lanes.py) itself: on the embedded default; scaled out, beat and the workers do.
+# (runtime/lanes.py) itself: on the embedded default; scaled out, beat and the workers do.
 IN_PROCESS_JOBS = env.bool("IN_PROCESS_JOBS", default=not REDIS_URL)
 # The live stream (games/api/streams.py): a comment line this often keeps proxies from closing
 # a quiet stream; an ASGI server ends a stream after STREAM_MAX_SECONDS (a WSGI server after

@@ -3,7 +3,7 @@
 `configure` runs once in each process that serves or works (gunicorn's workers after their
 fork, Celery's pool processes and the webhook workers, the ASGI server's processes, `manage.py
 runserver`). Off, it does nothing at all: no tracer provider is set, nothing is instrumented,
-and the apps' spans (games/traces.py) are the OpenTelemetry API's no-ops. On (an exporter named
+and the apps' spans (runtime/traces.py) are the OpenTelemetry API's no-ops. On (an exporter named
 by OTEL_TRACES_EXPORTER, or an OTLP endpoint given, and OTEL_SDK_DISABLED not `true`), it
 traces Django's requests (spans named by route), Celery's tasks (sent and run, the trace
 carried in the message), psycopg's queries (their SQL, never their parameters) and the

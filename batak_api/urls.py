@@ -15,8 +15,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from batak_api.play import play
 from batak_api.scrape import metrics
-from games import redis_clients
 from games.api.problems import not_found, problem, problem_response
+from runtime import redis_clients
 
 logger = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from bots import tasks, turn_queue
 from bots.advice import choice_values
 from bots.evaluation import bid_estimate
 from bots.players import warm_up
-from games import lanes
 from games.models import Deal, Match, Seat
+from runtime import lanes
 
 
 def send_turns(match_id: str, version: int) -> None:

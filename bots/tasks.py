@@ -15,11 +15,12 @@ from prometheus_client import Histogram
 from bots import analysis, turn_queue
 from bots.advice import seeded_rng
 from bots.players import choose_action
-from games import computer_moves, engine, fair_queue, selectors, services, sweeper, traces
+from games import computer_moves, engine, selectors, services, sweeper
 from games.computer_players import computer_players
-from games.log_context import log_context
 from games.metrics import closed
 from games.models import BotLevel, Seat
+from runtime import fair_queue, traces
+from runtime.log_context import log_context
 from tour.content import style_for
 
 # One task plays consecutive bot moves for this long, then hands on to a fresh task, so a

@@ -1,14 +1,14 @@
 """Computer players' turns shared fairly between accounts, in front of the Celery workers.
 
 Scaled out, a turn to play (a match at a version) waits in the fair queue of the workers
-(games/fair_queue.py) in its account's list: a match's account is its creator, so a platform's
+(runtime/fair_queue.py) in its account's list: a match's account is its creator, so a platform's
 matches all count as the platform's one account, and a flood of one account's turns is played
 in the workers' spare time. The broker carries only tokens (`bots.tasks.play_next_turn`, one per
 turn queued). No turn is lost and none is played twice: a token redelivered or retried plays the
 turn it took again, a turn whose token is lost for good (Redis restarted empty) is found by the
 sweeper (games/sweeper.py), which sends it again, and every move is made only at the version it
 was decided for (games/computer_moves.py), so a copy of a turn changes nothing. A turn is queued
-with the trace of what made it (its `traceparent`, games/traces.py), and played in that trace by
+with the trace of what made it (its `traceparent`, runtime/traces.py), and played in that trace by
 whichever worker takes it. The embedded default has no Redis: its computer players play in the
 request or on their lane (bots/interface.py), in the order sent.
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from games import fair_queue, traces
+from runtime import fair_queue, traces
 
 # A token plays on (the next computer player of its match, and the next) for this long before
 # it lets a waiting turn go first: the most another turn waits behind a running one, past one

@@ -25,7 +25,7 @@ from django.core.cache import cache
 from django.utils import formats
 from django.utils.translation import gettext, gettext_noop
 
-from games import engine, selectors, windows
+from games import engine, selectors
 from games.computer_players import ChoiceValue, computer_players
 from games.errors import (
     ActionRefused,
@@ -35,6 +35,7 @@ from games.errors import (
     TooManyHints,
 )
 from games.models import Match, MatchStatus
+from runtime import windows
 
 # A view's hint stays in the cache this long: a turn rarely lasts longer, and a hint given
 # again after it is only worked out again (the same one: it is seeded by the view).

@@ -50,7 +50,6 @@ from games import (
     selectors,
     signals,
     snapshots,
-    traces,
 )
 from games.computer_players import computer_players
 from games.engine.shuffle import deck_commitment, new_salt
@@ -66,6 +65,7 @@ from games.models import (
     Seat,
 )
 from games.signals import MatchChange
+from runtime import traces
 
 logger = logging.getLogger(__name__)
 

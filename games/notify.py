@@ -39,7 +39,7 @@ import redis
 import redis.asyncio
 from django.conf import settings
 
-from games import redis_clients
+from runtime import redis_clients
 
 logger = logging.getLogger(__name__)
 

@@ -193,9 +193,9 @@ def analyse(start: Any, log: Any, sent: float, account: int) -> None:
 
 
 def analyses(samples: int) -> tuple[list[float], list[float], str]:
-    from games import lanes
     from loadtest import fairness  # (the lane's task, by name: what it records is there)
     from loadtest.analysis import _played, games
+    from runtime import lanes
 
     rng = random.Random(1)
     rules = games()["auction"]

@@ -155,7 +155,7 @@ class WebhookEvent(models.Model):
     # match, and on events from before sequences.
     match_id = models.UUIDField(null=True, blank=True)
     sequence = models.PositiveIntegerField(null=True, blank=True)
-    # The W3C traceparent of the change that made the event (games/traces.py): its deliveries
+    # The W3C traceparent of the change that made the event (runtime/traces.py): its deliveries
     # are traced in that trace, wherever and whenever they are attempted. Empty when tracing
     # is off.
     traceparent = models.CharField(max_length=55, blank=True, default="", editable=False)

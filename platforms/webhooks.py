@@ -8,7 +8,7 @@ the computer players'; on the embedded default the webhooks' lane, a few threads
 request that made the move: a receiver that is down slows no move. A receiver that misbehaves
 slows only its own platform's deliveries: each attempt has one deadline for all of it, a
 platform has at most WEBHOOK_PLATFORM_CONCURRENCY attempts under way, and the platforms share
-the workers fairly (games/fair_queue.py), so that one platform's storm of deliveries (a replay,
+the workers fairly (runtime/fair_queue.py), so that one platform's storm of deliveries (a replay,
 a backlog of retries) is attempted in the workers' spare time, never in front of another
 platform's events. A delivery is attempted
 until the receiver answers 2xx, at the delays of WEBHOOK_RETRY_SECONDS (about a day in all),
@@ -54,7 +54,7 @@ from django.utils import timezone
 from prometheus_client import Counter, Histogram
 from standardwebhooks.webhooks import Webhook
 
-from games import engine, fair_queue, lanes, presenters, rematch, traces
+from games import engine, presenters, rematch
 from games.metrics import closed
 from games.models import OVER, DealAnalysis, Match, MatchStatus, RematchOffer
 from games.signals import MatchChange
@@ -71,6 +71,7 @@ from platforms.models import (
 )
 from ratings.models import RatingChange
 from ratings.services import stream_change
+from runtime import fair_queue, lanes, traces
 
 logger = logging.getLogger(__name__)
 ATTEMPTS = closed(Counter(
@@ -331,7 +332,7 @@ DELIVERIES = fair_queue.FairQueue(
 
 def send(delivery_ids: list[int], countdown: float = 0) -> None:
     """Have these deliveries attempted by a worker, ``countdown`` seconds from now, each in its
-    platform's share of the workers (games/fair_queue.py): one platform's storm of deliveries
+    platform's share of the workers (runtime/fair_queue.py): one platform's storm of deliveries
     (a replay, a backlog of retries) is attempted in the workers' spare time, and never holds
     up another platform's. Scaled out, in the fair queue in front of the webhook workers, with
     a token for each; in-process, on the webhooks' lane, while IN_PROCESS_JOBS is on (the due

@@ -22,24 +22,27 @@ ANYTHING = frozenset({"*"})
 MAY_IMPORT: dict[str, frozenset[str]] = {
     # The rules: nothing of the project (and only the standard library, see the last test).
     ENGINE: frozenset(),
+    # What the apps run on (lanes, fair queues, Redis clients, traces, log context, windows):
+    # nothing of theirs.
+    "runtime": frozenset(),
     # Matches: models, services, API. It reaches the computer players only through the module
     # the COMPUTER_PLAYERS setting names (games/computer_players.py), and tells the partner
     # platforms of matches through its signals.
-    "games": frozenset({ENGINE}),
+    "games": frozenset({"runtime", ENGINE}),
     # Ratings, seasons, leaderboards and players' records, written as a rated match finishes
     # (a receiver of `games.signals.match_progressed`).
-    "ratings": frozenset({"games", ENGINE}),
+    "ratings": frozenset({"runtime", "games", ENGINE}),
     # Deal sets: one deal played by many, each at a table of their own (made by `games`).
-    "deal_sets": frozenset({"games", ENGINE}),
+    "deal_sets": frozenset({"runtime", "games", ENGINE}),
     # Partner platforms: their keys, players and matches, and the webhooks they receive.
-    "platforms": frozenset({"games", ENGINE, "ratings"}),
+    "platforms": frozenset({"runtime", "games", ENGINE, "ratings"}),
     # The story mode: its tables and characters (a character's style is `games.bot_style`).
-    "tour": frozenset({"games", ENGINE}),
+    "tour": frozenset({"runtime", "games", ENGINE}),
     # The computer players; their task looks a story character's style up in `tour.content`.
-    "bots": frozenset({"games", ENGINE, "tour"}),
+    "bots": frozenset({"runtime", "games", ENGINE, "tour"}),
     # The project's top: settings, URLs, Celery app and entry points import the apps; none of
-    # them imports it back (the ids they log with are bound in `games.log_context`).
-    "batak_api": frozenset({"games", ENGINE, "platforms", "ratings", "tour", "bots",
+    # them imports it back (the ids they log with are bound in `runtime.log_context`).
+    "batak_api": frozenset({"runtime", "games", ENGINE, "platforms", "ratings", "tour", "bots",
                             "deal_sets"}),
     # The clients `scripts/contract` runs meet the service over HTTP only.
     "clients": frozenset(),

@@ -1,4 +1,4 @@
-"""The embedded default's lanes (games/lanes.py): work runs in order, a failure stops nothing
+"""The embedded default's lanes (runtime/lanes.py): work runs in order, a failure stops nothing
 after it, a lane's thread ends when idle and comes back with new work, and one lane's slow
 work never holds up another's."""
 
@@ -10,7 +10,7 @@ import time
 import pytest
 
 from batak_api.celery import app
-from games import lanes
+from runtime import lanes
 
 # What the tasks below record, by test; reset for each.
 done: list[str] = []

@@ -24,8 +24,8 @@ from rest_framework.throttling import SimpleRateThrottle
 from batak_api.cache import FailOpenRedisCache
 from batak_api.env import Env
 from batak_api.logs import ContextFilter, JsonFormatter
-from games import windows
-from games.log_context import log_context
+from runtime import windows
+from runtime.log_context import log_context
 
 SCHEMA_PATH = Path(settings.BASE_DIR) / "openapi" / "schema.yaml"
 STALE_SCHEMA = (

@@ -9,7 +9,7 @@ import threading
 import redis
 
 from batak_api.cache import FailOpenRedisCache
-from games import redis_clients
+from runtime import redis_clients
 
 # Nothing listens there: these tests make clients, never connections.
 URL = "redis://127.0.0.1:1/0"

@@ -1,4 +1,4 @@
-"""Traces (batak_api/tracing.py, games/traces.py): off by default; on, one trace follows a
+"""Traces (batak_api/tracing.py, runtime/traces.py): off by default; on, one trace follows a
 person's move through the computer players' turns it caused to the webhook it sent, with the
 match's id, seat and action kind on the spans and never a card."""
 
@@ -21,8 +21,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from batak_api import tracing
-from games import lanes, traces
 from platforms.models import DeliveryStatus, WebhookDelivery, WebhookEvent
+from runtime import lanes, traces
 from tests.platforms.conftest import API, new_platform
 from tests.platforms.receiver import Receiver
 
@@ -119,7 +119,7 @@ def test_off_by_default_no_provider_nothing_instrumented() -> None:
         "from batak_api import tracing; tracing.configure()\n"
         "from django.conf import settings\n"
         "from opentelemetry import trace\n"
-        "from games import traces\n"
+        "from runtime import traces\n"
         "with traces.span('match.apply', {}) as span:\n"
         "    print(type(trace.get_tracer_provider()).__name__, span.is_recording(),\n"
         "          repr(traces.traceparent()),\n"

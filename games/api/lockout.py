@@ -15,8 +15,8 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
-from games import windows
 from games.errors import ServiceError
+from runtime import windows
 
 
 class LoginLocked(ServiceError):
@@ -36,7 +36,7 @@ def _keys(request: Request, username: str) -> list[tuple[str, int]]:
 def attempt(request: Request, username: str) -> None:
     """Count this log-in in the account's and the address's windows before its password is
     checked; `LoginLocked`, counting nothing, when either holds its limit already. Of many
-    tries at once no more than the limit reach a password check (games/windows.py)."""
+    tries at once no more than the limit reach a password check (runtime/windows.py)."""
     counted: list[str] = []
     for key, limit in _keys(request, username):
         wait = windows.take(key, limit, settings.LOGIN_LOCKOUT_SECONDS)

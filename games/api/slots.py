@@ -35,9 +35,9 @@ from types import TracebackType
 import redis
 from django.conf import settings
 
-from games import redis_clients, windows
 from games.errors import ServerBusy, ServiceError, TooManyLongPolls, TooManyStreams
 from games.metrics import OPEN_WAITS
+from runtime import redis_clients, windows
 
 logger = logging.getLogger(__name__)
 

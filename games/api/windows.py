@@ -1,4 +1,4 @@
-"""Throttles counted in a fixed window (games/windows.py): new accounts per client address,
+"""Throttles counted in a fixed window (runtime/windows.py): new accounts per client address,
 data exports per account."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
-from games.windows import account_key, take
+from runtime.windows import account_key, take
 
 
 class WindowThrottle(SimpleRateThrottle):

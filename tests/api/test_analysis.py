@@ -12,8 +12,9 @@ from django.utils import timezone
 
 from batak_api import jobs
 from bots import analysis, interface, tasks
-from games import lanes, notify, sweeper
+from games import notify, sweeper
 from games.models import AnalysisStatus, Deal, DealAnalysis
+from runtime import lanes
 
 from .conftest import new_player, play_random_turn
 from .test_contract import assert_problem

@@ -15,7 +15,8 @@ from hypothesis import settings as examples
 from hypothesis import strategies as st
 
 from bots import interface
-from games import engine, hints, windows
+from games import engine, hints
+from runtime import windows
 from tests.api.conftest import Player, create_match, submit
 from tests.bots.test_advice import indistinguishable_views
 

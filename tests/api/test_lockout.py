@@ -7,7 +7,7 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from games import windows
+from runtime import windows
 
 from .conftest import API
 

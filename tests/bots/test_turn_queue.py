@@ -269,7 +269,7 @@ def test_an_account_at_its_limit_is_passed_over_until_one_of_its_items_is_done(
     """With a limit per account (the webhook workers': a platform's attempts at once), a token
     passes over an account with that many items under way, and the token that finishes one
     is told to send another for the items passed over."""
-    from games import fair_queue
+    from runtime import fair_queue
 
     settings.WEBHOOK_PLATFORM_CONCURRENCY = 2
     under_way = 300.0

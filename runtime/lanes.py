@@ -1,7 +1,7 @@
 """The embedded default's workers: what a Celery worker is sent when the service is scaled out,
 the serving process runs on a lane, a queue with threads of its own (the periodic jobs have
 their runner in batak_api/jobs.py). A lane shares its threads between accounts by the rule of
-the workers' fair queues scaled out (games/fair_queue.py)."""
+the workers' fair queues scaled out (runtime/fair_queue.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from django.conf import settings
 
-from games import fair_queue, traces
+from runtime import fair_queue, traces
 
 logger = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ class Lane:
     one kind's slow work (a webhook receiver that answers slowly) never holds up another's (the
     computer players of a table with no person at it). Work is sent for an account (a
     platform's deliveries, a person's analyses), and the accounts share the threads fairly: the
-    next work taken is the account's that used them least (games/fair_queue.py), so that one
+    next work taken is the account's that used them least (runtime/fair_queue.py), so that one
     account's flood never holds up another account's work; an account's work is taken in the
     order it was sent, and work sent for no account is all one account's. Work sent in a trace
     carries on in it (its `traceparent` goes with it to the lane's thread)."""

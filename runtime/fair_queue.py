@@ -16,7 +16,7 @@ id until it is done: a token redelivered after its worker died (acks late), or r
 database error, serves that same item again; each queue's work is idempotent, so a copy changes
 nothing, and what a lost token left behind (Redis restarted empty) its sweep finds. On the
 embedded default, `FairOrder`: the lanes' work waits in the serving process's memory
-(games/lanes.py).
+(runtime/lanes.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import redis
 from django.conf import settings
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
-from games import redis_clients, windows
+from runtime import redis_clients, windows
 
 # The worker time charged to an account when one of its items is taken, before its cost is
 # known: the cost of its previous item, or this for an account new to the queue.
