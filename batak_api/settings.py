@@ -343,7 +343,7 @@ SPECTACULAR_SETTINGS = {
         "games.api.schema.exact_contract",
     ],
     "COMPONENT_SPLIT_REQUEST": True,
-    # What partner platforms receive (platforms/webhooks.py), as OpenAPI 3.1 `webhooks`.
+    # What partner platforms receive (platforms/events.py), as OpenAPI 3.1 `webhooks`.
     "WEBHOOKS": "platforms.api.webhooks_schema.WEBHOOKS",
     "ENUM_NAME_OVERRIDES": {
         "Game": "games.models.GameChoice",

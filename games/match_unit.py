@@ -185,7 +185,7 @@ class MatchUnit:
         """Apply ``action`` at ``seat`` and record it: the action, the deal's progress, and a
         deal's end (the next deal dealt, or the match finished). ActionRefused, changing
         nothing, when the engine refuses it. Traced as `match.apply` (the events it writes for
-        the platforms carry that span on: platforms/webhooks.py)."""
+        the platforms carry that span on: platforms/events.py)."""
         with traces.span("match.apply", {
             traces.MATCH_ID: str(self.match.id), traces.SEAT: seat,
             traces.ACTION: action.kind.value, traces.ORIGIN: str(origin),

@@ -15,13 +15,13 @@ class PlatformsConfig(AppConfig):
             match_progressed,
             personal_data,
         )
-        from platforms import services, webhooks
+        from platforms import events, services
         from ratings.signals import ratings_changed
 
-        match_progressed.connect(webhooks.on_match_progressed, dispatch_uid="platform-webhooks")
-        match_changed.connect(webhooks.on_match_changed, dispatch_uid="platform-webhooks")
-        ratings_changed.connect(webhooks.on_ratings_changed, dispatch_uid="platform-webhooks")
+        match_progressed.connect(events.on_match_progressed, dispatch_uid="platform-webhooks")
+        match_changed.connect(events.on_match_changed, dispatch_uid="platform-webhooks")
+        ratings_changed.connect(events.on_ratings_changed, dispatch_uid="platform-webhooks")
         account_erasing.connect(services.on_account_erasing, dispatch_uid="platforms")
         personal_data.connect(services.personal_data, dispatch_uid="platforms")
-        deal_analysed.connect(webhooks.on_deal_analysed, dispatch_uid="platform-webhooks")
+        deal_analysed.connect(events.on_deal_analysed, dispatch_uid="platform-webhooks")
         circles.use(services.circle_of)

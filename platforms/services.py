@@ -25,7 +25,7 @@ from games import services as games_services
 from games.errors import InvalidMatch, MatchNotFound
 from games.match_unit import changing
 from games.models import UNFINISHED, Match, MatchStatus, Seat
-from platforms import webhooks
+from platforms import events
 from platforms.errors import MatchOver, PlatformMatchNotFound, PlayerNotFound, UnknownPlayer
 from platforms.models import Platform, PlatformKey, PlatformPlayer
 
@@ -236,11 +236,11 @@ def on_account_erasing(
     player = PlatformPlayer.objects.select_for_update().filter(user=user).first()
     if player is None:
         return
-    webhooks.redact_player(
+    events.redact_player(
         platform_id=player.platform_id, external_id=player.external_id,
         match_ids=Seat.objects.filter(user=user).values_list("match_id", flat=True),
     )
-    webhooks.player_erased(platform_id=player.platform_id, external_id=player.external_id,
+    events.player_erased(platform_id=player.platform_id, external_id=player.external_id,
                            reason=reason)
     privacy.forget_in_admin_history(player)
     player.delete()

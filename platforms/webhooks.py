@@ -1,8 +1,8 @@
 """Webhooks to partner platforms, signed as the Standard Webhooks specification says.
 
-Events are written in the transaction of the change that causes them (receivers of the
-`games.signals`), one `WebhookDelivery` per subscription that wants the type,
-so an event exists exactly when its move was committed. Once committed each delivery is sent
+Events are written with their deliveries by platforms/events.py, in the transaction of the
+change that causes them, so an event exists exactly when its move was committed; how a delivery
+travels is platforms/transport.py's. Once committed each delivery is sent
 by the webhook workers (scaled out: Celery workers on a queue of their own, WEBHOOK_QUEUE, never
 the computer players'; on the embedded default the webhooks' lane, a few threads), never by the
 request that made the move: a receiver that is down slows no move. A receiver that misbehaves
@@ -27,50 +27,38 @@ purged.
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import concurrent.futures
 import heapq
 import json
 import logging
 import secrets
-import ssl
 import threading
 import time
-import urllib.parse
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
-import httpx
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Case, Exists, F, Max, OuterRef, Q, QuerySet, When, Window
+from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, When, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 from prometheus_client import Counter, Histogram
 from standardwebhooks.webhooks import Webhook
 
-from games import engine, presenters, rematch
 from games.metrics import closed
-from games.models import OVER, DealAnalysis, Match, MatchStatus, RematchOffer
-from games.signals import MatchChange
-from platforms.addresses import public_addresses, resolve
+from games.models import OVER, Match
+from platforms import transport
 from platforms.models import (
     DeliveryStatus,
-    EventType,
     Platform,
-    PlatformPlayer,
     WebhookDelivery,
     WebhookEvent,
     WebhookMatchSequence,
     WebhookSubscription,
 )
-from ratings.models import RatingChange
-from ratings.services import stream_change
 from runtime import fair_queue, lanes, traces
 
 logger = logging.getLogger(__name__)
@@ -101,217 +89,6 @@ def subscribe(*, platform: Platform, url: str, event_types: Iterable[str]) -> We
     return WebhookSubscription.objects.create(
         platform=platform, url=url, event_types=sorted(set(event_types)), secret=new_secret()
     )
-
-
-# --- events ------------------------------------------------------------------------------------
-
-def _platform_id(match: Match) -> int | None:
-    """The platform whose circle the match is of (games/circles.py): the matches it made and
-    those its players opened (quick match, open seats, a rematch). Most matches are of no
-    circle and need no look-up."""
-    if match.circle_id is None:
-        return None
-    return Platform.objects.filter(user_id=match.circle_id).values_list("pk", flat=True).first()
-
-
-def on_match_progressed(
-    sender: Any, *, match: Match, seat: int | None, origin: str | None,
-    ended_deal: Any, current: engine.Deal | None, **kwargs: Any,
-) -> None:
-    """The events of a platform's match that this change makes (in its transaction)."""
-    platform_id = _platform_id(match)
-    if platform_id is None:
-        return
-    seats = {row.index: row for row in match.seats.all()}
-    players = _external_ids(platform_id, [row.user_id for row in seats.values()])
-
-    def external_id(index: int) -> str | None:
-        return players.get(seats[index].user_id)
-
-    base = {"match_id": str(match.id), "version": match.version}
-    events: list[tuple[str, dict[str, Any]]] = []
-    if origin == "timeout" and seat is not None:
-        events.append((EventType.SEAT_TIMED_OUT, {
-            **base, "seat": seat, "external_id": external_id(seat),
-            "autopilot": seats[seat].autopilot,
-        }))
-    if ended_deal is not None and ended_deal.scores is not None:
-        events.append((EventType.DEAL_ENDED, {
-            **base, "deal_number": ended_deal.number, "deal_sequence": ended_deal.sequence,
-            "scores": ended_deal.scores, "outcomes": ended_deal.outcomes,
-            "totals": match.totals, "players": [external_id(i) for i in range(4)],
-        }))
-    if match.status == MatchStatus.FINISHED:
-        events.append((EventType.MATCH_FINISHED, {
-            **base, "totals": match.totals, "ranking": match.ranking,
-            "players": [external_id(i) for i in range(4)],
-        }))
-    if (
-        match.status == MatchStatus.ACTIVE and current is not None
-        and current.to_act is not None
-    ):
-        to_act = seats[current.to_act]
-        if to_act.is_person and not to_act.computer_plays and external_id(to_act.index):
-            events.append((EventType.TURN_STARTED, {
-                **base, "seat": to_act.index, "external_id": external_id(to_act.index),
-                "deal_number": current.number, "phase": current.phase.value,
-                "deadline": match.turn_deadline.isoformat() if match.turn_deadline else None,
-            }))
-    if events:
-        emit(platform_id, events)
-
-
-def _external_ids(platform_id: int, user_ids: Iterable[int | None]) -> dict[int | None, str]:
-    """The platform's external id of each of these accounts that is its player's (keyed for
-    look-ups by a seat's user id: None, a computer or an open seat, has no entry)."""
-    return dict(
-        PlatformPlayer.objects.filter(
-            platform_id=platform_id, user_id__in=[user_id for user_id in user_ids if user_id]
-        ).values_list("user_id", "external_id")
-    )
-
-
-_CHANGE_EVENTS = {
-    MatchChange.STARTED: EventType.MATCH_STARTED,
-    MatchChange.CANCELLED: EventType.MATCH_CANCELLED,
-    MatchChange.ABANDONED: EventType.MATCH_ABANDONED,
-    MatchChange.SEAT_TAKEN: EventType.SEAT_TAKEN,
-    MatchChange.SEAT_LEFT: EventType.SEAT_LEFT,
-    MatchChange.AUTOPILOT_ON: EventType.AUTOPILOT_ON,
-    MatchChange.AUTOPILOT_OFF: EventType.AUTOPILOT_OFF,
-}
-
-
-def on_match_changed(
-    sender: Any, *, match: Match, change: MatchChange, seat: int | None, user_id: int | None,
-    **kwargs: Any,
-) -> None:
-    """The event of a platform's match that a change other than an action makes (in its
-    transaction): its start, its end unfinished, a player leaving or on autopilot, its
-    rematch."""
-    if change in (MatchChange.REMATCH_OFFERED, MatchChange.REMATCH_STARTED):
-        _rematch_event(match, change, kwargs["rematch"])
-        return
-    event_type = _CHANGE_EVENTS.get(change)
-    if event_type is None:
-        return
-    platform_id = _platform_id(match)
-    if platform_id is None:
-        return
-    seats = {row.index: row for row in match.seats.all()}
-    players = _external_ids(platform_id, [user_id, *(row.user_id for row in seats.values())])
-    data: dict[str, Any] = {"match_id": str(match.id), "version": match.version}
-    if seat is None:
-        data["status"] = match.status
-        data["players"] = [players.get(seats[index].user_id) for index in range(4)]
-        if change == MatchChange.ABANDONED:
-            data["totals"] = match.totals
-    else:
-        data["seat"] = seat
-        data["external_id"] = players.get(user_id)
-    emit(platform_id, [(event_type, data)])
-
-
-def _rematch_event(match: Match, change: MatchChange, offer: RematchOffer) -> None:
-    """`rematch.offered` or `rematch.started` of a platform's finished match, in its sequence
-    (under its lock, like its other events)."""
-    platform_id = _platform_id(match)
-    if platform_id is None:
-        return
-    view = rematch.offer_view(offer)
-    data: dict[str, Any] = {"match_id": str(match.id), "version": match.version}
-    if change == MatchChange.REMATCH_OFFERED:
-        players = _external_ids(platform_id, [offer.offered_by_id])
-        data.update(seat=view["offered_by"], external_id=players.get(offer.offered_by_id),
-                    asked=[entry["seat"] for entry in view["seats"] if entry["asked"]],
-                    expires_at=view["expires_at"])
-        emit(platform_id, [(EventType.REMATCH_OFFERED, data)])
-        return
-    assert offer.new_match is not None
-    seats = {row.index: row for row in offer.new_match.seats.all()}
-    players = _external_ids(platform_id, [row.user_id for row in seats.values()])
-    data.update(new_match_id=str(offer.new_match.id),
-                players=[players.get(seats[index].user_id) for index in range(4)])
-    emit(platform_id, [(EventType.REMATCH_STARTED, data)])
-
-
-def on_ratings_changed(
-    sender: Any, *, match: Match, changes: list[RatingChange], **kwargs: Any
-) -> None:
-    """`rating.changed` of a platform's rated match, after its `match.finished` (the ratings
-    are written by the receiver of the same signal that follows this app's)."""
-    platform_id = _platform_id(match)
-    if platform_id is None or not changes:
-        return
-    players = _external_ids(platform_id, [change.user_id for change in changes])
-    emit(platform_id, [(EventType.RATING_CHANGED, {
-        "match_id": str(match.id), "version": match.version,
-        "changes": [{**stream_change(change), "external_id": players.get(change.user_id)}
-                    for change in sorted(changes, key=lambda change: change.seat)],
-    })])
-
-
-def on_deal_analysed(
-    sender: Any, *, match: Match, analysis: DealAnalysis, sequence: int, **kwargs: Any
-) -> None:
-    """`deal.analysed` of a platform's match, once a scored deal's analysis is recorded (under
-    the match's lock, so in the match's sequence)."""
-    platform_id = _platform_id(match)
-    if platform_id is None or analysis.result is None:
-        return
-    emit(platform_id, [(EventType.DEAL_ANALYSED, {
-        "version": match.version,
-        **presenters.analysis_ready(match.id, sequence, analysis.result),
-    })])
-
-
-def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
-    """Write ``events`` (type, data with its `match_id`; a player's event has none, and no
-    sequence) and their deliveries. Called in the move's transaction, under its match's lock:
-    that is what keeps a match's sequence free of races."""
-    subscriptions = list(WebhookSubscription.objects.filter(
-        platform_id=platform_id, active=True, deleted_at__isnull=True
-    ))
-    now = timezone.now()
-    created: list[int] = []
-    last: dict[str, int] = {}  # the last sequence of each match
-    for event_type, data in events:
-        wanted = [sub for sub in subscriptions if event_type in sub.event_types]
-        if not wanted:
-            continue
-        match_id, sequence = data.get("match_id"), None
-        if match_id is not None:
-            if match_id not in last:
-                last[match_id] = _last_sequence(match_id)
-            last[match_id] += 1
-            sequence = last[match_id]
-        event = WebhookEvent.objects.create(
-            id=f"msg_{uuid.uuid4().hex}", platform_id=platform_id, type=event_type,
-            match_id=match_id, sequence=sequence, traceparent=traces.traceparent(),
-            payload={"type": event_type, "timestamp": now.isoformat(),
-                     **({} if sequence is None else {"sequence": sequence}), "data": data},
-        )
-        deliveries = WebhookDelivery.objects.bulk_create(
-            WebhookDelivery(subscription=sub, event=event, next_attempt_at=now) for sub in wanted
-        )
-        created.extend(delivery.pk for delivery in deliveries)
-    for match_id, sequence in last.items():
-        WebhookMatchSequence.objects.filter(match_id=match_id).update(last=sequence)
-    if created:
-        transaction.on_commit(lambda: send(created))
-
-
-def _last_sequence(match_id: str) -> int:
-    """The match's last sequence, its counter locked until the transaction ends (the match's
-    lock already keeps its emits apart: this is belt and braces). A match without a counter
-    (its first event, or events from before counters) starts after its events kept."""
-    counter = WebhookMatchSequence.objects.select_for_update().filter(
-        match_id=match_id).values_list("last", flat=True).first()
-    if counter is None:
-        counter = WebhookEvent.objects.filter(match_id=match_id).aggregate(
-            last=Max("sequence"))["last"] or 0
-        WebhookMatchSequence.objects.create(match_id=match_id, last=counter)
-    return counter
 
 
 # --- delivering --------------------------------------------------------------------------------
@@ -535,47 +312,6 @@ def purge_log() -> int:
     return removed
 
 
-def player_erased(*, platform_id: int, external_id: str, reason: str) -> None:
-    """`player.erased`: the platform's player is gone, by the platform's own request, their
-    closing their account, or staff (``reason``). Of no match: it has no sequence, and waits
-    for no event of one."""
-    emit(platform_id, [(EventType.PLAYER_ERASED, {"external_id": external_id,
-                                                   "reason": reason})])
-
-
-def redact_player(*, platform_id: int, external_id: str, match_ids: Iterable[uuid.UUID]) -> int:
-    """Remove an erased player's ``external_id`` from the kept payloads of the platform's
-    events of ``match_ids`` (an `external_id` field, at any depth, as in a `rating.changed`'s
-    `changes`; an entry of `players`: None instead, as for a seat that is no player of the
-    platform), so that the log, and a redelivery or a replay from it, no longer names them.
-    Deliveries already made cannot be recalled. Returns how many events changed."""
-    changed: list[WebhookEvent] = []
-    events = WebhookEvent.objects.filter(platform_id=platform_id, match_id__in=list(match_ids))
-    for event in events.only("id", "payload").iterator(chunk_size=CHUNK):
-        data = event.payload["data"]
-        redacted = _without(data, external_id)
-        if redacted != data:
-            event.payload["data"] = redacted
-            changed.append(event)
-    WebhookEvent.objects.bulk_update(changed, ["payload"], batch_size=CHUNK)
-    return len(changed)
-
-
-def _without(value: Any, external_id: str) -> Any:
-    """``value`` with ``external_id`` as an `external_id` or an entry of `players` made None."""
-    if isinstance(value, list):
-        return [_without(item, external_id) for item in value]
-    if not isinstance(value, dict):
-        return value
-    redacted = {key: _without(item, external_id) for key, item in value.items()}
-    if redacted.get("external_id") == external_id:
-        redacted["external_id"] = None
-    if isinstance(players := redacted.get("players"), list):
-        redacted["players"] = [None if player == external_id else player for player in players]
-    return redacted
-
-
-# A match in one of these emits no more events.
 
 
 def _waiting_for_an_earlier() -> Q:
@@ -691,7 +427,7 @@ def _attempt(delivery: WebhookDelivery) -> bool:
         "webhook-signature": signature,
     }
     started = time.perf_counter()
-    code, error = post(delivery.subscription.url, headers, body.encode())
+    code, error = transport.post(delivery.subscription.url, headers, body.encode())
     latency = round((time.perf_counter() - started) * 1000)
     delivered = code is not None and 200 <= code < 300
     delays = retry_delays()
@@ -734,56 +470,6 @@ def _hand_on(platform_id: int) -> None:
     ).values_list("pk", flat=True)[:settings.WEBHOOK_PLATFORM_CONCURRENCY])
     if waiting:
         send(waiting)
-
-
-def post(url: str, headers: dict[str, str], body: bytes) -> tuple[int | None, str]:
-    """POST ``body`` to ``url`` within WEBHOOK_TIMEOUT_SECONDS in all (looking the host up,
-    connecting, sending, and the answer's status line and headers; its body is not read):
-    (the status code, "") when the receiver answered, (None, why) when it did not. Whatever
-    goes wrong, a deadline, a refused address, a broken answer, is a failed attempt."""
-    try:
-        return asyncio.run(_post_within_deadline(url, headers, body)), ""
-    except TimeoutError:
-        return None, f"no answer within {settings.WEBHOOK_TIMEOUT_SECONDS:g} s"
-    except Exception as failure:
-        reason = str(failure) or type(failure).__name__
-        return None, f"{type(failure).__name__}: {reason}"[:300]
-
-
-async def _post_within_deadline(url: str, headers: dict[str, str], body: bytes) -> int:
-    async with asyncio.timeout(settings.WEBHOOK_TIMEOUT_SECONDS):
-        parts = urllib.parse.urlsplit(url)
-        host = parts.hostname or ""
-        # Looked up once, here, and connected to by address: a name that answers a public
-        # address to the check and a private one to the connection (DNS rebinding) gets
-        # nowhere. The receiver still sees its own name, in Host and in TLS's SNI.
-        look_up = resolve if settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES else public_addresses
-        loop = asyncio.get_running_loop()
-        addresses = await loop.run_in_executor(_RESOLVER, look_up, host)
-        address = addresses[0]
-        literal = f"[{address}]" if address.version == 6 else str(address)
-        port = f":{parts.port}" if parts.port else ""
-        pinned = urllib.parse.urlunsplit(parts._replace(netloc=literal + port))
-        extensions = {"sni_hostname": host} if parts.scheme == "https" else {}
-        async with httpx.AsyncClient(
-            verify=_TLS, trust_env=False, follow_redirects=False, timeout=None
-        ) as client:
-            request = client.build_request(
-                "POST", pinned, content=body, extensions=extensions,
-                headers={**headers, "Host": parts.netloc},
-            )
-            # A redirect is the receiver's answer (a failed attempt), not an address to go to.
-            response = await client.send(request, stream=True)
-            await response.aclose()
-            return response.status_code
-
-
-# Built once per process: loading the certificate store takes milliseconds.
-_TLS = ssl.create_default_context()
-# Look-ups run here, not on the event loop's default executor: `asyncio.run` waits for that
-# one at its end, so a name server that never answers would outlast the deadline.
-_RESOLVER = concurrent.futures.ThreadPoolExecutor(max_workers=8,
-                                                  thread_name_prefix="webhook-lookups")
 
 
 def due_deliveries() -> list[int]:

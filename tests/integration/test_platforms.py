@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from games.models import Match
-from platforms import services
+from platforms import events, services
 from platforms.models import (
     DeliveryStatus,
     EventType,
@@ -313,7 +313,7 @@ def test_a_retry_is_sent_when_due_while_other_deliveries_flow(
 
     def emit(platform: Platform, match_id: str) -> None:
         with transaction.atomic():
-            webhooks.emit(platform.pk, [("deal.ended", {"match_id": match_id, "version": 1})])
+            events.emit(platform.pk, [("deal.ended", {"match_id": match_id, "version": 1})])
 
     try:
         emit(platforms[0], flaky)
@@ -455,7 +455,7 @@ def test_one_platform_s_replay_storm_delays_no_other_platform_s_event(
                                             event_types=["deal.ended"])
     receiver.secrets[str(storm_subscription.pk)] = storm_subscription.secret
     with transaction.atomic():
-        webhooks.emit(storming.pk, [
+        events.emit(storming.pk, [
             ("deal.ended", {"match_id": stormy_match, "version": version})
             for version in range(webhooks.REPLAY_MAX_EVENTS)])
     WebhookDelivery.objects.filter(subscription=storm_subscription).update(

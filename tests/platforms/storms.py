@@ -7,7 +7,7 @@ import uuid
 
 from django.db import transaction
 
-from platforms import services, webhooks
+from platforms import events, services, webhooks
 from platforms.models import DeliveryStatus, WebhookDelivery, WebhookSubscription
 
 
@@ -29,7 +29,7 @@ def delivered_long_ago(subscription: WebhookSubscription, count: int) -> str:
     webhooks.send = lambda delivery_ids, countdown=0: None
     try:
         with transaction.atomic():
-            webhooks.emit(subscription.platform_id, [
+            events.emit(subscription.platform_id, [
                 ("deal.ended", {"match_id": match_id, "version": version})
                 for version in range(count)
             ])
@@ -45,6 +45,6 @@ def calm_event(subscription: WebhookSubscription) -> str:
     the match's id."""
     match_id = str(uuid.uuid4())
     with transaction.atomic():
-        webhooks.emit(subscription.platform_id,
+        events.emit(subscription.platform_id,
                       [("deal.ended", {"match_id": match_id, "version": 1})])
     return match_id

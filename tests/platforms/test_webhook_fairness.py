@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from platforms import services, webhooks
+from platforms import events, services, webhooks
 from platforms.models import DeliveryStatus, WebhookDelivery
 
 from . import storms
@@ -58,7 +58,7 @@ def test_a_replay_sends_only_what_it_made_pending(
     subscription = webhooks.subscribe(platform=platform, url="https://a.example/h",
                                       event_types=["deal.ended"])
     match_id = str(uuid.uuid4())
-    webhooks.emit(platform.pk, [("deal.ended", {"match_id": match_id, "version": version})
+    events.emit(platform.pk, [("deal.ended", {"match_id": match_id, "version": version})
                                 for version in (1, 2, 3)])
     delivered, pending, deleted = WebhookDelivery.objects.order_by("event__sequence")
     WebhookDelivery.objects.filter(pk=delivered.pk).update(status=DeliveryStatus.SUCCEEDED)
@@ -82,7 +82,7 @@ def test_an_attempt_hands_on_as_many_as_the_platform_may_make_at_once(
     settings.WEBHOOK_PLATFORM_CONCURRENCY = 2
     platform = services.register_platform(name="Handing on")
     webhooks.subscribe(platform=platform, url="https://a.example/h", event_types=["deal.ended"])
-    webhooks.emit(platform.pk, [("deal.ended", {"match_id": str(uuid.uuid4()), "version": 1})
+    events.emit(platform.pk, [("deal.ended", {"match_id": str(uuid.uuid4()), "version": 1})
                                 for _ in range(4)])
     sent: list[list[int]] = []
     monkeypatch.setattr(webhooks, "send", lambda delivery_ids, countdown=0: sent.append(

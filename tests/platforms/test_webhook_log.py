@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from batak_api import jobs
 from games.models import Match, MatchStatus
-from platforms import webhooks
+from platforms import events as platform_events
+from platforms import transport, webhooks
 from platforms.api.serializers import SubscriptionInputSerializer
 from platforms.models import (
     DeliveryStatus,
@@ -39,8 +40,9 @@ def events(platform, *types: str, match_id: uuid.UUID = MATCH) -> list[WebhookEv
     """A move's events, those of the subscriptions' types (without a commit, nothing is
     sent)."""
     made_before = set(WebhookEvent.objects.values_list("pk", flat=True))
-    webhooks.emit(platform.platform.pk, [(event_type, {"match_id": str(match_id), "version": 1})
-                                         for event_type in types])
+    platform_events.emit(platform.platform.pk, [
+        (event_type, {"match_id": str(match_id), "version": 1}) for event_type in types
+    ])
     return list(WebhookEvent.objects.exclude(pk__in=made_before).order_by("sequence"))
 
 
@@ -75,12 +77,12 @@ def test_an_attempt_under_way_when_deleted_is_not_recorded_nor_retried(platform)
     claimed = webhooks._claim(WebhookDelivery.objects.get().pk)
     assert claimed is not None
     webhooks.delete_subscription(claimed.subscription)
-    original = webhooks.post
+    original = transport.post
     try:
-        webhooks.post = lambda *args: (500, "")  # type: ignore[assignment]
+        transport.post = lambda *args: (500, "")  # type: ignore[assignment]
         assert webhooks.attempt(claimed.pk) is None  # cancelled: not claimed again
     finally:
-        webhooks.post = original
+        transport.post = original
     assert WebhookDelivery.objects.get().status == DeliveryStatus.CANCELLED
     assert event.deliveries.get().last_error == "the subscription was deleted"
 
@@ -213,14 +215,14 @@ def test_an_erased_player_s_id_is_removed_from_the_log(platform, other_platform)
     other_match = uuid.uuid4()
 
     def emit(on, event_type: str, match_id: uuid.UUID, **data) -> None:
-        webhooks.emit(on.platform.pk, [(event_type, {"match_id": str(match_id), **data})])
+        platform_events.emit(on.platform.pk, [(event_type, {"match_id": str(match_id), **data})])
 
     emit(platform, "deal.ended", MATCH, players=["ayse", "bora", None, "ayse"])
     emit(platform, "turn.started", MATCH, seat=0, external_id="ayse")
     emit(platform, "turn.started", MATCH, seat=1, external_id="bora")
     emit(platform, "seat.left", other_match, seat=0, external_id="ayse")
     emit(other_platform, "seat.left", MATCH, seat=2, external_id="ayse")  # another's "ayse"
-    assert webhooks.redact_player(platform_id=platform.platform.pk, external_id="ayse",
+    assert platform_events.redact_player(platform_id=platform.platform.pk, external_id="ayse",
                                   match_ids=[MATCH]) == 2
     data = {(event.platform_id, event.match_id, event.sequence): event.payload["data"]
             for event in WebhookEvent.objects.all()}
@@ -230,7 +232,8 @@ def test_an_erased_player_s_id_is_removed_from_the_log(platform, other_platform)
     assert data[mine, MATCH, 3]["external_id"] == "bora"
     assert data[mine, other_match, 1]["external_id"] == "ayse"  # not among the matches given
     assert data[theirs, MATCH, 4]["external_id"] == "ayse"
-    assert webhooks.redact_player(platform_id=mine, external_id="ayse", match_ids=[MATCH]) == 0
+    assert platform_events.redact_player(
+        platform_id=mine, external_id="ayse", match_ids=[MATCH]) == 0
 
 
 

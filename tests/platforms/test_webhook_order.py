@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from batak_api import jobs
-from platforms import webhooks
+from platforms import events, webhooks
 from platforms.models import DeliveryStatus, WebhookDelivery, WebhookEvent
 
 from .conftest import new_platform
@@ -42,7 +42,7 @@ def in_process(settings) -> None:
 def emit(platform_id: int, match_id: uuid.UUID, *types: str) -> None:
     """One move of ``match_id`` that makes events of ``types`` (one version), committed."""
     with transaction.atomic():
-        webhooks.emit(platform_id, [
+        events.emit(platform_id, [
             (event_type, {"match_id": str(match_id), "version": 1}) for event_type in types
         ])
 
@@ -106,7 +106,7 @@ def test_a_waiting_delivery_is_not_due_for_the_sweep(db) -> None:
     platform = new_platform("Swept").platform
     webhooks.subscribe(platform=platform, url="https://a.example/h", event_types=["deal.ended"])
     match, other = uuid.uuid4(), uuid.uuid4()
-    webhooks.emit(platform.pk, [("deal.ended", {"match_id": str(match), "version": 1}),
+    events.emit(platform.pk, [("deal.ended", {"match_id": str(match), "version": 1}),
                                 ("deal.ended", {"match_id": str(match), "version": 2}),
                                 ("deal.ended", {"match_id": str(other), "version": 1})])
     first = {row.event.match_id: row.pk for row in
@@ -175,7 +175,7 @@ def test_a_last_attempt_that_never_reported_back_fails_and_lets_the_next_go(
     platform = new_platform("Killed").platform
     webhooks.subscribe(platform=platform, url="https://a.example/h", event_types=["deal.ended"])
     match = uuid.uuid4()
-    webhooks.emit(platform.pk, [("deal.ended", {"match_id": str(match), "version": 1}),
+    events.emit(platform.pk, [("deal.ended", {"match_id": str(match), "version": 1}),
                                 ("deal.ended", {"match_id": str(match), "version": 2})])
     first, second = WebhookDelivery.objects.order_by("event__sequence")
     lapsed = timezone.now() - timedelta(seconds=1)
@@ -210,7 +210,7 @@ def test_an_event_sent_again_holds_back_no_live_one(db, monkeypatch) -> None:
     before = timezone.now()
 
     def live() -> WebhookDelivery:
-        webhooks.emit(platform.pk, [("deal.ended", {"match_id": str(match), "version": 1})])
+        events.emit(platform.pk, [("deal.ended", {"match_id": str(match), "version": 1})])
         return WebhookDelivery.objects.order_by("-event__sequence").first()
 
     def retrying(*deliveries: WebhookDelivery) -> None:  # refused: its next attempt is later
