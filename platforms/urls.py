@@ -2,32 +2,32 @@
 
 from django.urls import path, re_path
 
-from platforms.api import views
+from platforms.api import matches, players, subscriptions
 from ratings.urls import GAME
 
 urlpatterns = [
-    path("players", views.PlayersView.as_view(), name="platform-players"),
-    path("players/<str:external_id>", views.PlayerView.as_view(), name="platform-player"),
-    path("players/<str:external_id>/token", views.PlayerTokenView.as_view(),
+    path("players", players.PlayersView.as_view(), name="platform-players"),
+    path("players/<str:external_id>", players.PlayerView.as_view(), name="platform-player"),
+    path("players/<str:external_id>/token", players.PlayerTokenView.as_view(),
          name="platform-player-token"),
-    path("players/<str:external_id>/tokens", views.PlayerTokensView.as_view(),
+    path("players/<str:external_id>/tokens", players.PlayerTokensView.as_view(),
          name="platform-player-tokens"),
-    path("players/<str:external_id>/profile", views.PlayerProfileView.as_view(),
+    path("players/<str:external_id>/profile", players.PlayerProfileView.as_view(),
          name="platform-player-profile"),
-    path("players/<str:external_id>/matches", views.PlayerMatchesView.as_view(),
+    path("players/<str:external_id>/matches", players.PlayerMatchesView.as_view(),
          name="platform-player-matches"),
-    path("matches", views.PlatformMatchesView.as_view(), name="platform-matches"),
-    path("matches/<uuid:match_id>", views.PlatformMatchView.as_view(), name="platform-match"),
-    path("matches/<uuid:match_id>/cancel", views.CancelPlatformMatchView.as_view(),
+    path("matches", matches.PlatformMatchesView.as_view(), name="platform-matches"),
+    path("matches/<uuid:match_id>", matches.PlatformMatchView.as_view(), name="platform-match"),
+    path("matches/<uuid:match_id>/cancel", matches.CancelPlatformMatchView.as_view(),
          name="platform-match-cancel"),
-    re_path(rf"^leaderboards/{GAME}$", views.PlatformLeaderboardView.as_view(),
+    re_path(rf"^leaderboards/{GAME}$", matches.PlatformLeaderboardView.as_view(),
             name="platform-leaderboard"),
-    path("webhooks", views.WebhooksView.as_view(), name="platform-webhooks"),
-    path("webhooks/<int:webhook_id>", views.WebhookView.as_view(), name="platform-webhook"),
-    path("webhooks/<int:webhook_id>/deliveries", views.DeliveriesView.as_view(),
+    path("webhooks", subscriptions.WebhooksView.as_view(), name="platform-webhooks"),
+    path("webhooks/<int:webhook_id>", subscriptions.WebhookView.as_view(), name="platform-webhook"),
+    path("webhooks/<int:webhook_id>/deliveries", subscriptions.DeliveriesView.as_view(),
          name="platform-webhook-deliveries"),
     path("webhooks/<int:webhook_id>/deliveries/<int:delivery_id>/redeliver",
-         views.RedeliverView.as_view(), name="platform-webhook-redeliver"),
-    path("webhooks/<int:webhook_id>/replay", views.ReplayView.as_view(),
+         subscriptions.RedeliverView.as_view(), name="platform-webhook-redeliver"),
+    path("webhooks/<int:webhook_id>/replay", subscriptions.ReplayView.as_view(),
          name="platform-webhook-replay"),
 ]
