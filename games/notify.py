@@ -71,23 +71,15 @@ def announce(
     """Tell the waiters of ``match_id`` that it reached ``version`` with ``status`` (once
     committed), by the action ``event`` as the feed lists it, or by no action (None); with
     the turn clock's ``deadline`` after it and the result of the deal it ended, if any."""
-    with _waiters_lock:
-        for waiting in _waiters.get(str(match_id), ()):
-            waiting.set()
     news: News = {"version": version, "status": status, "event": event, "deadline": deadline,
                   "deal_end": deal_end}
-    client = _redis()
-    if client is None:
-        with _hubs_lock:
-            hubs = list(_hubs.values())
-        for hub in hubs:
-            hub.wake_threadsafe(str(match_id), news)
-        return
     try:
-        client.publish(_channel(match_id), json.dumps(news, separators=(",", ":")))
-    except (redis.RedisError, TypeError, ValueError) as error:
+        message = json.dumps(news, separators=(",", ":")).encode()
+    except (TypeError, ValueError) as error:
         # The waiters find the move on their next look at the database.
         logger.info("move not announced: %s", error, extra={"match_id": str(match_id)})
+        message = b"{}"  # (a wake, no news)
+    _publish(match_id, message, "move")
 
 
 # What `announce_seats` publishes on a match's channel: no version, so no news of a move.
@@ -98,21 +90,7 @@ def announce_seats(match_id: uuid.UUID | str) -> None:
     """Tell the live streams of ``match_id`` (once called, after the commit) that who plays a
     seat changed: each sends the seats' new state, and looks again at once whether its
     listener may still follow the match (a person who left a private one may not)."""
-    with _waiters_lock:
-        for waiting in _waiters.get(str(match_id), ()):
-            waiting.set()
-    client = _redis()
-    if client is None:
-        with _hubs_lock:
-            hubs = list(_hubs.values())
-        for hub in hubs:
-            hub.seats_changed_threadsafe(str(match_id))
-        return
-    try:
-        client.publish(_channel(match_id), SEATS_CHANGED)
-    except redis.RedisError as error:
-        # The streams find it out at their next periodic look (STREAM_HEARTBEAT_SECONDS).
-        logger.info("seats not announced: %s", error, extra={"match_id": str(match_id)})
+    _publish(match_id, SEATS_CHANGED, "seats")
 
 
 # What `announce_rematch` publishes: like a seat change, the streams read the state again.
@@ -122,15 +100,15 @@ REMATCH_CHANGED = b'{"rematch":true}'
 def announce_rematch(match_id: uuid.UUID | str) -> None:
     """Tell the live streams of the finished ``match_id`` (once called, after the commit)
     that its rematch offer changed: each reads it again, as after a seat change."""
-    _publish_state(match_id, REMATCH_CHANGED, "rematch")
+    _publish(match_id, REMATCH_CHANGED, "rematch")
 
 
 def announce_ratings(match_id: uuid.UUID | str, changes: list[dict[str, Any]]) -> None:
     """Tell the live streams of ``match_id`` (once called, after the commit that rated it)
     how its people's ratings changed (as the stream's `rating_changed` sends them). Only the
     streams open then hear it: the ratings are kept by `ratings`, which games never reads."""
-    _publish_state(match_id, json.dumps({"ratings": changes}, separators=(",", ":")).encode(),
-                   "ratings")
+    _publish(match_id, json.dumps({"ratings": changes}, separators=(",", ":")).encode(),
+             "ratings")
 
 
 ANALYSIS_PREFIX = b'{"analysis":'
@@ -140,11 +118,16 @@ def announce_analysis(match_id: uuid.UUID | str, ready: dict[str, Any]) -> None:
     """Tell the live streams of ``match_id`` (once called, after the commit that recorded it)
     that the analysis of one of its deals is ready (as the stream's `analysis_ready` sends it).
     Only the streams open then hear it, as for the ratings."""
-    _publish_state(match_id, json.dumps({"analysis": ready}, separators=(",", ":")).encode(),
-                   "analysis")
+    _publish(match_id, json.dumps({"analysis": ready}, separators=(",", ":")).encode(),
+             "analysis")
 
 
-def _publish_state(match_id: uuid.UUID | str, message: bytes, what: str) -> None:
+def _publish(match_id: uuid.UUID | str, message: bytes, what: str) -> None:
+    """The one way every announcement goes: this process's long polls are woken, and the
+    streams hear ``message`` (``what`` it tells, for the log), from Redis's channel of the match
+    when scaled out, else from this process's event loops, read the same way (`_Hub.heard`).
+    Lost on Redis's failure: the waiters and streams find it out at their next look at the
+    database (STREAM_HEARTBEAT_SECONDS)."""
     with _waiters_lock:
         for waiting in _waiters.get(str(match_id), ()):
             waiting.set()
@@ -153,7 +136,7 @@ def _publish_state(match_id: uuid.UUID | str, message: bytes, what: str) -> None
         with _hubs_lock:
             hubs = list(_hubs.values())
         for hub in hubs:
-            hub.state_changed_threadsafe(str(match_id), message)
+            hub.heard_threadsafe(str(match_id), message)
         return
     try:
         client.publish(_channel(match_id), message)
@@ -272,27 +255,26 @@ class _Hub:
             self.ratings.setdefault(match_id, []).append(changes)
             self.wake(match_id)
 
-    def state_changed_threadsafe(self, match_id: str, message: bytes) -> None:
-        loop = self.loop()
-        if match_id in self.listeners and loop is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):  # the loop stopped in between
-                loop.call_soon_threadsafe(self.state_changed, match_id, message)
+    def heard(self, match_id: str, message: bytes) -> None:
+        """An announcement of ``match_id`` (`_publish`): a seat change, a rematch's, ratings'
+        or an analysis', else a move's news (or, unreadable, only a wake)."""
+        if message == SEATS_CHANGED:
+            self.seats_changed(match_id)
+        elif message == REMATCH_CHANGED or message.startswith((RATINGS_PREFIX, ANALYSIS_PREFIX)):
+            self.state_changed(match_id, message)
+        else:
+            self.wake(match_id, _news(message))
 
-    def seats_changed_threadsafe(self, match_id: str) -> None:
+    def heard_threadsafe(self, match_id: str, message: bytes) -> None:
+        """`heard`, from another thread (the embedded default: no Redis between them)."""
         loop = self.loop()
         if match_id in self.listeners and loop is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):  # the loop stopped in between
-                loop.call_soon_threadsafe(self.seats_changed, match_id)
+                loop.call_soon_threadsafe(self.heard, match_id, message)
 
     def wake_all(self) -> None:
         for match_id in list(self.listeners):
             self.wake(match_id)
-
-    def wake_threadsafe(self, match_id: str, news: News) -> None:
-        loop = self.loop()
-        if match_id in self.listeners and loop is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):  # the loop stopped in between
-                loop.call_soon_threadsafe(self.wake, match_id, news)
 
     async def subscribe(self, url: str) -> None:
         """Wake the listeners of every match announced on Redis, until cancelled. Once
@@ -320,15 +302,7 @@ class _Hub:
                             self.wake_all()
                             retry = REDIS_RETRY_SECONDS
                         elif message["type"] == "pmessage":
-                            match_id = message["channel"].decode()[prefix:]
-                            if message["data"] == SEATS_CHANGED:
-                                self.seats_changed(match_id)
-                            elif message["data"] == REMATCH_CHANGED or message["data"].startswith(
-                                (RATINGS_PREFIX, ANALYSIS_PREFIX)
-                            ):
-                                self.state_changed(match_id, message["data"])
-                            else:
-                                self.wake(match_id, _news(message["data"]))
+                            self.heard(message["channel"].decode()[prefix:], message["data"])
             except (redis.RedisError, OSError) as error:
                 logger.info("stream subscription lost: %s", error)
             finally:
