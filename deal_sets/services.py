@@ -37,7 +37,7 @@ from games import circles, engine, services
 from games.engine.play import next_seat_table
 from games.engine.shuffle import deck_commitment, hands_from_deck, new_salt, secure_choice
 from games.models import BotLevel, Match, MatchStatus, Visibility
-from games.services import SeatSpec
+from games.services import SeatKind, SeatSpec
 
 
 def daily(game: str, now: datetime | None = None) -> DealSet:
@@ -130,15 +130,22 @@ def play(user: User, deal_set: DealSet) -> Match:
         raise OwnDealSet()
     if DealSetEntry.objects.filter(deal_set=deal_set, user=user).exists():
         raise DealSetPlayed()
-    seats = [SeatSpec(kind="me") if index == deal_set.seat
-             else SeatSpec(kind="bot", bot_level=deal_set.bot_level) for index in range(4)]
+    seats = [SeatSpec(kind=SeatKind.ME) if index == deal_set.seat
+             else SeatSpec(kind=SeatKind.BOT, bot_level=deal_set.bot_level) for index in range(4)]
     try:
         with transaction.atomic():
             match = services.create_match(
-                user=user, game=deal_set.game, deal_count=1, seats=seats,
-                rules={name: value for name, value in deal_set.rules.items() if name != "game"},
-                visibility=Visibility.PRIVATE, deal=deal_start(deal_set),
-                bot_seed=str(deal_set.pk), cards_sealed_until=deal_set.closes_at,
+                user=user,
+                table=services.NewTable(
+                    game=deal_set.game,
+                    deal_count=1,
+                    seats=seats,
+                    rules={name: value for name, value in deal_set.rules.items() if name != "game"},
+                    visibility=Visibility.PRIVATE,
+                    deal=deal_start(deal_set),
+                    bot_seed=str(deal_set.pk),
+                    cards_sealed_until=deal_set.closes_at,
+                ),
             )
             DealSetEntry.objects.create(deal_set=deal_set, user=user, match=match,
                                         circle_id=match.circle_id)

@@ -178,15 +178,17 @@ def _start_if_accepted(match: Match, offer: RematchOffer) -> None:
         return
     new_match = services.create_match(
         user=offer.offered_by,
-        game=match.game,
-        rules={name: value for name, value in match.rules.items() if name != "game"},
-        deal_count=match.deal_count,
-        seats=_rotated(match, offer),
-        visibility=match.visibility,
-        clock_seconds=match.clock,
-        # A rated table needs two people's seats; without them (people left) it is casual.
-        rated=match.rated and sum(entry["user_id"] is not None for entry in offer.answers) >= 2,
-        hints=match.hints,
+        table=services.NewTable(
+            game=match.game,
+            rules={name: value for name, value in match.rules.items() if name != "game"},
+            deal_count=match.deal_count,
+            seats=_rotated(match, offer),
+            visibility=match.visibility,
+            clock_seconds=match.clock,
+            # A rated table needs two people's seats; without them (people left) it is casual.
+            rated=match.rated and sum(entry["user_id"] is not None for entry in offer.answers) >= 2,
+            hints=match.hints,
+        ),
     )
     offer.status = RematchStatus.ACCEPTED
     offer.new_match = new_match
@@ -201,14 +203,14 @@ def _rotated(match: Match, offer: RematchOffer) -> list[services.SeatSpec]:
     for seat, entry in zip(_seats(match), offer.answers, strict=True):
         user_id = entry["user_id"]
         if user_id == offer.offered_by_id:
-            spec = services.SeatSpec("me")
+            spec = services.SeatSpec(services.SeatKind.ME)
         elif user_id is not None:
-            spec = services.SeatSpec("person", user=seat.user)
+            spec = services.SeatSpec(services.SeatKind.PERSON, user=seat.user)
         elif seat.is_bot:
-            spec = services.SeatSpec("bot", bot_level=seat.bot_level,
+            spec = services.SeatSpec(services.SeatKind.BOT, bot_level=seat.bot_level,
                                      display_name=seat.display_name, character=seat.character)
         else:
-            spec = services.SeatSpec("bot", bot_level=STAND_IN_LEVEL)
+            spec = services.SeatSpec(services.SeatKind.BOT, bot_level=STAND_IN_LEVEL)
         specs[(seat.index + 1) % 4] = spec
     return [spec for spec in specs if spec is not None]
 

@@ -148,10 +148,20 @@ def quick_match(
             else timezone.now() + timedelta(seconds=fill_with_bots_after)
         )
         match = services.create_match(
-            user=user, game=game, rules=rules, deal_count=deal_count,
-            seats=[services.SeatSpec(kind="me"), *[services.SeatSpec(kind="open")] * 3],
-            visibility=Visibility.PUBLIC, fill_bots_at=fill_at, fill_bots_level=bot_level,
-            clock_seconds=clock_seconds, rated=rated, hints=hints,
+            user=user,
+            table=services.NewTable(
+                game=game,
+                rules=rules,
+                deal_count=deal_count,
+                seats=[services.SeatSpec(kind=services.SeatKind.ME),
+                       *[services.SeatSpec(kind=services.SeatKind.OPEN)] * 3],
+                visibility=Visibility.PUBLIC,
+                fill_bots_at=fill_at,
+                fill_bots_level=bot_level,
+                clock_seconds=clock_seconds,
+                rated=rated,
+                hints=hints,
+            ),
         )
         seat = match.seats.get(user=user)
         return Seated(match, seat)

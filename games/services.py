@@ -11,6 +11,7 @@ the commit, from what the unit of work returns.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import hashlib
 import json
 import logging
@@ -75,13 +76,29 @@ from games.models import (
 from games.rated import check_rated_table
 
 
+class SeatKind(enum.StrEnum):
+    """Who takes a seat when a match is created (the API's seat `kind`s)."""
+
+    ME = "me"  # its creator
+    PERSON = "person"  # a person named by the creator (a platform seats its players)
+    OPEN = "open"  # left open for another person
+    BOT = "bot"  # a computer player
+
+
+class DefaultClock(enum.Enum):
+    """A table whose creator named no clock gets the default one for its seats
+    (`clock.default_clock`); None is a clock of its own (none at all)."""
+
+    FOR_THE_SEATS = "for the seats"
+
+
 @dataclasses.dataclass(frozen=True)
 class SeatSpec:
     """How a seat is filled when a match is created: by its creator, by the person ``user``
     (a platform seats its players), left open for another person, or taken by a computer
     player of ``bot_level`` (playing as the story ``character``, if one is named)."""
 
-    kind: str  # "me", "person", "open" or "bot"
+    kind: SeatKind
     bot_level: str = ""
     display_name: str = ""
     user: User | None = None
@@ -127,8 +144,37 @@ BOT_NAMES: dict[str, str] = {
     BotLevel.EASY: "Easy bot", BotLevel.MEDIUM: "Medium bot", BotLevel.HARD: "Hard bot",
     BotLevel.EXPERT: "Expert bot",
 }
-# Marks "the creator named no clock": None is a clock of its own (none at all).
-DEFAULT_CLOCK: Any = object()
+ClockSeconds = dict[str, int] | None | DefaultClock
+
+
+@dataclasses.dataclass(frozen=True)
+class NewTable:
+    """A match to create (`create_match`): its game, the changes to its default ``rules``,
+    how many deals, how each of its four seats is filled, and the table's options. A
+    ``rated`` table must be one that may be rated (games/rated.py), which offers no ``hints``
+    (games/hints.py). With ``deal`` its first deal is dealt with those hands by that dealer
+    (later ones are shuffled): the table's rules must be the deal's, and such a match is never
+    rated nor found by quick match. ``fill_bots_at`` (quick match) is when its still open seats
+    go to computer players of ``fill_bots_level``. With ``ready_by`` (no seat open) it waits for
+    its people to be ready (`seating.ready`), and then at the latest. ``bot_seed`` seeds the
+    computer players' choices (`Match.bot_seed`: a deal set's tables), whose cards stay sealed
+    until ``cards_sealed_until`` (`access.cards_sealed`)."""
+
+    game: str
+    deal_count: int
+    seats: Sequence[SeatSpec]
+    rules: dict[str, Any] | None = None
+    visibility: str = Visibility.PRIVATE
+    clock_seconds: ClockSeconds = DefaultClock.FOR_THE_SEATS
+    leave_forfeits: bool = False
+    fill_bots_at: datetime | None = None
+    fill_bots_level: str = ""
+    ready_by: datetime | None = None
+    rated: bool = False
+    hints: bool = False
+    deal: engine.DealStart | None = None
+    bot_seed: str = ""
+    cards_sealed_until: datetime | None = None
 
 # A person's or a spectator's `last_seen` is written at most this often: a client polling its
 # view several times a second costs one write every few seconds, not one per read.
@@ -137,108 +183,86 @@ PRESENCE_WRITE_SECONDS = 5
 logger = logging.getLogger(__name__)
 
 
-def create_match(
-    *,
-    user: User,
-    game: str,
-    rules: dict[str, Any] | None = None,
-    deal_count: int,
-    seats: Sequence[SeatSpec],
-    visibility: str = Visibility.PRIVATE,
-    clock_seconds: dict[str, int] | None = DEFAULT_CLOCK,
-    leave_forfeits: bool = False,
-    fill_bots_at: Any = None,
-    fill_bots_level: str = "",
-    limits: AccountLimits | None = None,
-    ready_by: datetime | None = None,
-    rated: bool = False,
-    hints: bool = False,
-    deal: engine.DealStart | None = None,
-    bot_seed: str = "",
-    cards_sealed_until: datetime | None = None,
-) -> Match:
-    """A new match; it starts at once when no seat is open. A ``rated`` table must be one that
-    may be rated (games/rated.py), which offers no ``hints`` (games/hints.py). With ``deal``
-    its first deal is dealt with those hands by that dealer (later ones are shuffled): the
-    table's rules must be the deal's, and such a match is never rated nor found by quick
-    match. A private match with open seats gets an invitation code; ``fill_bots_at`` (quick
-    match) is when its still open seats go to computer players of ``fill_bots_level``. With
-    ``ready_by`` (no seat open) it waits for its people to be ready (`seating.ready`), and
-    then at the latest. ``bot_seed`` seeds the computer players' choices (`Match.bot_seed`: a
-    deal set's tables), whose cards stay sealed until ``cards_sealed_until``
-    (`access.cards_sealed`)."""
+def create_match(*, user: User, table: NewTable, limits: AccountLimits | None = None) -> Match:
+    """``user``'s new match at ``table`` (within ``limits``, by default a person's); it starts
+    at once when no seat is open. A private match with open seats gets an invitation code."""
     try:
-        table = engine.TableRules.create(game, **(rules or {}))
+        rules = engine.TableRules.create(table.game, **(table.rules or {}))
     except engine.RuleError as error:
         raise InvalidRules.from_rule_error(error) from None
-    if not 1 <= deal_count <= engine.MAX_DEALS:
+    if not 1 <= table.deal_count <= engine.MAX_DEALS:
         raise InvalidMatch(field="deals")
-    people = [spec.user.pk for spec in seats if spec.kind == "person" and spec.user is not None]
+    seats, deal = table.seats, table.deal
+    people = [spec.user.pk for spec in seats
+              if spec.kind == SeatKind.PERSON and spec.user is not None]
     if (
         len(seats) != 4
-        or sum(spec.kind == "me" for spec in seats) > 1
-        or len(set(people)) != sum(spec.kind == "person" for spec in seats)
-        or (user.pk in people and any(spec.kind == "me" for spec in seats))
+        or sum(spec.kind == SeatKind.ME for spec in seats) > 1
+        or len(set(people)) != sum(spec.kind == SeatKind.PERSON for spec in seats)
+        or (user.pk in people and any(spec.kind == SeatKind.ME for spec in seats))
     ):
         raise InvalidMatch(field="seats")
     if deal is not None:
-        if deal.rules != table:
+        if deal.rules != rules:
             raise DealRulesDiffer(field="deal")
-        if rated:
+        if table.rated:
             raise ImportedDealNotRated(field="rated")
-    if rated:
-        check_rated_table(table, sum(spec.kind in ("me", "person", "open") for spec in seats),
-                          hints=hints)
-    bot_seats = sum(spec.kind == "bot" for spec in seats)
+    if table.rated:
+        people_seats = sum(spec.kind != SeatKind.BOT for spec in seats)
+        check_rated_table(rules, people_seats, hints=table.hints)
+    bot_seats = sum(spec.kind == SeatKind.BOT for spec in seats)
     if bot_seats == 4 and not user.has_perm("games.play_bot_only_matches"):
         raise PersonSeatRequired()
-    open_seats = sum(spec.kind == "open" for spec in seats)
+    open_seats = sum(spec.kind == SeatKind.OPEN for spec in seats)
     # Open seats that computer players will take (quick match) count as theirs already.
-    future_bots = bot_seats + (open_seats if fill_bots_at is not None else 0)
+    future_bots = bot_seats + (open_seats if table.fill_bots_at is not None else 0)
     match_clock = (
-        clock.default_clock(list(seats)) if clock_seconds is DEFAULT_CLOCK else clock_seconds
+        clock.default_clock(list(seats)) if isinstance(table.clock_seconds, DefaultClock)
+        else table.clock_seconds
     )
     circle = circles.circle_of(user)
     with transaction.atomic():
-        check_account_limits(user, limits, new_bot_deals=future_bots * deal_count)
+        check_account_limits(user, limits, new_bot_deals=future_bots * table.deal_count)
         match = Match.objects.create(
-            game=table.game.value,
-            rules=table.to_dict(),
-            deal_count=deal_count,
+            game=rules.game.value,
+            rules=rules.to_dict(),
+            deal_count=table.deal_count,
             first_dealer=secure_choice(4) if deal is None else deal.dealer,
             totals=[0, 0, 0, 0],
             created_by=user,
-            visibility=visibility,
+            visibility=table.visibility,
             invitation_code=(
                 new_invitation_code()
-                if visibility == Visibility.PRIVATE and open_seats else None
+                if table.visibility == Visibility.PRIVATE and open_seats else None
             ),
             open_seats=open_seats,
             table_key=(
-                selectors.table_key(table, deal_count, match_clock, circle, rated, hints)
+                selectors.table_key(rules, table.deal_count, match_clock, circle, table.rated,
+                                    table.hints)
                 if deal is None else ""
             ),
             circle_id=circle,
             clock=match_clock,
-            leave_forfeits=leave_forfeits,
-            fill_bots_at=fill_bots_at if open_seats else None,
-            fill_bots_level=fill_bots_level,
-            ready_by=ready_by,
-            rated=rated,
-            hints=hints,
+            leave_forfeits=table.leave_forfeits,
+            fill_bots_at=table.fill_bots_at if open_seats else None,
+            fill_bots_level=table.fill_bots_level,
+            ready_by=table.ready_by,
+            rated=table.rated,
+            hints=table.hints,
             imported_hands=None if deal is None else deal.to_dict()["hands"],
-            bot_seed=bot_seed,
-            cards_sealed_until=cards_sealed_until,
+            bot_seed=table.bot_seed,
+            cards_sealed_until=table.cards_sealed_until,
         )
         for index, spec in enumerate(seats):
             Seat.objects.create(
                 match=match,
                 index=index,
-                user=user if spec.kind == "me" else spec.user if spec.kind == "person" else None,
-                bot_level=spec.bot_level if spec.kind == "bot" else "",
+                user=(user if spec.kind == SeatKind.ME
+                      else spec.user if spec.kind == SeatKind.PERSON else None),
+                bot_level=spec.bot_level if spec.kind == SeatKind.BOT else "",
                 display_name=spec.display_name or _default_name(spec, user),
-                character=spec.character if spec.kind == "bot" else "",
-                ready=ready_by is None or spec.kind == "bot",
+                character=spec.character if spec.kind == SeatKind.BOT else "",
+                ready=table.ready_by is None or spec.kind == SeatKind.BOT,
             )
         with creating(match) as unit:
             unit.start()
@@ -277,11 +301,11 @@ def check_account_limits(
 
 
 def _default_name(spec: SeatSpec, user: User) -> str:
-    if spec.kind == "bot":
+    if spec.kind == SeatKind.BOT:
         return BOT_NAMES[BotLevel(spec.bot_level)]
-    if spec.kind == "me":
+    if spec.kind == SeatKind.ME:
         return selectors.display_name(user)
-    if spec.kind == "person" and spec.user is not None:
+    if spec.kind == SeatKind.PERSON and spec.user is not None:
         return selectors.display_name(spec.user)
     return ""
 

@@ -307,7 +307,7 @@ def create_match(
     deal_count: int,
     seats: Sequence[dict[str, Any]],
     visibility: str,
-    clock_seconds: Any = games_services.DEFAULT_CLOCK,
+    clock_seconds: games_services.ClockSeconds = games_services.DefaultClock.FOR_THE_SEATS,
     ready_within: int | None = None,
     rated: bool = False,
     hints: bool = False,
@@ -323,23 +323,34 @@ def create_match(
             platform, [seat["external_id"] for seat in seats if seat["kind"] == "player"]
         )
         specs = [
-            games_services.SeatSpec(kind="person", user=players[seat["external_id"]].user)
+            games_services.SeatSpec(kind=games_services.SeatKind.PERSON,
+                                    user=players[seat["external_id"]].user)
             if seat["kind"] == "player"
-            else games_services.SeatSpec(kind=seat["kind"], bot_level=seat.get("bot_level", ""),
+            else games_services.SeatSpec(kind=games_services.SeatKind(seat["kind"]),
+                                         bot_level=seat.get("bot_level", ""),
                                          display_name=seat.get("display_name", ""))
             for seat in seats
         ]
         return games_services.create_match(
-            user=platform.user, game=game, rules=rules, deal_count=deal_count, seats=specs,
-            visibility=visibility, clock_seconds=clock_seconds,
-            ready_by=(
-                None if ready_within is None
-                else timezone.now() + timedelta(seconds=ready_within)
+            user=platform.user,
+            table=games_services.NewTable(
+                game=game,
+                rules=rules,
+                deal_count=deal_count,
+                seats=specs,
+                visibility=visibility,
+                clock_seconds=clock_seconds,
+                ready_by=(
+                    None if ready_within is None
+                    else timezone.now() + timedelta(seconds=ready_within)
+                ),
+                rated=rated,
+                hints=hints,
+                deal=deal,
             ),
             limits=games_services.AccountLimits(
                 platform.max_unfinished_matches, platform.max_bot_seat_deals
             ),
-            rated=rated, hints=hints, deal=deal,
         )
 
 

@@ -33,20 +33,22 @@ def start_table(*, user: User, slug: str) -> Match:
     with transaction.atomic():
         match = games_services.create_match(
             user=user,
-            game=table.game.value,
-            rules=table.rules,
-            deal_count=content.DEALS,
-            leave_forfeits=True,
-            seats=[
-                games_services.SeatSpec(kind="me"),
-                *(
-                    games_services.SeatSpec(
-                        kind="bot", bot_level=character.level.value,
-                        display_name=character.name, character=character.slug,
-                    )
-                    for character in table.characters
-                ),
-            ],
+            table=games_services.NewTable(
+                game=table.game.value,
+                rules=table.rules,
+                deal_count=content.DEALS,
+                leave_forfeits=True,
+                seats=[
+                    games_services.SeatSpec(kind=games_services.SeatKind.ME),
+                    *(
+                        games_services.SeatSpec(
+                            kind=games_services.SeatKind.BOT, bot_level=character.level.value,
+                            display_name=character.name, character=character.slug,
+                        )
+                        for character in table.characters
+                    ),
+                ],
+            ),
         )
         TourMatch.objects.create(user=user, table=table.slug, match=match)
     return match

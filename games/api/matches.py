@@ -127,15 +127,24 @@ class MatchListCreateView(generics.GenericAPIView):
         data = valid_input(MatchCreateSerializer, request.data)
         game, rules, deal = match_table(data, request.data)
         seats = [
-            services.SeatSpec(kind=seat["kind"], bot_level=seat.get("bot_level", ""),
+            services.SeatSpec(kind=services.SeatKind(seat["kind"]),
+                              bot_level=seat.get("bot_level", ""),
                               display_name=seat.get("display_name", ""))
             for seat in data.get("seats") or default_seats()
         ]
         match = services.create_match(
-            user=signed_in(request), game=game, rules=rules,
-            deal_count=data["deals"], seats=seats, visibility=data["visibility"],
-            clock_seconds=data.get("clock", services.DEFAULT_CLOCK), rated=data["rated"],
-            hints=data["hints"], deal=deal,
+            user=signed_in(request),
+            table=services.NewTable(
+                game=game,
+                rules=rules,
+                deal_count=data["deals"],
+                seats=seats,
+                visibility=data["visibility"],
+                clock_seconds=data.get("clock", services.DefaultClock.FOR_THE_SEATS),
+                rated=data["rated"],
+                hints=data["hints"],
+                deal=deal,
+            ),
         )
         match.refresh_from_db(fields=selectors.MATCH_STATE)
         return created_match_response(match)

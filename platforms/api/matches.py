@@ -107,7 +107,7 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
         match = services.create_match(
             platform=self.platform, game=game, rules=rules, deal=deal,
             deal_count=data["deals"], seats=data["seats"], visibility=data["visibility"],
-            clock_seconds=data.get("clock", games_services.DEFAULT_CLOCK),
+            clock_seconds=data.get("clock", games_services.DefaultClock.FOR_THE_SEATS),
             ready_within=(
                 data.get("ready_within", ps.READY_WITHIN_DEFAULT)
                 if data["start"] == "when_ready" else None

@@ -46,7 +46,14 @@ def play_match(
     (by default at random); a request for a new deal is never offered to it."""
     rng = random.Random(seed)
     match = services.create_match(
-        user=user, game=game, rules=rules, deal_count=deal_count, seats=seats, rated=rated
+        user=user,
+        table=services.NewTable(
+            game=game,
+            rules=rules,
+            deal_count=deal_count,
+            seats=seats,
+            rated=rated,
+        ),
     )
     for _ in range(deal_count * 150):
         match.refresh_from_db()

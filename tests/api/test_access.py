@@ -86,12 +86,17 @@ def table(visibility: str, *, over: bool) -> tuple[Match, dict[Role, Any]]:
     people = {role: user(role.value) for role in Role if role != Role.STAFF}
     people[Role.STAFF] = user("staff", is_staff=True)
     match = services.create_match(
-        user=people[Role.CREATOR], game="auction", deal_count=1, visibility=visibility,
-        clock_seconds=None,
-        seats=[services.SeatSpec(kind="person", user=people[Role.PLAYER]),
+        user=people[Role.CREATOR],
+        table=services.NewTable(
+            game="auction",
+            deal_count=1,
+            visibility=visibility,
+            clock_seconds=None,
+            seats=[services.SeatSpec(kind="person", user=people[Role.PLAYER]),
                services.SeatSpec(kind="person", user=people[Role.LEAVER]),
                services.SeatSpec(kind="bot", bot_level="easy"),
                services.SeatSpec(kind="bot", bot_level="easy")],
+        ),
     )
     seating.leave_match(match_id=match.id, user=people[Role.LEAVER])
     if over:
@@ -200,12 +205,18 @@ def test_no_role_reads_a_card_still_in_another_hand(rules: engine.TableRules, se
     people[Role.STAFF] = user("staff", is_staff=True)
     overrides = {k: v for k, v in rules.to_dict().items() if k != "game"}
     match = services.create_match(
-        user=people[Role.CREATOR], game=rules.game.value, rules=overrides, deal_count=1,
-        visibility=Visibility.PUBLIC, clock_seconds=None,
-        seats=[services.SeatSpec(kind="person", user=people[Role.PLAYER]),
+        user=people[Role.CREATOR],
+        table=services.NewTable(
+            game=rules.game.value,
+            rules=overrides,
+            deal_count=1,
+            visibility=Visibility.PUBLIC,
+            clock_seconds=None,
+            seats=[services.SeatSpec(kind="person", user=people[Role.PLAYER]),
                services.SeatSpec(kind="person", user=people[Role.LEAVER]),
                services.SeatSpec(kind="bot", bot_level="easy"),
                services.SeatSpec(kind="bot", bot_level="easy")],
+        ),
     )
     seating.leave_match(match_id=match.id, user=people[Role.LEAVER])
     match.refresh_from_db()
@@ -283,8 +294,13 @@ def test_a_private_matchs_summary_is_the_tables_own() -> None:
     for role in (Role.STRANGER, Role.SPECTATOR, Role.LEAVER):
         assert answer(people[role], "get", "", match)[:2] == (403, "not_your_seat"), role
     waiting = services.create_match(
-        user=people[Role.CREATOR], game="auction", deal_count=1, clock_seconds=None,
-        seats=[services.SeatSpec(kind="me"), *[services.SeatSpec(kind="open")] * 3],
+        user=people[Role.CREATOR],
+        table=services.NewTable(
+            game="auction",
+            deal_count=1,
+            clock_seconds=None,
+            seats=[services.SeatSpec(kind="me"), *[services.SeatSpec(kind="open")] * 3],
+        ),
     )
     invited = people[Role.STRANGER]
     assert answer(invited, "get", "", waiting)[:2] == (403, "not_your_seat")

@@ -85,8 +85,14 @@ def new_match(rules: engine.TableRules, people: int) -> tuple[Match, list[Any]]:
     seats += [services.SeatSpec(kind="person", user=user) for user in users[1:]]
     seats += [services.SeatSpec(kind="bot", bot_level="easy")] * (4 - people)
     match = services.create_match(
-        user=users[0], game=rules.game.value, rules=overrides, deal_count=2, seats=seats,
-        clock_seconds=None,
+        user=users[0],
+        table=services.NewTable(
+            game=rules.game.value,
+            rules=overrides,
+            deal_count=2,
+            seats=seats,
+            clock_seconds=None,
+        ),
     )
     return match, users
 

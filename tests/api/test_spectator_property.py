@@ -53,9 +53,15 @@ def test_no_spectator_response_names_an_unplayed_card(
     users = [get_user_model().objects.create_user(f"p{uuid.uuid4().hex[:12]}") for _ in range(4)]
     overrides = {k: v for k, v in rules.to_dict().items() if k != "game"}
     match = services.create_match(
-        user=users[0], game=rules.game.value, rules=overrides, deal_count=2,
-        seats=[services.SeatSpec(kind="me")] + [services.SeatSpec(kind="open")] * 3,
-        visibility=Visibility.PUBLIC, clock_seconds=None,
+        user=users[0],
+        table=services.NewTable(
+            game=rules.game.value,
+            rules=overrides,
+            deal_count=2,
+            seats=[services.SeatSpec(kind="me")] + [services.SeatSpec(kind="open")] * 3,
+            visibility=Visibility.PUBLIC,
+            clock_seconds=None,
+        ),
     )
     for user in users[1:]:
         services.join_match(match_id=match.id, user=user)

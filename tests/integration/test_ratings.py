@@ -34,8 +34,15 @@ def rated_match(first, second, seed: int) -> Match:
     would play on beside the test."""
     seats = [SeatSpec("me"), SeatSpec("person", user=person(f"east{seed}")),
              SeatSpec("person", user=second), SeatSpec("person", user=person(f"west{seed}"))]
-    match = services.create_match(user=first, game="auction", deal_count=1, seats=seats,
-                                  rated=True)
+    match = services.create_match(
+        user=first,
+        table=services.NewTable(
+            game="auction",
+            deal_count=1,
+            seats=seats,
+            rated=True,
+        ),
+    )
     rng = random.Random(seed)
     while True:
         match.refresh_from_db()

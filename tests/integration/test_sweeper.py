@@ -45,8 +45,14 @@ def idle_for_a_minute(match: Match) -> None:
 
 
 def test_a_stuck_bot_turn_is_sent_again_once(user: AbstractBaseUser, sent: list) -> None:
-    match = services.create_match(user=user, game="auction", deal_count=1,
-                                  seats=[*BOTS, services.SeatSpec(kind="bot", bot_level="easy")])
+    match = services.create_match(
+        user=user,
+        table=services.NewTable(
+            game="auction",
+            deal_count=1,
+            seats=[*BOTS, services.SeatSpec(kind="bot", bot_level="easy")],
+        ),
+    )
     idle_for_a_minute(match)
 
     assert sweeper.resend_stuck_bot_turns() == 1
@@ -57,8 +63,14 @@ def test_a_stuck_bot_turn_is_sent_again_once(user: AbstractBaseUser, sent: list)
 
 
 def test_a_bot_turn_of_a_moving_match_is_left_alone(user: AbstractBaseUser, sent: list) -> None:
-    services.create_match(user=user, game="auction", deal_count=1,
-                          seats=[*BOTS, services.SeatSpec(kind="bot", bot_level="easy")])
+    services.create_match(
+        user=user,
+        table=services.NewTable(
+            game="auction",
+            deal_count=1,
+            seats=[*BOTS, services.SeatSpec(kind="bot", bot_level="easy")],
+        ),
+    )
 
     assert sweeper.stuck_bot_turns() == []
 
@@ -66,8 +78,14 @@ def test_a_bot_turn_of_a_moving_match_is_left_alone(user: AbstractBaseUser, sent
 def test_a_match_waiting_for_a_person_is_replayed_once_per_version(
     user: AbstractBaseUser, sent: list, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    match = services.create_match(user=user, game="auction", deal_count=1,
-                                  seats=[services.SeatSpec(kind="me"), *BOTS])
+    match = services.create_match(
+        user=user,
+        table=services.NewTable(
+            game="auction",
+            deal_count=1,
+            seats=[services.SeatSpec(kind="me"), *BOTS],
+        ),
+    )
     rng = random.Random(5)
     version = match.version
     while (played := computer_moves.play_bot_turn(

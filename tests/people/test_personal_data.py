@@ -25,7 +25,7 @@ from rest_framework.throttling import SimpleRateThrottle
 from games import errors, privacy, services
 from games.models import Deal, IdempotencyRecord, Match, Seat, Spectator
 from games.services import SeatSpec
-from platforms import webhooks
+from platforms import events
 from platforms.models import PlatformPlayer, WebhookEvent
 from ratings.models import GameRecord, Privacy, Rating
 from tests.admin.helpers import person, play_match
@@ -460,12 +460,12 @@ def names(value: Any, external_id: str) -> bool:
 
 @given(PAYLOADS)
 def test_a_redacted_payload_names_the_player_nowhere_and_keeps_the_rest(payload: Any) -> None:
-    redacted = webhooks._without(payload, "ext-1")
+    redacted = events._without(payload, "ext-1")
     assert not names(redacted, "ext-1")
-    assert webhooks._without(redacted, "ext-1") == redacted
+    assert events._without(redacted, "ext-1") == redacted
     # Nobody else is touched: ext-2 is named exactly where it was.
     assert names(redacted, "ext-2") == names(payload, "ext-2")
-    assert webhooks._without(payload, "ext-3") == payload
+    assert events._without(payload, "ext-3") == payload
 
 
 def test_an_exports_queries_do_not_grow_with_the_history() -> None:
@@ -561,13 +561,25 @@ def test_a_private_table_waiting_for_people_is_called_off_with_its_creators_acco
 
     maker, friend, stranger = person("maker"), person("friend"), person("stranger")
     private = services.create_match(
-        user=maker, game="auction", deal_count=1, visibility="private",
-        seats=[SeatSpec("me"), SeatSpec("person", user=friend), SeatSpec("open"),
-               SeatSpec("bot", bot_level="easy")])
+        user=maker,
+        table=services.NewTable(
+            game="auction",
+            deal_count=1,
+            visibility="private",
+            seats=[SeatSpec("me"), SeatSpec("person", user=friend), SeatSpec("open"),
+               SeatSpec("bot", bot_level="easy")],
+        ),
+    )
     public = services.create_match(
-        user=maker, game="auction", deal_count=1, visibility="public",
-        seats=[SeatSpec("me"), SeatSpec("person", user=stranger), SeatSpec("open"),
-               SeatSpec("bot", bot_level="easy")])
+        user=maker,
+        table=services.NewTable(
+            game="auction",
+            deal_count=1,
+            visibility="public",
+            seats=[SeatSpec("me"), SeatSpec("person", user=stranger), SeatSpec("open"),
+               SeatSpec("bot", bot_level="easy")],
+        ),
+    )
     privacy.erase_account(maker, reason=privacy.ErasureReason.CLOSED)
     private.refresh_from_db()
     public.refresh_from_db()

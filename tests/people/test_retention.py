@@ -30,8 +30,13 @@ def test_matches_past_the_retention_are_deleted_with_their_records(settings) -> 
     old, recent = play_match(someone), play_match(someone, seed=1)
     in_play = play_match(someone, seed=2, finish=False)
     cancelled = services.create_match(
-        user=someone, game="auction", rules=None, deal_count=1,
-        seats=[services.SeatSpec("me"), *[services.SeatSpec("open")] * 3],
+        user=someone,
+        table=services.NewTable(
+            game="auction",
+            rules=None,
+            deal_count=1,
+            seats=[services.SeatSpec("me"), *[services.SeatSpec("open")] * 3],
+        ),
     )
     seating.cancel_match(match_id=cancelled.pk, user=someone)
     ended_days_ago(old, 31)
