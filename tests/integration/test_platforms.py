@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import random
 import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -31,23 +29,14 @@ from platforms.models import (
 )
 from tests import sse
 from tests.integration.harness import client
-from tests.integration.harness.stack import ROOT, free_port, wait_until
+from tests.integration.harness.stack import free_port, wait_until
 from tests.platforms.hostile import HostileReceiver
-from tests.platforms.receiver import Receiver, listening
+from tests.platforms.receiver import Receiver, ReceiverProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 SEATS = [{"kind": "player", "external_id": "ext-1"}, {"kind": "bot", "bot_level": "easy"},
          {"kind": "player", "external_id": "ext-2"}, {"kind": "bot", "bot_level": "easy"}]
-
-
-def start_receiver(port: int, out: Path, secret: str) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.platforms.receiver", str(port), str(out), secret],
-        cwd=ROOT,
-    )
-    wait_until(lambda: listening(port), 10, "the webhook receiver")
-    return process
 
 
 def test_a_receiver_killed_mid_match_gets_every_event_once(
@@ -56,7 +45,7 @@ def test_a_receiver_killed_mid_match_gets_every_event_once(
     port, out = free_port(), tmp_path / "received.jsonl"
     platform, [subscription], apps, match_id = platform_with_players(
         web, "Scaled", [f"http://127.0.0.1:{port}/hooks"])
-    receiver = start_receiver(port, out, subscription["secret"])
+    receiver = ReceiverProcess(port, out, [subscription["secret"]]).process
     # One player's app follows the match live, from the stream process (Redis pub/sub).
     listening = sse.Listening(stream, match_id, apps[0].token, timeout=30)
     try:
@@ -65,7 +54,7 @@ def test_a_receiver_killed_mid_match_gets_every_event_once(
                 receiver.send_signal(signal.SIGKILL)
                 receiver.wait()
             if moves == 14:
-                receiver = start_receiver(port, out, subscription["secret"])
+                receiver = ReceiverProcess(port, out, [subscription["secret"]]).process
         deliveries = WebhookDelivery.objects.filter(subscription_id=subscription["id"])
         wait_until(
             lambda: not deliveries.exclude(status=DeliveryStatus.SUCCEEDED).exists(), 60,
@@ -353,7 +342,7 @@ def test_a_platform_runs_its_matches_as_the_guide_says(
     every_type = [event_type.value for event_type in EventType]
     subscription = call("POST", "/webhooks", {
         "url": f"http://127.0.0.1:{port}/hooks", "event_types": every_type}, 201)
-    receiver = start_receiver(port, out, subscription["secret"])
+    receiver = ReceiverProcess(port, out, [subscription["secret"]]).process
     # 2. The players, each with a token for its app.
     tokens = {ext: call("PUT", f"/players/{ext}", {"display_name": ext}, 201)["token"]
               for ext in ("g1", "g2", "g3")}
@@ -378,7 +367,7 @@ def test_a_platform_runs_its_matches_as_the_guide_says(
                 receiver.send_signal(signal.SIGKILL)
                 receiver.wait()
             if moves == 12:
-                receiver = start_receiver(port, out, subscription["secret"])
+                receiver = ReceiverProcess(port, out, [subscription["secret"]]).process
         # 6. A waiting match called off, and one in play stopped.
         waiting = call("POST", "/matches", {"game": "auction", "seats": seats,
                                             "start": "when_ready"}, 201)["id"]
