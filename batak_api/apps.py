@@ -11,8 +11,8 @@ class ServiceConfig(AppConfig):
     label = "service"
 
     def ready(self) -> None:
-        from batak_api import jobs
+        from runtime import work
 
         # On the embedded default the serving process runs the periodic jobs itself, from its
         # first request on (commands and tests that serve none never start them).
-        request_started.connect(jobs.start_in_process, dispatch_uid="in-process-jobs")
+        request_started.connect(work.start_in_process, dispatch_uid="in-process-jobs")

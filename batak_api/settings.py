@@ -14,7 +14,6 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from batak_api import jobs
 from batak_api.env import Env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -74,7 +73,7 @@ INSTALLED_APPS = [
     "ratings.apps.RatingsConfig",
     # The same deal for everyone: deal sets and their results (deal_sets/).
     "deal_sets.apps.DealSetsConfig",
-    # The periodic jobs' in-process runner (batak_api/jobs.py).
+    # The periodic jobs' in-process runner (runtime/work.py).
     "batak_api.apps.ServiceConfig",
 ]
 
@@ -463,8 +462,8 @@ PRESENCE_SECONDS = env.float("PRESENCE_SECONDS", 45)
 # How often the clocks are looked at (a periodic job; in-process it also wakes for the next
 # deadline).
 CLOCK_SWEEP_INTERVAL_SECONDS = env.float("CLOCK_SWEEP_INTERVAL_SECONDS", 1)
-# Whether the serving process runs the periodic jobs (batak_api/jobs.py) and delivers webhooks
-# (runtime/lanes.py) itself: on the embedded default; scaled out, beat and the workers do.
+# Whether the serving process runs the periodic jobs and delivers webhooks itself
+# (runtime/work.py): on the embedded default; scaled out, beat and the workers do.
 IN_PROCESS_JOBS = env.bool("IN_PROCESS_JOBS", default=not REDIS_URL)
 # The live stream (games/api/streams.py): a comment line this often keeps proxies from closing
 # a quiet stream; an ASGI server ends a stream after STREAM_MAX_SECONDS (a WSGI server after
@@ -491,16 +490,6 @@ API_MAX_IN_FLIGHT_PER_ACCOUNT = env.int(
     "API_MAX_IN_FLIGHT_PER_ACCOUNT",
     default=max(LONG_POLL_MAX_PER_ACCOUNT + 4, env.int("GUNICORN_THREADS", default=32) // 4),
 )
-# The periodic jobs (batak_api/jobs.py): beat sends them scaled out.
-CELERY_BEAT_SCHEDULE = jobs.beat_schedule({
-    "CLOCK_SWEEP_INTERVAL_SECONDS": CLOCK_SWEEP_INTERVAL_SECONDS,
-    "BOT_SWEEP_INTERVAL_SECONDS": BOT_SWEEP_INTERVAL_SECONDS,
-    "WEBHOOK_SWEEP_INTERVAL_SECONDS": WEBHOOK_SWEEP_INTERVAL_SECONDS,
-    "WEBHOOK_PURGE_INTERVAL_SECONDS": WEBHOOK_PURGE_INTERVAL_SECONDS,
-    "RETENTION_PURGE_INTERVAL_SECONDS": RETENTION_PURGE_INTERVAL_SECONDS,
-    "ANALYSIS_SWEEP_INTERVAL_SECONDS": ANALYSIS_SWEEP_INTERVAL_SECONDS,
-})
-
 # Metrics (batak_api/metrics.py, batak_api/scrape.py): `GET /metrics` answers a scrape that
 # sends this token (`Authorization: Bearer …`); unset, there is no such page. Scaled out, each
 # process writes its values to the folder PROMETHEUS_MULTIPROC_DIR names (read by

@@ -2,8 +2,6 @@
 
 import logging
 
-import redis
-from django.conf import settings
 from django.contrib import admin
 from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
@@ -68,13 +66,7 @@ _migrated = False
 
 
 def _broker_check() -> str:
-    if not settings.REDIS_URL:
-        return "in-process"
-    try:
-        redis_clients.client(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1).ping()
-    except redis.RedisError:
-        return "unreachable"
-    return "ok"
+    return redis_clients.health()
 
 
 urlpatterns: list[URLPattern | URLResolver] = [

@@ -5,33 +5,28 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.conf import settings
+from django.utils import timezone
 
-from bots import tasks, turn_queue
+from bots import tasks
 from bots.advice import choice_values
 from bots.evaluation import bid_estimate
 from bots.players import warm_up
 from games.models import Deal, Match, Seat
-from runtime import lanes
+from runtime import work
 
 
 def send_turns(match_id: str, version: int) -> None:
-    """Scaled out, to the fair queue in front of the workers (bots/turn_queue.py) and a token
-    to the broker. On the embedded default (tasks in-process) in the request that made the
-    move, which then waits for one round of computer turns at most, since a person's seat
-    stops them. A table of computer players alone has no such seat: it plays on in the
-    background (the computer players' lane, one turn after the other in the order sent), so
+    """The computer players' turn of ``match_id`` from ``version`` on, in its account's share
+    of their workers (bots/turn_queue.py). On the embedded default a match with a person at
+    it plays the turn in the request that made the move, which then waits for one round of
+    computer turns at most, since a person's seat stops them; a table of computer players
+    alone has no such seat: it plays on in the background (the computer players' lane), so
     that no request waits for a whole match; its task hands on every few seconds, so such
     tables take turns."""
-    if not settings.CELERY_TASK_ALWAYS_EAGER:
-        account = _fair_share_account(match_id)
-        if account is not None:
-            turn_queue.push(account, match_id, version)
-            tasks.play_next_turn.delay()
-    elif not _has_person(match_id):
-        lanes.run_soon("computer-players", "bots.tasks.play_bot_turns", match_id, version)
-    else:
-        tasks.play_bot_turns.delay(match_id, version)
+    account = _fair_share_account(match_id)
+    if account is not None:
+        work.later(tasks.play_bot_turns, match_id, version, account=account,
+                   wait_here=lambda: _has_person(match_id))
 
 
 def _fair_share_account(match_id: str) -> int | None:
@@ -55,23 +50,16 @@ def _has_person(match_id: str) -> bool:
 def send_analysis(deal_id: int) -> None:
     """In the share of the analysis of the match's account (its turns' share,
     `_fair_share_account`), so that one account ending deal after deal never holds up another
-    account's analysis. Scaled out, to the analysis workers' fair queue (bots/tasks.py, in
-    front of ANALYSIS_QUEUE: the computer players' workers never take from it) and a token to
-    the broker; on the embedded default, to the analysis lane, after the response, whose task
-    searches in the low-priority analysis process (bots/analysis.py)."""
+    account's analysis (bots/tasks.py: the computer players' workers never take it)."""
     match_id = Deal.objects.filter(pk=deal_id).values_list("match_id", flat=True).first()
     account = None if match_id is None else _fair_share_account(str(match_id))
-    if account is None:
-        return
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        lanes.run_soon("analysis", "bots.tasks.analyse_deal", deal_id, True, account=account)
-    else:
-        tasks.ANALYSES.push(account, str(deal_id))
-        tasks.analyse_next_deal.delay()
+    if account is not None:
+        work.later(tasks.analyse_deal, deal_id, account=account)
 
 
 def send_timeout(match_id: str, version: int, at: datetime) -> None:
-    tasks.time_out_turn.apply_async((match_id, version), eta=at)
+    work.later(tasks.time_out_turn, match_id, version,
+               delay=max(0.0, (at - timezone.now()).total_seconds()))
 
 
 choose = tasks.choose

@@ -6,7 +6,7 @@ import random
 import time
 import uuid
 
-from celery import Task, shared_task
+from celery import Task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from kombu.exceptions import OperationalError as BrokerUnavailable
@@ -15,11 +15,12 @@ from prometheus_client import Histogram
 from bots import analysis, turn_queue
 from bots.advice import seeded_rng
 from bots.players import choose_action
+from bots.turn_queue import TURNS
 from games import computer_moves, engine, selectors, services, sweeper
 from games.computer_players import computer_players
 from games.metrics import closed
 from games.models import BotLevel, Seat
-from runtime import fair_queue, traces
+from runtime import fair_queue, lanes, traces, work
 from runtime.log_context import log_context
 from tour.content import style_for
 
@@ -56,7 +57,7 @@ _TURN_TASK = dict(
 )
 
 
-@shared_task(autoretry_for=(OperationalError, InterfaceError), **_TURN_TASK)
+@work.task(TURNS, autoretry_for=(OperationalError, InterfaceError), **_TURN_TASK)
 def play_bot_turns(match_id: str, version: int) -> int:
     """Play the computer players' moves from ``version`` on; returns how many were played
     (on the embedded default, in the request or on the computer players' lane).
@@ -72,8 +73,8 @@ def play_bot_turns(match_id: str, version: int) -> int:
     return played
 
 
-@shared_task(bind=True, autoretry_for=(OperationalError, InterfaceError, BrokerUnavailable),
-             **_TURN_TASK)
+@work.token(TURNS, autoretry_for=(OperationalError, InterfaceError, BrokerUnavailable),
+            **_TURN_TASK)
 def play_next_turn(self: Task) -> int:
     """Scaled out: play the next turn of the fair queue (bots/turn_queue.py); returns how many
     moves were played. A turn with nothing left to play (a copy, or played already) costs a
@@ -88,11 +89,9 @@ def play_next_turn(self: Task) -> int:
         with log_context(match_id=turn.match_id), traces.carried_on(turn.traceparent):
             played, left_at = _play(turn.match_id, turn.version, started + TASK_BUDGET_SECONDS,
                                     share_after=started + turn_queue.slice_for(turn))
-            if left_at is not None:
-                turn_queue.push(turn.account, turn.match_id, left_at)
         turn_queue.done(token, turn, time.monotonic() - started)
         if left_at is not None:
-            play_next_turn.delay()
+            work.later(play_bot_turns, turn.match_id, left_at, account=turn.account)
         if played:
             return played
     return 0
@@ -131,70 +130,74 @@ def _play_on(
             return played, version
 
 
-@shared_task
+@work.task(work.PERIODIC)
 def sweep_bot_turns() -> int:
     """Send stuck computer-player turns to a worker again (run by beat); returns how many."""
     return sweeper.resend_stuck_bot_turns()
 
 
-@shared_task
+@work.task(work.PERIODIC)
 def sweep_analyses() -> int:
     """Send post-deal analyses whose task was lost again (run by beat); returns how many."""
     return sweeper.resend_stuck_analyses()
 
 
-@shared_task(acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=3,
-             retry_backoff=1)
+# A clock's deadline: in-process, on the periodic jobs' lane, which runs the clocks.
+@work.task(work.PERIODIC, acks_late=True, autoretry_for=(OperationalError, InterfaceError),
+           max_retries=3, retry_backoff=1)
 def time_out_turn(match_id: str, version: int) -> bool:
     """The stand-in's move for a turn whose clock has just run out (sent for its deadline by
     `run_clocks`); a no-op once the turn was played or timed out."""
     return sweeper.time_out(match_id, version, choose)
 
 
-@shared_task
+@work.task(work.PERIODIC)
 def run_clocks() -> int:
     """Make the moves of people whose turn clock ran out and fill quick-match tables whose wait
     is over (run by beat every CLOCK_SWEEP_INTERVAL_SECONDS); returns how many."""
     return sweeper.run_clocks()
 
 
-# Scaled out, the ended deals to analyse wait here in their account's list (the account of
-# their match's turns), in front of the analysis workers; the broker carries tokens.
-ANALYSES = fair_queue.FairQueue("analyses", "ANALYSIS_QUEUE")
+# The post-deal analyses: a few deals at a time on their lane in-process (their searches in
+# processes of their own at the lowest priority: bots/analysis.py), shared between accounts
+# (one account's flood holds all but one of them); scaled out, the analysis workers' queue,
+# with its fair queue in front (the account of their match's turns).
+ANALYSES = work.Kind("analysis", threads_setting="ANALYSIS_PROCESSES",
+                     fair=fair_queue.FairQueue("analyses", "ANALYSIS_QUEUE"))
 
 
-@shared_task(bind=True, acks_late=True,
-             autoretry_for=(OperationalError, InterfaceError, BrokerUnavailable), max_retries=3,
-             retry_backoff=1, soft_time_limit=3 * settings.ANALYSIS_SECONDS_PER_DEAL + 30,
-             time_limit=3 * settings.ANALYSIS_SECONDS_PER_DEAL + 60)
-def analyse_next_deal(self: Task) -> bool:
-    """Scaled out: analyse the next deal of the fair queue (`ANALYSES`), the next of the
-    account whose analyses used the workers least. A deal analysed already (a copy) costs a
-    read, and the token takes the next one. False when there was none to analyse."""
-    token = self.request.id
-    while (taken := ANALYSES.take(token)) is not None:
-        started = time.monotonic()
-        analysed = analyse_deal(int(taken.item))
-        ANALYSES.done(token, taken.account, taken.charged, time.monotonic() - started)
-        if analysed:
-            return True
-    return False
-
-
-def analyse_deal(deal_id: int, in_background: bool = False) -> bool:
-    """Analyse the ended deal ``deal_id`` (bots/analysis.py) and record it: here (the analysis
-    worker), or ``in_background``, in the process of its own at the lowest CPU priority (the
-    embedded default's analysis lane: its searches would hold up the serving process's moves).
-    False when there is nothing to do (analysed already: a copy)."""
+@work.task(ANALYSES)
+def analyse_deal(deal_id: int) -> bool:
+    """Analyse the ended deal ``deal_id`` (bots/analysis.py) and record it: on the analysis
+    worker, or on the embedded default in a process of its own at the lowest CPU priority
+    (its searches would hold up the serving process's moves). False when there is nothing to
+    do (analysed already: a copy)."""
     found = selectors.deal_to_analyse(deal_id)
     if found is None:
         return False
     start, log = found
     seconds = settings.ANALYSIS_SECONDS_PER_DEAL
-    if in_background:
+    if lanes.on_a_lane():
         result = analysis.analyse_in_background(start, log, seconds,
                                                 processes=settings.ANALYSIS_PROCESSES)
     else:
         result = analysis.analyse(start, log, seconds).to_dict()
     services.record_deal_analysis(deal_id=deal_id, result=result)
     return True
+
+
+@work.token(ANALYSES, acks_late=True,
+            autoretry_for=(OperationalError, InterfaceError, BrokerUnavailable), max_retries=3,
+            retry_backoff=1, soft_time_limit=3 * settings.ANALYSIS_SECONDS_PER_DEAL + 30,
+            time_limit=3 * settings.ANALYSIS_SECONDS_PER_DEAL + 60)
+def analyse_next_deal(self: Task) -> bool:
+    """Scaled out: analyse the next deal of the fair queue, the next of the account whose
+    analyses used the workers least. A deal analysed already (a copy) costs a read, and the
+    token takes the next one. False when there was none to analyse."""
+    return bool(work.run_next(ANALYSES, self.request.id,
+                              lambda taken: analyse_deal(*taken.args) or None))
+
+
+work.every("CLOCK_SWEEP_INTERVAL_SECONDS", run_clocks, "run-clocks")
+work.every("BOT_SWEEP_INTERVAL_SECONDS", sweep_bot_turns, "sweep-bot-turns")
+work.every("ANALYSIS_SWEEP_INTERVAL_SECONDS", sweep_analyses, "sweep-analyses")

@@ -1,23 +1,25 @@
 """Computer players' turns shared fairly between accounts, in front of the Celery workers.
 
 Scaled out, a turn to play (a match at a version) waits in the fair queue of the workers
-(runtime/fair_queue.py) in its account's list: a match's account is its creator, so a platform's
-matches all count as the platform's one account, and a flood of one account's turns is played
-in the workers' spare time. The broker carries only tokens (`bots.tasks.play_next_turn`, one per
-turn queued). No turn is lost and none is played twice: a token redelivered or retried plays the
-turn it took again, a turn whose token is lost for good (Redis restarted empty) is found by the
-sweeper (games/sweeper.py), which sends it again, and every move is made only at the version it
-was decided for (games/computer_moves.py), so a copy of a turn changes nothing. A turn is queued
-with the trace of what made it (its `traceparent`, runtime/traces.py), and played in that trace by
+(runtime/fair_queue.py) in its account's list, sent there by `runtime.work.later`: a match's
+account is its creator, so a platform's matches all count as the platform's one account, and
+a flood of one account's turns is played in the workers' spare time. The broker carries only
+tokens (`bots.tasks.play_next_turn`, one per turn queued). No turn is lost and none is played
+twice: a token redelivered or retried plays the turn it took again, a turn whose token is lost
+for good (Redis restarted empty) is found by the sweeper (games/sweeper.py), which sends it
+again, and every move is made only at the version it was decided for
+(games/computer_moves.py), so a copy of a turn changes nothing. A turn is queued with the
+trace of what made it (its `traceparent`, runtime/traces.py), and played in that trace by
 whichever worker takes it. The embedded default has no Redis: its computer players play in the
-request or on their lane (bots/interface.py), in the order sent.
+request or on their lane (runtime/lanes.py), in the order sent.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 
-from runtime import fair_queue, traces
+from runtime import fair_queue, traces, work
 
 # A token plays on (the next computer player of its match, and the next) for this long before
 # it lets a waiting turn go first: the most another turn waits behind a running one, past one
@@ -33,7 +35,10 @@ SLICE_SECONDS = 0.25
 # 0.03-0.14 s on a busy 2-core machine and keep their slice.
 HEAVY_TURN_SECONDS = 0.1
 
+# The computer players' turns: their lane on the embedded default, the workers' default queue
+# with its fair queue scaled out (the tokens: `bots.tasks.play_next_turn`).
 _QUEUE = fair_queue.FairQueue("turns", "CELERY_TASK_DEFAULT_QUEUE")
+TURNS = work.Kind("computer-players", fair=_QUEUE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,9 +61,9 @@ def slice_for(turn: Turn) -> float:
 
 
 def push(account: int, match_id: str, version: int) -> None:
-    """Queue the turn in its account's list, in the current trace; BrokerUnavailable when
-    Redis does not answer (what the callers already expect of the broker)."""
-    _QUEUE.push(account, f"{match_id} {version} {traces.traceparent()}".rstrip())
+    """Queue the turn in its account's list, in the current trace, as `runtime.work.later`
+    does (without its token)."""
+    _QUEUE.push(account, json.dumps([[match_id, version], traces.traceparent()]))
 
 
 def take(token: str) -> Turn | None:
@@ -68,9 +73,8 @@ def take(token: str) -> Turn | None:
     taken = _QUEUE.take(token)
     if taken is None:
         return None
-    # A turn queued without a trace has no `traceparent` after its version.
-    match_id, version, *traceparent = taken.item.split()
-    return Turn(taken.account, match_id, int(version), taken.charged, "".join(traceparent))
+    (match_id, version), traceparent = json.loads(taken.item)
+    return Turn(taken.account, match_id, int(version), taken.charged, traceparent)
 
 
 def done(token: str, turn: Turn, cost: float) -> None:
@@ -81,4 +85,4 @@ def done(token: str, turn: Turn, cost: float) -> None:
 
 def waiting() -> bool:
     """Whether any account has a turn waiting for a worker (its own other matches count)."""
-    return _QUEUE.waiting()
+    return work.others_waiting(TURNS)

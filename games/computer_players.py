@@ -17,6 +17,7 @@ from django.conf import settings
 
 from games import engine
 from games.models import Seat
+from runtime import work
 
 
 class ChoiceValue(Protocol):
@@ -70,5 +71,4 @@ def computer_players() -> ComputerPlayers:
 def warm_up_if_in_process() -> None:
     """On the embedded default the serving process plays the computer players itself: it
     loads their search at start, before its first request (scaled out, the workers do)."""
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        computer_players().warm_up()
+    work.when_in_process(computer_players().warm_up)

@@ -98,8 +98,10 @@ def changing(match_id: uuid.UUID | str, *, sends_bots: bool = True) -> Iterator[
 
 @contextmanager
 def creating(match: Match) -> Iterator[MatchUnit]:
-    """A unit of work on a match made in the caller's transaction: nobody else sees it yet."""
+    """A unit of work on a match made in the caller's transaction: nobody else sees it yet.
+    Its seats are loaded here, once, as `lock` loads them."""
     with transaction.atomic(savepoint=False):
+        prefetch_related_objects([match], "seats")
         unit = MatchUnit(match, sends_bots=True)
         yield unit
         unit.close()
@@ -233,7 +235,6 @@ class MatchUnit:
         match = self.match
         if match.open_seats:
             return
-        prefetch_related_objects([match], "seats")
         unready = [seat for seat in match.seats.all() if seat.is_person and not seat.ready]
         if unready and match.ready_by is not None and match.ready_by > timezone.now():
             return

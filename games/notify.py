@@ -37,7 +37,6 @@ from typing import Any, TypedDict, cast
 
 import redis
 import redis.asyncio
-from django.conf import settings
 
 from runtime import redis_clients
 
@@ -52,12 +51,7 @@ _waiters_lock = threading.Lock()
 
 
 def _redis() -> redis.Redis | None:
-    url = settings.REDIS_URL
-    if not url:
-        return None
-    return redis_clients.client(
-        url, socket_connect_timeout=0.5, socket_timeout=RECHECK_SECONDS + 1
-    )
+    return redis_clients.shared(socket_connect_timeout=0.5, socket_timeout=RECHECK_SECONDS + 1)
 
 
 def _channel(match_id: uuid.UUID | str) -> str:
@@ -364,7 +358,7 @@ def _hub() -> _Hub:
         hub = _hubs.get(loop)
         if hub is None:
             hub = _hubs[loop] = _Hub(loop)
-    url = settings.REDIS_URL
+    url = redis_clients.shared_url()
     if url and (hub.subscriber is None or hub.subscriber.done()):
         hub.subscriber = loop.create_task(hub.subscribe(url))
     return hub

@@ -92,10 +92,10 @@ def run_clocks() -> int:
     """Move for every person whose turn clock has run out (`computer_moves.time_out_turn`), give
     the open seats of quick-match tables whose wait is over to computer players, and start the
     matches whose wait for their people to be ready is over (a periodic job,
-    batak_api/jobs.py); any number of them at once is safe, since each move is made under the
+    runtime/work.py `every`); any number of them at once is safe, since each move is made under the
     match lock for the version it was due at.
-    Scaled out, a clock that runs out before the next run is also sent to a worker for its
-    very deadline, so that a timeout is not up to a whole interval late. Returns how many
+    A clock that runs out before the next run is also sent for its very deadline
+    (`runtime.work.later`), so that a timeout is not up to a whole interval late. Returns how many
     moves, fills and starts it made."""
     now = timezone.now()
     done = 0
@@ -106,8 +106,7 @@ def run_clocks() -> int:
             done += time_out(str(match_id), version, choose)
         except Exception:  # one match's failure must not stop every other clock
             logger.exception("a timeout failed", extra={"match_id": str(match_id)})
-    if not settings.CELERY_TASK_ALWAYS_EAGER:
-        _send_clocks_running_out(now)
+    _send_clocks_running_out(now)
     waiting = Match.objects.filter(status=MatchStatus.WAITING, fill_bots_at__lte=now)
     for match_id in list(waiting.values_list("id", flat=True)[:CHUNK]):
         try:
@@ -146,19 +145,6 @@ def _send_clocks_running_out(now: datetime) -> None:
         if cache.add(f"clock:sent:{match_id}:{version}", 1, 2 * interval.total_seconds() + 1):
             assert deadline is not None  # the filter reads turns with a deadline
             computer_players().send_timeout(str(match_id), version, deadline)
-
-
-def seconds_to_next_deadline() -> float | None:
-    """Seconds until the next turn clock runs out (at most CLOCK_SWEEP_INTERVAL_SECONDS
-    later, a new deadline is never nearer than that), or None when none is running: the
-    in-process runner of the periodic jobs (batak_api/jobs.py) wakes for it."""
-    upcoming = (
-        Match.objects.filter(status=MatchStatus.ACTIVE, turn_deadline__isnull=False)
-        .order_by("turn_deadline").values_list("turn_deadline", flat=True).first()
-    )
-    if upcoming is None:
-        return None
-    return (upcoming - timezone.now()).total_seconds()
 
 
 def resend_stuck_analyses() -> int:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from celery import shared_task
-
 from games import retention
+from runtime import work
 
 
-@shared_task
+@work.task(work.PERIODIC)
 def purge_finished_matches() -> int:
-    """Delete the matches past FINISHED_MATCH_RETENTION_DAYS (run by beat)."""
+    """Delete the matches past FINISHED_MATCH_RETENTION_DAYS (a periodic job)."""
     return retention.purge_finished_matches()
+
+
+work.every("RETENTION_PURGE_INTERVAL_SECONDS", purge_finished_matches, "purge-finished-matches")

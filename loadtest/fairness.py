@@ -193,9 +193,9 @@ def analyse(start: Any, log: Any, sent: float, account: int) -> None:
 
 
 def analyses(samples: int) -> tuple[list[float], list[float], str]:
-    from loadtest import fairness  # (the lane's task, by name: what it records is there)
+    from bots.tasks import ANALYSES
+    from loadtest import fairness  # (what the lane's task records is there)
     from loadtest.analysis import _played, games
-    from runtime import lanes
 
     rng = random.Random(1)
     rules = games()["auction"]
@@ -204,8 +204,8 @@ def analyses(samples: int) -> tuple[list[float], list[float], str]:
 
     def send(account: int) -> None:
         deal = deals.pop()
-        lanes.run_soon("analysis", "loadtest.fairness.analyse", deal.start, deal.log,
-                       time.monotonic(), account, account=account)
+        ANALYSES.lane.send(analyse, deal.start, deal.log, time.monotonic(), account,
+                           account=account)
 
     def one_deal() -> float:
         before = sum(account == other for account, _ in fairness._analysed)

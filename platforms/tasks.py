@@ -2,31 +2,38 @@
 
 from __future__ import annotations
 
-from celery import Task, shared_task
+from celery import Task
 from django.db import InterfaceError, OperationalError
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from platforms import webhooks
+from runtime import work
 
 
-@shared_task(bind=True, acks_late=True,
-             autoretry_for=(OperationalError, InterfaceError, BrokerUnavailable), max_retries=3,
-             retry_backoff=1)
+@work.token(webhooks.DELIVERIES, acks_late=True,
+            autoretry_for=(OperationalError, InterfaceError, BrokerUnavailable), max_retries=3,
+            retry_backoff=1)
 def deliver_webhooks(self: Task) -> bool | None:
-    """One attempt of the next webhook delivery of the fair queue (`webhooks.attempt_next`):
-    a token, one sent for each delivery queued."""
-    return webhooks.attempt_next(self.request.id)
+    """One attempt of the next webhook delivery of the fair queue (`webhooks.attempt`), the
+    next of the platform that used the webhook workers least: a token, one sent for each
+    delivery queued."""
+    return work.run_next(webhooks.DELIVERIES, self.request.id,
+                         lambda taken: webhooks.attempt.run(*taken.args))
 
 
-@shared_task
+@work.task(work.PERIODIC)
 def sweep_webhooks() -> int:
-    """Send the deliveries that are due but were never attempted again (run by beat)."""
+    """Send the deliveries that are due but were never attempted again (a periodic job)."""
     due = webhooks.due_deliveries()
     webhooks.send(due)
     return len(due)
 
 
-@shared_task
+@work.task(work.PERIODIC)
 def purge_webhook_log() -> int:
-    """Remove the delivery log past WEBHOOK_LOG_RETENTION_DAYS (run by beat)."""
+    """Remove the delivery log past WEBHOOK_LOG_RETENTION_DAYS (a periodic job)."""
     return webhooks.purge_log()
+
+
+work.every("WEBHOOK_SWEEP_INTERVAL_SECONDS", sweep_webhooks, "sweep-webhooks")
+work.every("WEBHOOK_PURGE_INTERVAL_SECONDS", purge_webhook_log, "purge-webhook-log")

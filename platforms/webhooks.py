@@ -28,18 +28,15 @@ purged.
 from __future__ import annotations
 
 import base64
-import heapq
 import json
 import logging
 import secrets
-import threading
 import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, When, Window
@@ -59,7 +56,7 @@ from platforms.models import (
     WebhookMatchSequence,
     WebhookSubscription,
 )
-from runtime import fair_queue, lanes, traces
+from runtime import fair_queue, traces, work
 
 logger = logging.getLogger(__name__)
 ATTEMPTS = closed(Counter(
@@ -98,12 +95,20 @@ def retry_delays() -> list[float]:
     return [float(value) for value in settings.WEBHOOK_RETRY_SECONDS.split(",") if value]
 
 
-# Scaled out, the deliveries to attempt wait here in their platform's list, in front of the
-# webhook workers; the broker carries tokens (`platforms.tasks.deliver_webhooks`).
-DELIVERIES = fair_queue.FairQueue(
-    "webhooks", "WEBHOOK_QUEUE", per_account_setting="WEBHOOK_PLATFORM_CONCURRENCY",
-    # An attempt's lease (see `_claim`): a worker killed mid-attempt frees its place as soon.
-    under_way_seconds=lambda: settings.WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS,
+# The deliveries to attempt: on the embedded default the webhooks' lane, a few threads (as
+# many at once as a webhook worker takes); scaled out the webhook workers' queue, with the
+# deliveries waiting in its fair queue in their platform's list (the tokens:
+# `platforms.tasks.deliver_webhooks`). Either way a platform has at most its attempts at once
+# under way (the rest of its storm waits in the queue, not in a thread); in-process they run
+# only while the periodic jobs do, whose sweep finds what is due.
+DELIVERIES = work.Kind(
+    "webhooks", threads_setting="WEBHOOK_WORKER_THREADS",
+    per_account_setting="WEBHOOK_PLATFORM_CONCURRENCY", only_with_jobs=True,
+    fair=fair_queue.FairQueue(
+        "webhooks", "WEBHOOK_QUEUE", per_account_setting="WEBHOOK_PLATFORM_CONCURRENCY",
+        # An attempt's lease (see `_claim`): a worker killed mid-attempt frees its place as soon.
+        under_way_seconds=lambda: settings.WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS,
+    ),
 )
 
 
@@ -111,80 +116,12 @@ def send(delivery_ids: list[int], countdown: float = 0) -> None:
     """Have these deliveries attempted by a worker, ``countdown`` seconds from now, each in its
     platform's share of the workers (runtime/fair_queue.py): one platform's storm of deliveries
     (a replay, a backlog of retries) is attempted in the workers' spare time, and never holds
-    up another platform's. Scaled out, in the fair queue in front of the webhook workers, with
-    a token for each; in-process, on the webhooks' lane, while IN_PROCESS_JOBS is on (the due
-    ones are swept up again from there)."""
-    if settings.CELERY_TASK_ALWAYS_EAGER and not settings.IN_PROCESS_JOBS:
-        return
-    # Every one of them, in its platform's share: those that find the platform busy cost a
-    # read each, and only its own share's time.
+    up another platform's. Every one of them is sent: those that find the platform busy cost
+    a read each, and only its own share's time."""
     for delivery_id, platform_id in WebhookDelivery.objects.filter(
         pk__in=delivery_ids
     ).order_by(*_NEXT).values_list("pk", "subscription__platform_id"):
-        if settings.CELERY_TASK_ALWAYS_EAGER:
-            if countdown > 0:
-                _LATER.add(countdown, platform_id, delivery_id)
-            else:
-                lanes.run_soon("webhooks", "platforms.webhooks.attempt", delivery_id,
-                               account=platform_id)
-            continue
-        DELIVERIES.push(platform_id, str(delivery_id), delay=countdown)
-        _send_token(countdown)
-
-
-def _send_token(countdown: float = 0) -> None:
-    """A token for the webhook workers: it attempts the next due delivery of `DELIVERIES`."""
-    # By name: the task module imports this one.
-    current_app.send_task("platforms.tasks.deliver_webhooks", countdown=countdown)
-
-
-def attempt_next(token: str) -> bool | None:
-    """Scaled out: one attempt, of the next delivery of the fair queue (`DELIVERIES`), the
-    platform's that used the webhook workers least, charged what it took (mostly the wait for
-    its receiver). One that is not due (see `_claim`) costs a read, and the token takes the
-    next; None when none was made."""
-    while (taken := DELIVERIES.take(token)) is not None:
-        started = time.monotonic()
-        delivered = attempt(int(taken.item))
-        if DELIVERIES.done(token, taken.account, taken.charged, time.monotonic() - started):
-            _send_token()  # for the platform's next, passed over while this was under way
-        if delivered is not None:
-            return delivered
-    return None
-
-
-class _Later:
-    """In-process, a retry is handed to the webhooks' lane when it is due, not at the next
-    sweep after it (the sweep, run after the other periodic jobs, is late when they are slow:
-    it is for what was lost). One thread for them all, however many are waiting."""
-
-    def __init__(self) -> None:
-        # (monotonic time, platform id, delivery id), a heap
-        self._due: list[tuple[float, int, int]] = []
-        self._changed = threading.Condition()
-        self._thread: threading.Thread | None = None
-
-    def add(self, delay: float, platform_id: int, delivery_id: int) -> None:
-        with self._changed:
-            heapq.heappush(self._due, (time.monotonic() + delay, platform_id, delivery_id))
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, daemon=True,
-                                                name="webhook-retries")
-                self._thread.start()
-            self._changed.notify()
-
-    def _run(self) -> None:
-        while True:
-            with self._changed:
-                while not self._due or self._due[0][0] > time.monotonic():
-                    self._changed.wait(self._due[0][0] - time.monotonic() if self._due else None)
-                _, platform_id, delivery_id = heapq.heappop(self._due)
-            if settings.IN_PROCESS_JOBS:  # (tests switch it off between their servers)
-                lanes.run_soon("webhooks", "platforms.webhooks.attempt", delivery_id,
-                               account=platform_id)
-
-
-_LATER = _Later()
+        work.later(attempt, delivery_id, account=platform_id, delay=countdown)
 
 
 def _not_in_flight(now: datetime) -> Q:
@@ -398,6 +335,7 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
     return delivery
 
 
+@work.task(DELIVERIES)
 def attempt(delivery_id: int) -> bool | None:
     """One attempt of a delivery of ``delivery_id``'s platform (see `_claim`); True when the
     receiver took it, False when it did not, None when none was made. Traced as

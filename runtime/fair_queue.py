@@ -264,8 +264,9 @@ class FairQueue:
         return f"batak:{self.name}:{queue}:{windows.accounts_scope()}"
 
     def _call(self, command: str, *args: object) -> object:
-        client = redis_clients.client(settings.REDIS_URL, socket_connect_timeout=0.5,
-                                      socket_timeout=2)
+        client = redis_clients.shared(socket_connect_timeout=0.5, socket_timeout=2)
+        if client is None:
+            raise BrokerUnavailable("no shared Redis")
         try:
             return getattr(client, command)(*args)
         except redis.RedisError as error:

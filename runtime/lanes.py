@@ -1,15 +1,19 @@
-"""The embedded default's workers: what a Celery worker is sent when the service is scaled out,
-the serving process runs on a lane, a queue with threads of its own (the periodic jobs have
-their runner in batak_api/jobs.py). A lane shares its threads between accounts by the rule of
-the workers' fair queues scaled out (runtime/fair_queue.py)."""
+"""The embedded default's executor: what a Celery worker is sent when the service is scaled out,
+the serving process runs on a lane, a queue with threads of its own, and what is due later (a
+retry, a clock's deadline, the next run of a periodic job) waits in the one scheduler until it
+is handed to its lane. A lane shares its threads between accounts by the rule of the workers'
+fair queues scaled out (runtime/fair_queue.py). The service defers work through
+runtime/work.py, which picks the lane.
+"""
 
 from __future__ import annotations
 
 import collections
+import heapq
 import logging
 import threading
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from django.conf import settings
@@ -20,6 +24,8 @@ logger = logging.getLogger(__name__)
 
 # A lane's thread ends after this long without work, and starts again with the next.
 LANE_IDLE_SECONDS = 5.0
+# A piece of work: a function, its arguments, the trace it was sent in.
+_Work = tuple[Callable[..., Any], tuple[Any, ...], str]
 
 
 class Lane:
@@ -40,9 +46,8 @@ class Lane:
         self._per_account_setting = per_account_setting
         # Of the accounts with work under way: how much.
         self._under_way: collections.Counter[Hashable] = collections.Counter()
-        # (task, args, traceparent) by account
-        self._order: fair_queue.FairOrder[tuple[str, tuple[Any, ...], str]] = (
-            fair_queue.FairOrder())
+        # (function, args, traceparent) by account
+        self._order: fair_queue.FairOrder[_Work] = fair_queue.FairOrder()
         self._changed = threading.Condition()
         self._running = 0
         self._idle = 0
@@ -60,11 +65,11 @@ class Lane:
             return int(getattr(settings, self._per_account_setting))
         return max(1, self.threads - 1)
 
-    def send(self, task: str, *args: Any, account: Hashable = None) -> None:
-        """Run ``task`` (a dotted path) with ``args`` on one of this lane's threads, in
-        ``account``'s share of them."""
+    def send(self, function: Callable[..., Any], *args: Any, account: Hashable = None) -> None:
+        """Run ``function`` with ``args`` on one of this lane's threads, in ``account``'s
+        share of them."""
         with self._changed:
-            self._order.push(account, (task, args, traces.traceparent()))
+            self._order.push(account, (function, args, traces.traceparent()))
             self._changed.notify()
             if len(self._order) > self._idle and self._running < self.threads:
                 self._running += 1
@@ -72,8 +77,8 @@ class Lane:
 
     def _run(self) -> None:
         from django.db import close_old_connections
-        from django.utils.module_loading import import_string
 
+        _here.lane = self
         while True:
             with self._changed:
                 self._idle += 1
@@ -85,14 +90,16 @@ class Lane:
                         return
                     self._changed.wait(idle_until - time.monotonic())
                 self._idle -= 1
-                account, (task, args, traceparent), charged = taken
+                account, (function, args, traceparent), charged = taken
                 self._under_way[account] += 1
             started = time.monotonic()
             try:
                 with traces.carried_on(traceparent):
-                    import_string(task)(*args)
+                    function(*args)
             except Exception:  # the sweeps try again; a dead lane would stop every later item
-                logger.exception("background work failed", extra={"lane": self.name, "task": task})
+                logger.exception("background work failed", extra={
+                    "lane": self.name, "task": getattr(function, "__qualname__", repr(function)),
+                })
             finally:
                 # As after a request: closed unless DATABASE_CONN_MAX_AGE keeps it (SQLite's
                 # always are, being files: see the settings).
@@ -111,21 +118,46 @@ class Lane:
         return {account for account, count in self._under_way.items() if count >= limit}
 
 
-LANES = {
-    "computer-players": Lane("computer-players"),
-    # Deliveries wait on receivers, not the CPU: as many at once as a webhook worker takes,
-    # shared between platforms, each with at most its attempts at once under way (the rest of
-    # a platform's storm waits here, not for the database in a thread).
-    "webhooks": Lane("webhooks", threads_setting="WEBHOOK_WORKER_THREADS",
-                     per_account_setting="WEBHOOK_PLATFORM_CONCURRENCY"),
-    # The post-deal analysis, a few deals at a time (their searches run in processes of their
-    # own at the lowest priority: bots/analysis.py), shared between accounts: one account's
-    # flood holds all but one of them.
-    "analysis": Lane("analysis", threads_setting="ANALYSIS_PROCESSES"),
-}
+_here = threading.local()
 
 
-def run_soon(lane: str, task: str, *args: Any, account: Hashable = None) -> None:
-    """On the embedded default, what a worker would do: ``task`` with ``args``, on ``lane``, in
-    ``account``'s share of it."""
-    LANES[lane].send(task, *args, account=account)
+def on_a_lane() -> bool:
+    """Whether this thread is a lane's: work running in the serving process, beside its
+    requests."""
+    return getattr(_here, "lane", None) is not None
+
+
+class Scheduler:
+    """What is due later, handed to its lane when it is due: one thread for all of it, however
+    much waits, started with the first."""
+
+    def __init__(self) -> None:
+        # (monotonic time, order sent, lane, function, args, account), a heap
+        self._due: list[tuple[float, int, Lane, Callable[..., Any], tuple[Any, ...],
+                              Hashable]] = []
+        self._sent = 0
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def at(self, when: float, lane: Lane, function: Callable[..., Any], args: tuple[Any, ...],
+           account: Hashable) -> None:
+        """Send ``function`` with ``args`` to ``lane``, in ``account``'s share, at ``when``
+        (`time.monotonic`)."""
+        with self._changed:
+            self._sent += 1
+            heapq.heappush(self._due, (when, self._sent, lane, function, args, account))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True, name="scheduler")
+                self._thread.start()
+            self._changed.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while not self._due or self._due[0][0] > time.monotonic():
+                    self._changed.wait(self._due[0][0] - time.monotonic() if self._due else None)
+                _, _, lane, function, args, account = heapq.heappop(self._due)
+            lane.send(function, *args, account=account)
+
+
+SCHEDULER = Scheduler()

@@ -14,6 +14,7 @@ import threading
 from typing import Any
 
 import redis
+from django.conf import settings
 
 _clients: dict[tuple[str, tuple[tuple[str, Any], ...]], redis.Redis] = {}
 _lock = threading.Lock()
@@ -29,6 +30,31 @@ def client(url: str, **options: Any) -> redis.Redis:
             if found is None:
                 found = _clients[key] = redis.Redis.from_url(url, **options)
     return found
+
+
+def shared_url() -> str:
+    """The URL of the service's shared Redis (scaled out); "" on the embedded default, which
+    has none."""
+    return str(settings.REDIS_URL)
+
+
+def shared(**options: Any) -> redis.Redis | None:
+    """This process's client of the service's shared Redis with ``options``; None on the
+    embedded default."""
+    url = shared_url()
+    return client(url, **options) if url else None
+
+
+def health() -> str:
+    """For the readiness probe: "in-process" (no shared Redis), "ok" or "unreachable"."""
+    found = shared(socket_connect_timeout=1, socket_timeout=1)
+    if found is None:
+        return "in-process"
+    try:
+        found.ping()
+    except redis.RedisError:
+        return "unreachable"
+    return "ok"
 
 
 def _forget_after_fork() -> None:

@@ -239,3 +239,38 @@ def test_the_engine_imports_only_itself_and_the_standard_library():
                     or name == "games"):
                 outside.add((module, name))
     assert outside == set()
+
+
+# The settings that say which form the service runs in (embedded, or scaled out): only the
+# runtime package (and the settings, which set them) reads them.
+FORM_SETTINGS = frozenset({"CELERY_TASK_ALWAYS_EAGER", "IN_PROCESS_JOBS", "REDIS_URL"})
+# Where the form may be asked; the tests and benchmarks set it, being what chooses it.
+FORM_READERS = ("runtime", "batak_api.settings", "tests", "loadtest")
+
+
+def form_reads(path: Path) -> list[int]:
+    """The lines of ``path`` that name a setting of the form (as an attribute or a string)."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        named = (node.attr if isinstance(node, ast.Attribute)
+                 else node.value if isinstance(node, ast.Constant) else None)
+        if named in FORM_SETTINGS:
+            lines.append(node.lineno)
+    return lines
+
+
+def test_only_the_runtime_asks_which_form_the_service_runs_in():
+    found = [
+        f"{module}:{line}"
+        for module, path in sorted(project_modules().items())
+        if not any(in_package(module, reader) for reader in FORM_READERS)
+        for line in form_reads(path)
+    ]
+    assert found == []
+
+
+def test_the_form_check_finds_a_read(tmp_path):
+    source = tmp_path / "module.py"
+    source.write_text("from django.conf import settings\n"
+                      "x = settings.REDIS_URL\ny = getattr(settings, 'IN_PROCESS_JOBS')\n")
+    assert form_reads(source) == [2, 3]

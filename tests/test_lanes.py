@@ -48,9 +48,9 @@ def test_work_runs_in_the_order_it_was_sent_and_a_failure_stops_nothing_after_it
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     lane = lanes.Lane("test-order")
-    lane.send(f"{__name__}.record", "a")
-    lane.send(f"{__name__}.fail", "b")
-    lane.send(f"{__name__}.record", "c")
+    lane.send(record, "a")
+    lane.send(fail, "b")
+    lane.send(record, "c")
     wait_until(lambda: len(done) == 2)
     assert done == ["a", "c"]
     assert any(record.message == "background work failed" for record in caplog.records)
@@ -58,28 +58,32 @@ def test_work_runs_in_the_order_it_was_sent_and_a_failure_stops_nothing_after_it
 
 def test_an_idle_lane_ends_its_thread_and_starts_one_for_new_work() -> None:
     lane = lanes.Lane("test-idle")
-    lane.send(f"{__name__}.record", "first")
+    lane.send(record, "first")
     wait_until(lambda: done == ["first"])
     wait_until(lambda: not any(t.name == "test-idle" for t in threading.enumerate()))
-    lane.send(f"{__name__}.record", "second")
+    lane.send(record, "second")
     wait_until(lambda: done == ["first", "second"])
 
 
 def test_slow_work_on_one_lane_does_not_hold_up_another() -> None:
     slow, quick = lanes.Lane("test-slow"), lanes.Lane("test-quick")
-    slow.send(f"{__name__}.wait_for_release", "slow")
-    quick.send(f"{__name__}.record", "quick")
+    slow.send(wait_for_release, "slow")
+    quick.send(record, "quick")
     wait_until(lambda: done == ["quick"])
     release.set()
     wait_until(lambda: done == ["quick", "slow"])
 
 
 def test_webhooks_and_analyses_never_hold_up_the_computer_players() -> None:
-    for lane in ("webhooks", "analysis"):
+    from bots.tasks import ANALYSES, TURNS
+    from platforms.webhooks import DELIVERIES
+
+    for kind in (DELIVERIES, ANALYSES):
+        lane = kind.name
         done.clear()
         release.clear()
-        lanes.run_soon(lane, f"{__name__}.wait_for_release", lane)
-        lanes.run_soon("computer-players", f"{__name__}.record", "turn")
+        kind.lane.send(wait_for_release, lane)
+        TURNS.lane.send(record, "turn")
         wait_until(lambda: done == ["turn"])
         release.set()
         wait_until(lambda: done == ["turn", lane])  # noqa: B023 (waited for here)
@@ -94,7 +98,7 @@ def test_scaled_out_the_analysis_has_a_queue_of_its_own(settings) -> None:
 
 @pytest.mark.django_db
 def test_one_account_s_flood_of_analyses_holds_all_but_one_of_the_lane_s_threads(
-    settings, monkeypatch: pytest.MonkeyPatch,
+    settings, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks,
 ) -> None:
     """On the embedded default the analysis lane serves accounts in turn (the same rule as the
     workers' fair queue scaled out), and one account's deals hold all but one of its threads:
@@ -117,7 +121,7 @@ def test_one_account_s_flood_of_analyses_holds_all_but_one_of_the_lane_s_threads
     alone = deal_of(other)
     under_way: list[int] = []
 
-    def analyse_deal(deal_id: int, in_background: bool) -> None:
+    def analyse_deal(deal_id: int) -> None:
         under_way.append(deal_id)
         if deal_id in flood:
             assert len([d for d in under_way if d in flood]) == 1
@@ -125,10 +129,11 @@ def test_one_account_s_flood_of_analyses_holds_all_but_one_of_the_lane_s_threads
         under_way.remove(deal_id)
         done.append(str(deal_id))
 
-    monkeypatch.setattr(tasks, "analyse_deal", analyse_deal)
-    for deal_id in flood:
-        interface.send_analysis(deal_id)
-    interface.send_analysis(alone)
+    monkeypatch.setattr(tasks.analyse_deal, "run", analyse_deal)
+    with django_capture_on_commit_callbacks(execute=True):
+        for deal_id in flood:
+            interface.send_analysis(deal_id)
+        interface.send_analysis(alone)
     wait_until(lambda: done == [str(alone)])
     release.set()
     wait_until(lambda: len(done) == 5)
@@ -141,8 +146,8 @@ def test_an_account_has_at_most_its_share_of_a_lane_s_threads(settings) -> None:
     lane = lanes.Lane("test-share", threads_setting="WEBHOOK_WORKER_THREADS",
                       per_account_setting="WEBHOOK_PLATFORM_CONCURRENCY")
     for item in ("a1", "a2", "a3"):
-        lane.send(f"{__name__}.wait_for_release", item, account="a")
-    lane.send(f"{__name__}.record", "b", account="b")
+        lane.send(wait_for_release, item, account="a")
+    lane.send(record, "b", account="b")
     wait_until(lambda: done == ["b"])
     time.sleep(0.1)
     assert done == ["b"]  # a3 waits for a1 or a2, though a thread is free

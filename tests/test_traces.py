@@ -154,7 +154,7 @@ def test_work_on_a_lane_carries_on_in_the_trace_that_sent_it(spans) -> None:
     done = threading.Event()
     lane = lanes.Lane("test-traces")
     with traces.tracer.start_as_current_span("sender") as sender:
-        lane.send("tests.test_traces.note_traceparent", seen, done)
+        lane.send(note_traceparent, seen, done)
     assert done.wait(10)
     trace_id = f"{sender.get_span_context().trace_id:032x}"
     span_id = f"{sender.get_span_context().span_id:016x}"

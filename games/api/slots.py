@@ -92,7 +92,7 @@ class Slot:
         # Raised outside the lock: making it may run a collection that releases a slot.
         if full is not None:
             raise (refusal if full == bounds[0][0] else ServerBusy)(retry_after=retry_after)
-        if not settings.REDIS_URL:
+        if not redis_clients.shared_url():
             return
         lease = _Lease(kind, user_id, lease_seconds)
         try:
@@ -228,12 +228,13 @@ _down_until = 0.0
 def _call(command: str, *args: object) -> object:
     """A Redis command's answer; None when it failed (logged once a pause)."""
     global _down_until
-    url = settings.REDIS_URL
     if time.monotonic() < _down_until:
         return None
     # The cache's short timeouts: admitting a request must not wait on a Redis that does not
     # answer.
-    client = redis_clients.client(url, socket_connect_timeout=0.5, socket_timeout=0.5)
+    client = redis_clients.shared(socket_connect_timeout=0.5, socket_timeout=0.5)
+    if client is None:
+        return None
     try:
         return getattr(client, command)(*args)
     except redis.RedisError as error:

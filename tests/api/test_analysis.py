@@ -10,11 +10,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from batak_api import jobs
 from bots import analysis, interface, tasks
 from games import notify, sweeper
 from games.models import AnalysisStatus, Deal, DealAnalysis
-from runtime import lanes
+from runtime import lanes, work
 
 from .conftest import new_player, play_random_turn
 from .test_contract import assert_problem
@@ -59,17 +58,18 @@ def test_202_while_queued_then_the_analysis(analysing, player) -> None:
 
 
 def test_on_the_embedded_default_the_lane_searches_in_the_low_priority_process(
-    analysing, player, monkeypatch, settings,
+    analysing, player, monkeypatch, settings, django_capture_on_commit_callbacks,
 ) -> None:
     settings.CELERY_TASK_ALWAYS_EAGER = True
     match_id, players = ended_match(player)
     deal = Deal.objects.get(match_id=match_id, sequence=1)
     sent: list[tuple] = []
-    monkeypatch.setattr(lanes, "run_soon",
-                        lambda *args, account: sent.append((*args, account)))
-    interface.send_analysis(deal.pk)
-    # In the share of the match's account, its creator.
-    assert sent == [("analysis", "bots.tasks.analyse_deal", deal.pk, True, players[0].user_id)]
+    monkeypatch.setattr(tasks.ANALYSES.lane, "send",
+                        lambda function, *args, account: sent.append((function, *args, account)))
+    with django_capture_on_commit_callbacks(execute=True):
+        interface.send_analysis(deal.pk)
+    # On the analysis lane, in the share of the match's account, its creator.
+    assert sent == [(tasks.analyse_deal.run, deal.pk, players[0].user_id)]
     searched = []
 
     def in_background(start, log, seconds: float, processes: int) -> dict:
@@ -77,7 +77,8 @@ def test_on_the_embedded_default_the_lane_searches_in_the_low_priority_process(
         return analysis.analyse(start, log, seconds).to_dict()
 
     monkeypatch.setattr(analysis, "analyse_in_background", in_background)
-    assert tasks.analyse_deal(*sent[0][2:4])
+    monkeypatch.setattr(lanes, "on_a_lane", lambda: True)
+    assert tasks.analyse_deal(sent[0][1])
     assert searched == [(settings.ANALYSIS_SECONDS_PER_DEAL, settings.ANALYSIS_PROCESSES)]
     assert DealAnalysis.objects.get(deal=deal).status == AnalysisStatus.DONE
 
@@ -129,7 +130,7 @@ def test_an_analysis_whose_task_was_lost_is_sent_again_once_a_period(
     assert sweeper.resend_stuck_analyses() == 1
     assert sent == [analysis.deal_id]
     assert sweeper.resend_stuck_analyses() == 0  # not again before another period
-    assert "sweep-analyses" in {job.name for job in jobs.JOBS}
+    assert "sweep-analyses" in {job.name for job in work.JOBS}
 
 
 def test_the_stream_tells_an_analysis_ready_only_to_those_who_may_read_it(player) -> None:

@@ -150,6 +150,7 @@ def test_a_decision_gone_stale_while_thinking_is_dropped(player, settings) -> No
     assert Action.objects.filter(match_id=match_id).count() == 1
 
 
+@pytest.mark.django_db(transaction=True)  # the sweep sends the turn as it commits
 def test_a_match_left_stuck_on_the_embedded_default_is_resumed_by_the_sweep(
     player, settings
 ) -> None:

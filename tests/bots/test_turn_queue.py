@@ -155,7 +155,8 @@ def test_sending_a_turn_queues_it_for_the_matchs_account(player, settings, monke
     owner = player("Owner")
     match_id, version = bot_to_move(owner)
     tokens: list[tuple[object, ...]] = []
-    monkeypatch.setattr(tasks.play_next_turn, "delay", lambda *args: tokens.append(args))
+    monkeypatch.setattr(tasks.play_next_turn, "apply_async",
+                        lambda *args, **options: tokens.append(args))
     settings.CELERY_TASK_ALWAYS_EAGER = False
 
     from bots import interface
@@ -177,7 +178,7 @@ def test_a_platform_players_own_match_queues_for_the_platform(settings, monkeypa
     app = platform.player("p1")
     owner = Player(app, user_id=0, name="p1")
     match_id, version = bot_to_move(owner)
-    monkeypatch.setattr(tasks.play_next_turn, "delay", lambda *args: None)
+    monkeypatch.setattr(tasks.play_next_turn, "apply_async", lambda *args, **options: None)
     settings.CELERY_TASK_ALWAYS_EAGER = False
 
     from bots import interface
@@ -200,7 +201,8 @@ def test_a_token_plays_on_until_another_account_waits(
     match_id, version = bot_to_move(owner)
     account = Match.objects.get(pk=match_id).created_by_id
     tokens: list[tuple[object, ...]] = []
-    monkeypatch.setattr(tasks.play_next_turn, "delay", lambda *args: tokens.append(args))
+    monkeypatch.setattr(tasks.play_next_turn, "apply_async",
+                        lambda *args, **options: tokens.append(args))
     turn_queue.push(account, match_id, version)
     monkeypatch.setattr(turn_queue, "SLICE_SECONDS", 0.0)
     if others_wait:
@@ -210,6 +212,7 @@ def test_a_token_plays_on_until_another_account_waits(
 
     # The eager result's value, not `.get()`: Celery refuses that once any test of the run
     # has set its "inside a task" flag.
+    settings.CELERY_TASK_ALWAYS_EAGER = False  # as on a worker: what it hands on is queued
     result = tasks.play_next_turn.apply(task_id="token")
     assert result.successful(), result.traceback
     played = result.result
@@ -241,7 +244,7 @@ def test_a_heavy_accounts_token_hands_on_after_each_move(
     owner = player("Owner")
     match_id, version = bot_to_move(owner)
     account = Match.objects.get(pk=match_id).created_by_id
-    monkeypatch.setattr(tasks.play_next_turn, "delay", lambda *args: None)
+    monkeypatch.setattr(tasks.play_next_turn, "apply_async", lambda *args, **options: None)
     other = account + 1000
     # Each account's previous turn; the other account's dearer, so that this one goes first.
     for whose, cost in ((account, previous_cost), (other, 2 * DEAR)):
@@ -252,6 +255,7 @@ def test_a_heavy_accounts_token_hands_on_after_each_move(
     turn_queue.push(account, match_id, version)
     turn_queue.push(other, str(uuid.uuid4()), 0)  # waits while the token plays
 
+    settings.CELERY_TASK_ALWAYS_EAGER = False  # as on a worker: what it hands on is queued
     result = tasks.play_next_turn.apply(task_id="token")
     assert result.successful(), result.traceback
 

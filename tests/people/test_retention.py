@@ -10,11 +10,11 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from batak_api.jobs import JOBS
-from games import seating, services
+from games import seating, services, tasks
 from games.models import Action, Deal, IdempotencyRecord, Match, MatchStatus, Seat
 from games.tasks import purge_finished_matches
 from ratings.models import GameRecord, PlayedMatch
+from runtime.work import JOBS
 from tests.admin.helpers import person, play_match
 
 pytestmark = pytest.mark.django_db
@@ -80,5 +80,5 @@ def test_idempotency_records_past_their_hours_are_deleted_whatever_the_match_ret
 
 def test_the_purge_is_a_periodic_job() -> None:
     job = next(job for job in JOBS if job.name == "purge-finished-matches")
-    assert job.task == "games.tasks.purge_finished_matches"
+    assert job.task is tasks.purge_finished_matches
     assert job.interval_setting == "RETENTION_PURGE_INTERVAL_SECONDS"

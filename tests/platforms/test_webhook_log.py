@@ -11,10 +11,9 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from batak_api import jobs
 from games.models import Match, MatchStatus
 from platforms import events as platform_events
-from platforms import transport, webhooks
+from platforms import tasks, transport, webhooks
 from platforms.api.serializers import SubscriptionInputSerializer
 from platforms.models import (
     DeliveryStatus,
@@ -24,6 +23,7 @@ from platforms.models import (
     WebhookMatchSequence,
     WebhookSubscription,
 )
+from runtime import work
 
 from .conftest import API, new_platform, problem
 
@@ -105,7 +105,8 @@ def test_the_purge_removes_what_is_past_retention(platform, settings) -> None:
     assert webhooks.purge_log() == 2  # the subscription, then its old event
     assert list(WebhookSubscription.objects.values_list("pk", flat=True)) == [kept]
     assert list(WebhookEvent.objects.values_list("pk", flat=True)) == [recent[0].pk]
-    assert "purge-webhook-log" in {job.name for job in jobs.JOBS}
+    assert "purge-webhook-log" in {
+        job.name for job in work.JOBS if job.task is tasks.purge_webhook_log}
 
 
 def test_a_delivery_is_sent_again_on_the_platform_s_request(platform, other_platform) -> None:

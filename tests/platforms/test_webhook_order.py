@@ -14,9 +14,9 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from batak_api import jobs
 from platforms import events, webhooks
 from platforms.models import DeliveryStatus, WebhookDelivery, WebhookEvent
+from runtime import work
 
 from .conftest import new_platform
 from .receiver import Receiver
@@ -125,7 +125,7 @@ def test_a_retry_is_made_when_due_while_other_deliveries_flow(receiver, in_proce
     before it are slow under load), nor after the newer events."""
     settings.WEBHOOK_RETRY_SECONDS = "1,1,1,1"
     settings.WEBHOOK_SWEEP_INTERVAL_SECONDS = 1  # the default
-    jobs.start_in_process()
+    work.start_in_process()
     platform = new_platform("Busy").platform
     subscribe_to(platform, receiver)
     busy = platform if traffic_of == "the same platform" else new_platform("Other").platform
