@@ -11,7 +11,11 @@ class ServiceConfig(AppConfig):
     label = "service"
 
     def ready(self) -> None:
+        from batak_api.follow_ups import FOLLOW_UPS
+        from games import follow_ups
         from runtime import work
+
+        follow_ups.install(FOLLOW_UPS)
 
         # On the embedded default the serving process runs the periodic jobs itself, from its
         # first request on (commands and tests that serve none never start them).

@@ -262,6 +262,11 @@ FINISHED_MATCH_RETENTION_DAYS = env.float("FINISHED_MATCH_RETENTION_DAYS", 0)
 # the same purge deletes older records, each of which holds a whole view.
 IDEMPOTENCY_KEY_HOURS = env.float("IDEMPOTENCY_KEY_HOURS", 24)
 RETENTION_PURGE_INTERVAL_SECONDS = env.float("RETENTION_PURGE_INTERVAL_SECONDS", 3600)
+# What follows a match's change (games/follow_ups.py): a kept handler's events not taken this
+# long after the change (it failed, or the process stopped) are taken by the sweep, every
+# FOLLOW_UP_SWEEP_INTERVAL_SECONDS; a handler that fails again waits twice as long each time.
+FOLLOW_UP_RETRY_SECONDS = env.float("FOLLOW_UP_RETRY_SECONDS", 30)
+FOLLOW_UP_SWEEP_INTERVAL_SECONDS = env.float("FOLLOW_UP_SWEEP_INTERVAL_SECONDS", 10)
 # Whether webhooks may go to loopback, private or link-local addresses: only while developing
 # (and in tests, whose receivers are on loopback); never let a platform aim the service at its
 # own network in production.

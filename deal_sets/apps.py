@@ -8,8 +8,7 @@ class DealSetsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from deal_sets import privacy, services
-        from games.signals import match_progressed, personal_data
+        from deal_sets import privacy
+        from games.signals import personal_data
 
-        match_progressed.connect(services.on_match_progressed, dispatch_uid="deal_sets")
         personal_data.connect(privacy.personal_data, dispatch_uid="deal_sets")

@@ -33,10 +33,10 @@ from deal_sets.errors import (
     TooManyDealSets,
 )
 from deal_sets.models import DealSet, DealSetEntry, DealSetKind
-from games import circles, engine, services
+from games import circles, engine, follow_ups, services
 from games.engine.play import next_seat_table
 from games.engine.shuffle import deck_commitment, hands_from_deck, new_salt, secure_choice
-from games.models import BotLevel, Match, MatchStatus, Visibility
+from games.models import BotLevel, Deal, Match, MatchStatus, Visibility
 from games.services import SeatKind, SeatSpec
 
 
@@ -154,20 +154,23 @@ def play(user: User, deal_set: DealSet) -> Match:
     return match
 
 
-def on_match_progressed(sender: type[Match], match: Match, ended_deal: Any = None,
-                        **_: Any) -> None:
-    """A receiver of `games.signals.match_progressed`: a set's table that finished records its
-    person's result (in the transaction that finished it)."""
-    if match.status != MatchStatus.FINISHED or ended_deal is None or ended_deal.scores is None:
-        return
-    entry = DealSetEntry.objects.filter(match=match, points__isnull=True).select_related(
-        "deal_set").first()
+def finished_a_deal(event: follow_ups.MatchProgressed) -> bool:
+    return event.status == MatchStatus.FINISHED and event.ended_deal_id is not None
+
+
+def follow(event: follow_ups.MatchProgressed) -> None:
+    """A set's table that finished records its person's result (a handler of what follows a
+    match's change, after its commit: games/follow_ups.py); nothing when recorded already."""
+    entry = DealSetEntry.objects.filter(
+        match_id=event.match_id, points__isnull=True).select_related("deal_set").first()
     if entry is None:
         return
+    assert event.ended_deal_id is not None  # (`finished_a_deal`)
+    deal = Deal.objects.get(pk=event.ended_deal_id)
+    assert deal.scores is not None and deal.tricks is not None  # a scored deal's
     seat = entry.deal_set.seat
-    DealSetEntry.objects.filter(pk=entry.pk).update(
-        points=ended_deal.scores[seat], tricks=ended_deal.tricks[seat],
-        finished_at=timezone.now(),
+    DealSetEntry.objects.filter(pk=entry.pk, points__isnull=True).update(
+        points=deal.scores[seat], tricks=deal.tricks[seat], finished_at=timezone.now(),
     )
 
 

@@ -5,8 +5,3 @@ from django.utils.translation import gettext_lazy as _
 class GamesConfig(AppConfig):
     name = "games"
     verbose_name = _("Games")
-
-    def ready(self) -> None:
-        from games import metrics, signals
-
-        signals.match_progressed.connect(metrics.count_move, dispatch_uid="games.count_move")

@@ -12,16 +12,16 @@ each walks the same steps, in the same order.
 2. Take the current deal's state when the change needs it: the one this process's last change
    of the match left (games/snapshots.py), brought up to date, or read and replayed. It is
    always exactly the replay of the log at the locked version.
-3. Change: engine actions, seats, status. The receivers of `match_progressed` and
-   `match_changed` (the platforms' webhooks) write their events in the same transaction.
+3. Change: engine actions, seats, status, each told as an event (games/follow_ups.py).
 4. Leaving the block writes the new actions and the match row once (on PostgreSQL in one
    statement), and tells what changed at the seats (a person leaving, a seat going on
    autopilot or coming back: found by comparing the seats with how the lock found them, so no
    step can forget to). Once committed, the state is kept for the next change, every new
    version is announced to the feed's waiters and streams (with the turn clock and a deal's
-   result), a change at the seats too, and the computer players are sent their turn when it
-   is theirs. A change that raises rolls back and leaves no state behind (the next
-   change replays).
+   result), a change at the seats too, the computer players are sent their turn when it
+   is theirs, and the follow-ups' handlers run on the events told (the platforms' webhooks,
+   ratings, records, deal sets, metrics: each on its own, never undoing the change). A
+   change that raises rolls back and leaves no state behind (the next change replays).
 """
 
 from __future__ import annotations
@@ -44,11 +44,11 @@ from kombu.exceptions import OperationalError as BrokerUnavailable
 from games import (
     clock,
     engine,
+    follow_ups,
     notify,
     presenters,
     rated,
     selectors,
-    signals,
     snapshots,
 )
 from games.computer_players import computer_players
@@ -132,6 +132,8 @@ class MatchUnit:
         self._seats_found = _seat_states(match)
         self._seats_changed = False
         self._started = False
+        # What the change did, told once it closes.
+        self._events: list[follow_ups.Event] = []
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -223,10 +225,7 @@ class MatchUnit:
             None if ended is None or ended.scores is None
             else presenters.deal_result(ended, list(match.totals)),
         ))
-        signals.match_progressed.send(
-            sender=Match, match=match, seat=seat, origin=origin, ended_deal=ended,
-            current=self._state,
-        )
+        self._events.append(self._progressed(seat, origin, ended))
 
     def start(self) -> None:
         """Start the match once no seat is open and its people are ready (or the wait for them,
@@ -254,14 +253,10 @@ class MatchUnit:
         self._set_deadline()
         self._fields.update(["status", "invitation_code", "fill_bots_at", "turn_deadline"])
         self._started = True
-        signals.match_changed.send(sender=Match, match=match, change=MatchChange.STARTED,
-                                   seat=None, user_id=None)
+        self._events.append(self._changed(MatchChange.STARTED))
         # Told in the order they happen: the start, who it put on autopilot, the first turn.
         self._tell_seat_changes()
-        signals.match_progressed.send(
-            sender=Match, match=match, seat=None, origin=None, ended_deal=None,
-            current=self._state,
-        )
+        self._events.append(self._progressed(None, None, None))
 
     def turn_changed(self) -> None:
         """Who plays a seat changed (a person left, went on autopilot or came back): no new
@@ -291,8 +286,7 @@ class MatchUnit:
         self._fields.update(_ENDING)
         self._announcements.append(_Announcement(match.version, match.status, None, None, None))
         if status != MatchStatus.FINISHED:
-            signals.match_changed.send(sender=Match, match=match, change=MatchChange(status),
-                                       seat=None, user_id=None)
+            self._events.append(self._changed(MatchChange(status)))
             return
         last_tricks = (match.deals.filter(status=DealStatus.FINISHED).order_by("-sequence")
                        .values_list("tricks", flat=True).first())
@@ -301,9 +295,8 @@ class MatchUnit:
             partnership=selectors.table_rules(match).is_partnership,
         ))
         self._fields.add("ranking")
-        # A finish as every finish is told: its receivers rate and count it.
-        signals.match_progressed.send(sender=Match, match=match, seat=None, origin=None,
-                                      ended_deal=None, current=None)
+        # A finish as every finish is told: its handlers rate and count it.
+        self._events.append(self._progressed(None, None, None))
 
     def touch(self, *fields: str) -> None:
         """``fields`` of the row changed with no new version (a seat taken, an invitation):
@@ -329,9 +322,42 @@ class MatchUnit:
         if live is not None and self.sends_bots and selectors.bot_seat(match, live) is not None:
             match_id, version = str(match.id), match.version
             transaction.on_commit(lambda: _send_bot_turns(match_id, version))
+        follow_ups.tell(self._events)
+
+    def _progressed(self, seat: int | None, origin: str | None,
+                    ended: Deal | None) -> follow_ups.MatchProgressed:
+        match, state = self.match, self._state
+        seats = sorted(match.seats.all(), key=lambda row: row.index)
+        return follow_ups.MatchProgressed(
+            match_id=str(match.id), version=match.version, circle_id=match.circle_id,
+            traceparent=traces.traceparent(), status=match.status, game=match.game,
+            rated=match.rated, totals=list(match.totals),
+            ranking=None if match.ranking is None else list(match.ranking),
+            seat_users=[row.user_id for row in seats],
+            seat_autopilot=[row.autopilot for row in seats],
+            seat_acts=[row.is_person and not row.computer_plays for row in seats],
+            seat=seat, origin=None if origin is None else str(origin),
+            ended_deal_id=None if ended is None or ended.scores is None else ended.pk,
+            to_act=None if state is None else state.to_act,
+            deal_number=None if state is None else state.number,
+            phase=None if state is None else state.phase.value,
+            deadline=None if match.turn_deadline is None else match.turn_deadline.isoformat(),
+        )
+
+    def _changed(self, change: MatchChange, seat: int | None = None,
+                 user_id: int | None = None) -> follow_ups.MatchChanged:
+        match = self.match
+        return follow_ups.MatchChanged(
+            match_id=str(match.id), version=match.version, circle_id=match.circle_id,
+            traceparent=traces.traceparent(), status=match.status, change=change.value,
+            totals=list(match.totals),
+            seat_users=[row.user_id for row in sorted(match.seats.all(),
+                                                       key=lambda row: row.index)],
+            seat=seat, user_id=user_id,
+        )
 
     def _tell_seat_changes(self) -> None:
-        """Send `match_changed` for each seat whose player changed since last told (since the
+        """Tell a `MatchChanged` for each seat whose player changed since last told (since the
         lock, at first)."""
         found, now = self._seats_found, _seat_states(self.match)
         for index in sorted(now):
@@ -348,10 +374,10 @@ class MatchUnit:
                 change = MatchChange.AUTOPILOT_ON if after.autopilot else MatchChange.AUTOPILOT_OFF
             else:
                 continue
-            signals.match_changed.send(
-                sender=Match, match=self.match, change=change, seat=index,
-                user_id=after.user_id if change == MatchChange.SEAT_TAKEN else before.user_id,
-            )
+            self._events.append(self._changed(
+                change, index,
+                after.user_id if change == MatchChange.SEAT_TAKEN else before.user_id,
+            ))
         self._seats_changed = self._seats_changed or found != now
         self._seats_found = now
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from django.db import transaction
 from prometheus_client import Counter, Gauge, Histogram
 from prometheus_client.metrics import MetricWrapperBase
 
 if TYPE_CHECKING:
-    from games.models import Match
+    pass
 
 # The value of a label that was none of its set's.
 OTHER = "other"
@@ -90,9 +89,8 @@ OPEN_WAITS = closed(Gauge(
 ), kind=("streams", "long_polls"))
 
 
-def count_move(sender: type[Match], match: Match, origin: str | None, **_: Any) -> None:
-    """A receiver of `games.signals.match_progressed`: counts the move once it is committed (a
-    move rolled back was never made)."""
-    if origin is not None:
-        labels = MOVES.labels(game=match.game, origin=origin)
-        transaction.on_commit(labels.inc)
+def count_move(event: Any) -> None:
+    """Count the move a match's change made (a handler of games/follow_ups.py, after commit:
+    a move rolled back was never made); ``event`` a `MatchProgressed`."""
+    if event.origin is not None:
+        MOVES.labels(game=event.game, origin=event.origin).inc()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 
 from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -391,3 +392,24 @@ class DealAnalysis(models.Model):
 
     def __str__(self) -> str:
         return f"analysis of {self.deal}"
+
+
+class FollowUp(models.Model):
+    """Events of a match's change that a kept handler has still to run (games/follow_ups.py):
+    written in the change's transaction, removed in the handler's."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")
+    handler = models.CharField(max_length=32)
+    events = models.JSONField(encoder=DjangoJSONEncoder)
+    attempts = models.PositiveIntegerField(default=0)
+    # When the sweep takes it up, if its handler has not by then.
+    due_at = models.DateTimeField()
+
+    class Meta:
+        indexes = (
+            models.Index(fields=["due_at"], name="follow_up_due"),
+            models.Index(fields=["match", "handler"], name="follow_up_of_match"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.handler} of {self.match_id}"

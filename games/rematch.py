@@ -25,7 +25,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from games import access, notify, services, signals
+from games import access, follow_ups, notify, services
 from games.computer_moves import STAND_IN_LEVEL
 from games.errors import (
     RematchAlreadyAnswered,
@@ -39,6 +39,7 @@ from games.errors import (
 from games.match_unit import lock
 from games.models import Match, MatchStatus, RematchOffer, RematchStatus, Seat
 from games.signals import MatchChange
+from runtime import traces
 
 ACCEPTED = "accepted"
 DECLINED = "declined"
@@ -216,8 +217,17 @@ def _rotated(match: Match, offer: RematchOffer) -> list[services.SeatSpec]:
 
 
 def _tell(match: Match, change: MatchChange, offer: RematchOffer) -> None:
-    signals.match_changed.send(sender=Match, match=match, change=change, seat=None,
-                               user_id=offer.offered_by_id, rematch=offer)
+    new_match = offer.new_match if change == MatchChange.REMATCH_STARTED else None
+    follow_ups.tell([follow_ups.MatchChanged(
+        match_id=str(match.id), version=match.version, circle_id=match.circle_id,
+        traceparent=traces.traceparent(), status=match.status, change=change.value,
+        totals=list(match.totals),
+        seat_users=[row.user_id for row in sorted(match.seats.all(), key=lambda r: r.index)],
+        seat=None, user_id=offer.offered_by_id, rematch=offer_view(offer),
+        new_match_id=None if new_match is None else str(new_match.id),
+        new_seat_users=None if new_match is None else [
+            row.user_id for row in sorted(new_match.seats.all(), key=lambda r: r.index)],
+    )])
 
 
 def offer_view(offer: RematchOffer) -> dict[str, Any]:

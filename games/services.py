@@ -32,11 +32,11 @@ from games import (
     clock,
     computer_moves,
     engine,
+    follow_ups,
     notify,
     presenters,
     retention,
     selectors,
-    signals,
 )
 from games.computer_players import computer_players
 from games.engine.notation import NotationError, read_deal
@@ -74,6 +74,7 @@ from games.models import (
     Visibility,
 )
 from games.rated import check_rated_table
+from runtime import traces
 
 
 class SeatKind(enum.StrEnum):
@@ -527,7 +528,9 @@ def record_deal_analysis(*, deal_id: int, result: dict[str, Any]) -> None:
         analysis.save(update_fields=["status", "result", "partial", "finished_at"])
         if access.cards_sealed(match):
             return
-        signals.deal_analysed.send(sender=Match, match=match, analysis=analysis,
-                                   sequence=sequence)
+        follow_ups.tell([follow_ups.DealAnalysed(
+            match_id=str(match.id), version=match.version, circle_id=match.circle_id,
+            traceparent=traces.traceparent(), sequence=sequence, result=result,
+        )])
         ready = presenters.analysis_ready(match_id, sequence, result)
         transaction.on_commit(lambda: notify.announce_analysis(match_id, ready))

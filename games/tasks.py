@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from games import retention
+from games import follow_ups, retention
 from runtime import work
 
 
@@ -13,3 +13,12 @@ def purge_finished_matches() -> int:
 
 
 work.every("RETENTION_PURGE_INTERVAL_SECONDS", purge_finished_matches, "purge-finished-matches")
+
+
+@work.task(work.PERIODIC)
+def resume_follow_ups() -> int:
+    """Run what follows matches' changes that a handler left behind (a periodic job)."""
+    return follow_ups.resume()
+
+
+work.every("FOLLOW_UP_SWEEP_INTERVAL_SECONDS", resume_follow_ups, "resume-follow-ups")

@@ -1,8 +1,10 @@
 """The events partner platforms receive: what each change of one of their matches (or of one
-of their players) makes, written with one `WebhookDelivery` per subscription that wants its type,
-in the transaction of the change (receivers of the `games.signals`), so that an event exists
-exactly when its change was committed. Each match's events are numbered (`sequence`) under the
-match's lock. Once committed, platforms/webhooks.py sends the deliveries."""
+of their players) makes, written with one `WebhookDelivery` per subscription that wants its type.
+A match's are written by the webhooks' handler of what follows its changes (games/follow_ups.py):
+after the change commits, from the facts its transaction kept, each change's exactly once and in
+the order of the match's changes, so an event exists exactly when its change was committed (a
+little later). Each match's events are numbered (`sequence`) in that order. Once committed,
+platforms/webhooks.py sends the deliveries."""
 
 from __future__ import annotations
 
@@ -14,8 +16,8 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from games import engine, presenters, rematch
-from games.models import DealAnalysis, Match, MatchStatus, RematchOffer
+from games import follow_ups, presenters
+from games.models import Deal, MatchStatus
 from games.signals import MatchChange
 from platforms import webhooks
 from platforms.models import (
@@ -27,63 +29,77 @@ from platforms.models import (
     WebhookMatchSequence,
     WebhookSubscription,
 )
-from ratings.models import RatingChange
-from ratings.services import stream_change
 from runtime import traces
 
 
-def _platform_id(match: Match) -> int | None:
-    """The platform whose circle the match is of (games/circles.py): the matches it made and
+def _platform_id(circle_id: int | None) -> int | None:
+    """The platform whose circle a match is of (games/circles.py): the matches it made and
     those its players opened (quick match, open seats, a rematch). Most matches are of no
     circle and need no look-up."""
-    if match.circle_id is None:
+    if circle_id is None:
         return None
-    return Platform.objects.filter(user_id=match.circle_id).values_list("pk", flat=True).first()
+    return Platform.objects.filter(user_id=circle_id).values_list("pk", flat=True).first()
 
 
-def on_match_progressed(
-    sender: Any, *, match: Match, seat: int | None, origin: str | None,
-    ended_deal: Any, current: engine.Deal | None, **kwargs: Any,
-) -> None:
-    """The events of a platform's match that this change makes (in its transaction)."""
-    platform_id = _platform_id(match)
+def wants(event: follow_ups.Event) -> bool:
+    """Whether the event may be a platform's: its match is of a circle."""
+    return event.circle_id is not None
+
+
+def follow(event: follow_ups.Event) -> None:
+    """The events of a platform's match that a change makes (a handler of what follows a
+    change: games/follow_ups.py, which runs a match's in order)."""
+    platform_id = _platform_id(event.circle_id)
     if platform_id is None:
         return
-    seats = {row.index: row for row in match.seats.all()}
-    players = _external_ids(platform_id, [row.user_id for row in seats.values()])
+    if isinstance(event, follow_ups.MatchProgressed):
+        _progressed(platform_id, event)
+    elif isinstance(event, follow_ups.MatchChanged):
+        _changed(platform_id, event)
+    elif isinstance(event, follow_ups.RatingsChanged):
+        _ratings_changed(platform_id, event)
+    elif isinstance(event, follow_ups.DealAnalysed):
+        emit(platform_id, [(EventType.DEAL_ANALYSED, {
+            "version": event.version,
+            **presenters.analysis_ready(event.match_id, event.sequence, event.result),
+        })])
+
+
+def _progressed(platform_id: int, event: follow_ups.MatchProgressed) -> None:
+    players = _external_ids(platform_id, event.seat_users)
 
     def external_id(index: int) -> str | None:
-        return players.get(seats[index].user_id)
+        return players.get(event.seat_users[index])
 
-    base = {"match_id": str(match.id), "version": match.version}
+    base = {"match_id": event.match_id, "version": event.version}
     events: list[tuple[str, dict[str, Any]]] = []
-    if origin == "timeout" and seat is not None:
+    if event.origin == "timeout" and event.seat is not None:
         events.append((EventType.SEAT_TIMED_OUT, {
-            **base, "seat": seat, "external_id": external_id(seat),
-            "autopilot": seats[seat].autopilot,
+            **base, "seat": event.seat, "external_id": external_id(event.seat),
+            "autopilot": event.seat_autopilot[event.seat],
         }))
-    if ended_deal is not None and ended_deal.scores is not None:
+    if event.ended_deal_id is not None:
+        deal = Deal.objects.get(pk=event.ended_deal_id)
         events.append((EventType.DEAL_ENDED, {
-            **base, "deal_number": ended_deal.number, "deal_sequence": ended_deal.sequence,
-            "scores": ended_deal.scores, "outcomes": ended_deal.outcomes,
-            "totals": match.totals, "players": [external_id(i) for i in range(4)],
+            **base, "deal_number": deal.number, "deal_sequence": deal.sequence,
+            "scores": deal.scores, "outcomes": deal.outcomes,
+            "totals": event.totals, "players": [external_id(i) for i in range(4)],
         }))
-    if match.status == MatchStatus.FINISHED:
+    if event.status == MatchStatus.FINISHED:
         events.append((EventType.MATCH_FINISHED, {
-            **base, "totals": match.totals, "ranking": match.ranking,
+            **base, "totals": event.totals, "ranking": event.ranking,
             "players": [external_id(i) for i in range(4)],
         }))
+    to_act = event.to_act
     if (
-        match.status == MatchStatus.ACTIVE and current is not None
-        and current.to_act is not None
+        event.status == MatchStatus.ACTIVE and to_act is not None
+        and event.seat_acts[to_act] and external_id(to_act)
     ):
-        to_act = seats[current.to_act]
-        if to_act.is_person and not to_act.computer_plays and external_id(to_act.index):
-            events.append((EventType.TURN_STARTED, {
-                **base, "seat": to_act.index, "external_id": external_id(to_act.index),
-                "deal_number": current.number, "phase": current.phase.value,
-                "deadline": match.turn_deadline.isoformat() if match.turn_deadline else None,
-            }))
+        events.append((EventType.TURN_STARTED, {
+            **base, "seat": to_act, "external_id": external_id(to_act),
+            "deal_number": event.deal_number, "phase": event.phase,
+            "deadline": event.deadline,
+        }))
     if events:
         emit(platform_id, events)
 
@@ -109,93 +125,71 @@ _CHANGE_EVENTS = {
 }
 
 
-def on_match_changed(
-    sender: Any, *, match: Match, change: MatchChange, seat: int | None, user_id: int | None,
-    **kwargs: Any,
-) -> None:
-    """The event of a platform's match that a change other than an action makes (in its
-    transaction): its start, its end unfinished, a player leaving or on autopilot, its
-    rematch."""
+def _changed(platform_id: int, event: follow_ups.MatchChanged) -> None:
+    """The event a change other than an action makes: its start, its end unfinished, a player
+    leaving or on autopilot, its rematch."""
+    change = MatchChange(event.change)
     if change in (MatchChange.REMATCH_OFFERED, MatchChange.REMATCH_STARTED):
-        _rematch_event(match, change, kwargs["rematch"])
+        _rematch_event(platform_id, event, change)
         return
     event_type = _CHANGE_EVENTS.get(change)
     if event_type is None:
         return
-    platform_id = _platform_id(match)
-    if platform_id is None:
-        return
-    seats = {row.index: row for row in match.seats.all()}
-    players = _external_ids(platform_id, [user_id, *(row.user_id for row in seats.values())])
-    data: dict[str, Any] = {"match_id": str(match.id), "version": match.version}
-    if seat is None:
-        data["status"] = match.status
-        data["players"] = [players.get(seats[index].user_id) for index in range(4)]
+    players = _external_ids(platform_id, [event.user_id, *event.seat_users])
+    data: dict[str, Any] = {"match_id": event.match_id, "version": event.version}
+    if event.seat is None:
+        data["status"] = event.status
+        data["players"] = [players.get(user_id) for user_id in event.seat_users]
         if change == MatchChange.ABANDONED:
-            data["totals"] = match.totals
+            data["totals"] = event.totals
     else:
-        data["seat"] = seat
-        data["external_id"] = players.get(user_id)
+        data["seat"] = event.seat
+        data["external_id"] = players.get(event.user_id)
     emit(platform_id, [(event_type, data)])
 
 
-def _rematch_event(match: Match, change: MatchChange, offer: RematchOffer) -> None:
-    """`rematch.offered` or `rematch.started` of a platform's finished match, in its sequence
-    (under its lock, like its other events)."""
-    platform_id = _platform_id(match)
-    if platform_id is None:
-        return
-    view = rematch.offer_view(offer)
-    data: dict[str, Any] = {"match_id": str(match.id), "version": match.version}
+def _rematch_event(platform_id: int, event: follow_ups.MatchChanged,
+                   change: MatchChange) -> None:
+    """`rematch.offered` or `rematch.started` of a platform's finished match, in its
+    sequence."""
+    view = event.rematch
+    assert view is not None
+    data: dict[str, Any] = {"match_id": event.match_id, "version": event.version}
     if change == MatchChange.REMATCH_OFFERED:
-        players = _external_ids(platform_id, [offer.offered_by_id])
-        data.update(seat=view["offered_by"], external_id=players.get(offer.offered_by_id),
+        players = _external_ids(platform_id, [event.user_id])
+        data.update(seat=view["offered_by"], external_id=players.get(event.user_id),
                     asked=[entry["seat"] for entry in view["seats"] if entry["asked"]],
                     expires_at=view["expires_at"])
         emit(platform_id, [(EventType.REMATCH_OFFERED, data)])
         return
-    assert offer.new_match is not None
-    seats = {row.index: row for row in offer.new_match.seats.all()}
-    players = _external_ids(platform_id, [row.user_id for row in seats.values()])
-    data.update(new_match_id=str(offer.new_match.id),
-                players=[players.get(seats[index].user_id) for index in range(4)])
+    assert event.new_match_id is not None and event.new_seat_users is not None
+    players = _external_ids(platform_id, event.new_seat_users)
+    data.update(new_match_id=event.new_match_id,
+                players=[players.get(user_id) for user_id in event.new_seat_users])
     emit(platform_id, [(EventType.REMATCH_STARTED, data)])
 
 
-def on_ratings_changed(
-    sender: Any, *, match: Match, changes: list[RatingChange], **kwargs: Any
-) -> None:
-    """`rating.changed` of a platform's rated match, after its `match.finished` (the ratings
-    are written by the receiver of the same signal that follows this app's)."""
-    platform_id = _platform_id(match)
-    if platform_id is None or not changes:
+def _ratings_changed(platform_id: int, event: follow_ups.RatingsChanged) -> None:
+    """`rating.changed` of a platform's rated match, after its `match.finished` (the ratings'
+    handler runs after this one, and tells its changes as it commits)."""
+    if not event.changes:
         return
-    players = _external_ids(platform_id, [change.user_id for change in changes])
+    players = _external_ids(platform_id, [change["user_id"] for change in event.changes])
     emit(platform_id, [(EventType.RATING_CHANGED, {
-        "match_id": str(match.id), "version": match.version,
-        "changes": [{**stream_change(change), "external_id": players.get(change.user_id)}
-                    for change in sorted(changes, key=lambda change: change.seat)],
-    })])
-
-
-def on_deal_analysed(
-    sender: Any, *, match: Match, analysis: DealAnalysis, sequence: int, **kwargs: Any
-) -> None:
-    """`deal.analysed` of a platform's match, once a scored deal's analysis is recorded (under
-    the match's lock, so in the match's sequence)."""
-    platform_id = _platform_id(match)
-    if platform_id is None or analysis.result is None:
-        return
-    emit(platform_id, [(EventType.DEAL_ANALYSED, {
-        "version": match.version,
-        **presenters.analysis_ready(match.id, sequence, analysis.result),
+        "match_id": event.match_id, "version": event.version,
+        "changes": [
+            {**{k: v for k, v in change.items() if k != "user_id"},
+             "external_id": players.get(change["user_id"])}
+            for change in sorted(event.changes, key=lambda change: change["seat"])
+        ],
     })])
 
 
 def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
     """Write ``events`` (type, data with its `match_id`; a player's event has none, and no
-    sequence) and their deliveries. Called in the move's transaction, under its match's lock:
-    that is what keeps a match's sequence free of races."""
+    sequence) and their deliveries. A match's are written by its follow-ups' handler, one
+    change after the other (games/follow_ups.py), its counter locked: that is what keeps a
+    match's sequence free of races."""
     subscriptions = list(WebhookSubscription.objects.filter(
         platform_id=platform_id, active=True, deleted_at__isnull=True
     ))
@@ -229,9 +223,9 @@ def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
 
 
 def _last_sequence(match_id: str) -> int:
-    """The match's last sequence, its counter locked until the transaction ends (the match's
-    lock already keeps its emits apart: this is belt and braces). A match without a counter
-    (its first event, or events from before counters) starts after its events kept."""
+    """The match's last sequence, its counter locked until the transaction ends. A match
+    without a counter (its first event, or events from before counters) starts after its
+    events kept."""
     counter = WebhookMatchSequence.objects.select_for_update().filter(
         match_id=match_id).values_list("last", flat=True).first()
     if counter is None:

@@ -7,10 +7,8 @@ class RatingsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from games.signals import account_erasing, match_progressed, personal_data
-        from ratings import privacy, services, statistics
+        from games.signals import account_erasing, personal_data
+        from ratings import privacy
 
-        match_progressed.connect(services.on_match_progressed, dispatch_uid="ratings")
-        match_progressed.connect(statistics.on_match_progressed, dispatch_uid="statistics")
         account_erasing.connect(privacy.on_account_erasing, dispatch_uid="ratings")
         personal_data.connect(privacy.personal_data, dispatch_uid="ratings")

@@ -1,5 +1,6 @@
-"""Ratings written as a rated match finishes: in the transaction that finishes it (the receiver
-of `games.signals.match_progressed`, under the match's row lock), once per match and person.
+"""Ratings written as a rated match finishes: once it is committed, by the ratings' handler of
+what follows a match's change (games/follow_ups.py), under the match's row lock, once per match
+and person.
 
 Each person's rating row, and their seasons' rows, are locked in the order of their user ids
 before they change: two matches finishing at once with the same person both count, whichever
@@ -16,12 +17,13 @@ from django.db import connection, transaction
 from django.db.models import Max, Min
 from django.utils import timezone
 
-from games import notify
+from games import follow_ups, notify
+from games.match_unit import lock
 from games.models import BotLevel, GameChoice, Match, MatchStatus, Seat
 from ratings import board_counts, model, seasons
 from ratings.model import Skill
 from ratings.models import Period, Rating, RatingChange, ScoreCount, SeasonStanding
-from ratings.signals import ratings_changed
+from runtime import traces
 
 _Row = TypeVar("_Row", Rating, SeasonStanding)
 
@@ -43,18 +45,30 @@ def bot_skill(level: str) -> Skill:
     return Skill.shown(*BOT_RATINGS[level])
 
 
-def on_match_progressed(sender: Any, *, match: Match, **kwargs: Any) -> None:
-    if match.status == MatchStatus.FINISHED and match.rated:
-        tell(match, rate_match(match))
+def finished_rated(event: follow_ups.MatchProgressed) -> bool:
+    return event.status == MatchStatus.FINISHED and event.rated
+
+
+def follow(event: follow_ups.MatchProgressed) -> None:
+    """Rate a rated match that finished (a handler of what follows a match's change, after
+    its commit: games/follow_ups.py), under its match's lock; nothing when rated already."""
+    match = lock(event.match_id)
+    tell(match, rate_match(match))
 
 
 def tell(match: Match, changes: list[RatingChange]) -> None:
-    """Tell the platforms' webhooks (in this transaction) and, once committed, the match's
-    live streams what the match did to its people's ratings. A recount tells nobody."""
+    """Tell what follows the match's changes (the platforms' webhooks) and, once committed,
+    the match's live streams what the match did to its people's ratings. A recount tells
+    nobody."""
     if not changes:
         return
-    ratings_changed.send(sender=Match, match=match, changes=changes)
     announced = [stream_change(change) for change in changes]
+    follow_ups.tell([follow_ups.RatingsChanged(
+        match_id=str(match.id), version=match.version, circle_id=match.circle_id,
+        traceparent=traces.traceparent(),
+        changes=[{**told, "user_id": change.user_id}
+                 for told, change in zip(announced, changes, strict=True)],
+    )])
     match_id = match.id
     transaction.on_commit(lambda: notify.announce_ratings(match_id, announced))
 

@@ -1,7 +1,7 @@
 """Players' statistics per game (`GameRecord`), counted as every match finishes, rated or casual:
-in the transaction that finishes it (a receiver of `games.signals.match_progressed`, under the
-match's row lock), for each person seated at its end; once per match (its `PlayedMatch`
-rows say it was counted).
+once it is committed, by the records' handler of what follows a match's change
+(games/follow_ups.py), under the match's row lock, for each person seated at its end; once per
+match (its `PlayedMatch` rows say it was counted).
 
 What a finished match adds to a seat's record (docs/ratings.md, "History and statistics"):
 - matches 1; wins 1 when it finished first (`place`: the match's ranking, shared first places
@@ -22,12 +22,13 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import Prefetch
 
+from games import follow_ups
 from games.engine.scoring import Outcome
+from games.match_unit import lock
 from games.models import Deal, DealStatus, GameChoice, Match, MatchStatus, Seat
 from ratings.models import GameRecord, PlayedMatch
 from ratings.services import rated_places
@@ -52,9 +53,15 @@ class Tally:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
-def on_match_progressed(sender: Any, *, match: Match, **kwargs: Any) -> None:
-    if match.status == MatchStatus.FINISHED:
-        count_match(match)
+def finished(event: follow_ups.MatchProgressed) -> bool:
+    return event.status == MatchStatus.FINISHED
+
+
+def follow(event: follow_ups.MatchProgressed) -> None:
+    """Count a finished match in its people's records (a handler of what follows a match's
+    change, after its commit: games/follow_ups.py), under its match's lock; nothing when
+    counted already."""
+    count_match(lock(event.match_id))
 
 
 def places(match: Match) -> list[int]:

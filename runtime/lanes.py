@@ -102,8 +102,12 @@ class Lane:
                 })
             finally:
                 # As after a request: closed unless DATABASE_CONN_MAX_AGE keeps it (SQLite's
-                # always are, being files: see the settings).
-                close_old_connections()
+                # always are, being files: see the settings). A database that is away must
+                # not end the thread: its lane would count it running for ever.
+                try:
+                    close_old_connections()
+                except Exception:
+                    logger.warning("closing a lane's connections failed", exc_info=True)
                 with self._changed:
                     self._order.done(account, charged, time.monotonic() - started)
                     self._under_way[account] -= 1

@@ -16,6 +16,34 @@ hypothesis_settings.load_profile("ci" if os.environ.get("CI") == "true" else "de
 
 
 @pytest.fixture(autouse=True)
+def _follow_ups_as_they_commit(monkeypatch):
+    """What follows a match's change runs once the change's transaction commits
+    (games/follow_ups.py). A test's own transaction never commits: here the follow-ups run
+    when the outermost transaction inside it ends, as they would after a commit (only they:
+    the rest of what waits for a commit, tests run or capture themselves)."""
+    from django.db import transaction
+
+    from games import follow_ups
+
+    exit_atomic = transaction.Atomic.__exit__
+
+    def exiting(self, exc_type, exc_value, traceback):
+        result = exit_atomic(self, exc_type, exc_value, traceback)
+        connection = transaction.get_connection(self.using)
+        if (exc_type is None and connection.atomic_blocks
+                and all(block._from_testcase for block in connection.atomic_blocks)):
+            waiting = [entry for entry in connection.run_on_commit
+                       if getattr(entry[1], "func", None) is follow_ups._run]
+            connection.run_on_commit = [entry for entry in connection.run_on_commit
+                                        if entry not in waiting]
+            for _, run, _ in waiting:
+                run()
+        return result
+
+    monkeypatch.setattr(transaction.Atomic, "__exit__", exiting)
+
+
+@pytest.fixture(autouse=True)
 def _no_clock_timer(settings):
     """The embedded default's periodic jobs and webhook deliveries would outlive each test's
     database: tests run the jobs themselves (`sweeper.run_clocks`...), and the tests that need

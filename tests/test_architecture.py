@@ -30,7 +30,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     # platforms of matches through its signals.
     "games": frozenset({"runtime", ENGINE}),
     # Ratings, seasons, leaderboards and players' records, written as a rated match finishes
-    # (a receiver of `games.signals.match_progressed`).
+    # (a handler of what follows a match's change: games/follow_ups.py).
     "ratings": frozenset({"runtime", "games", ENGINE}),
     # Deal sets: one deal played by many, each at a table of their own (made by `games`).
     "deal_sets": frozenset({"runtime", "games", ENGINE}),

@@ -19,7 +19,7 @@ from rest_framework.test import APIClient
 from bots import players
 from deal_sets import services
 from deal_sets.models import DealSet, DealSetEntry, DealSetKind
-from games import engine, notify, signals
+from games import engine, follow_ups, notify
 from games import services as game_services
 from games.api import examples
 from games.engine.notation import read_deal, write_deal
@@ -174,17 +174,13 @@ def test_an_open_sets_analysis_is_announced_nowhere_and_read_once_it_closes(
     deal_set, match_id = todays_table(someone, tricks=None)
     announced, analysed = [], []
     monkeypatch.setattr(notify, "announce_analysis", lambda *args: announced.append(args))
-    signals.deal_analysed.connect(lambda **kwargs: analysed.append(kwargs), weak=False,
-                                  dispatch_uid="test-sealed")
-    try:
-        deal = Match.objects.get(pk=match_id).deals.get(sequence=1)
-        DealAnalysis.objects.create(deal=deal)
-        shown = ("match_id", "deal_sequence", "deal_number", "finished_at")
-        result = {k: v for k, v in examples.DEAL_ANALYSIS.items() if k not in shown}
-        with django_capture_on_commit_callbacks(execute=True):
-            game_services.record_deal_analysis(deal_id=deal.pk, result=result)
-    finally:
-        signals.deal_analysed.disconnect(dispatch_uid="test-sealed")
+    monkeypatch.setattr(follow_ups, "tell", analysed.extend)
+    deal = Match.objects.get(pk=match_id).deals.get(sequence=1)
+    DealAnalysis.objects.create(deal=deal)
+    shown = ("match_id", "deal_sequence", "deal_number", "finished_at")
+    result = {k: v for k, v in examples.DEAL_ANALYSIS.items() if k not in shown}
+    with django_capture_on_commit_callbacks(execute=True):
+        game_services.record_deal_analysis(deal_id=deal.pk, result=result)
     assert announced == [] and analysed == []  # neither the streams nor the webhook
     assert_problem(someone.get(f"/matches/{match_id}/deals/1/analysis"), 403, "cards_sealed")
     Match.objects.filter(pk=match_id).update(cards_sealed_until=timezone.now())

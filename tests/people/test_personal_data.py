@@ -87,6 +87,9 @@ FIELDS: dict[str, dict[str, str]] = {
         "created_at": N,
     },
     "games.Spectator": {"id": N, "match": N, "user": N, "last_seen": N},
+    # A change's facts for what follows it (seats by account id, results), for seconds.
+    "games.FollowUp": {"id": N, "match": N, "handler": N, "events": N, "attempts": N,
+                       "due_at": N},
     "games.QuickMatchQueue": {"id": N, "table_key": N, "touched_at": N},
     "games.RematchOffer": {
         "id": N, "match": N, "offered_by": N, "status": N, "answers": N, "created_at": N,

@@ -1,0 +1,38 @@
+"""What follows a match's change, in one table: the handlers games/follow_ups.py runs once the
+change is committed, in this order, each on its own (a failure never undoes the change nor stops
+the next). The kept ones get their events through rows written with the change, so none is
+missed; the others start what has a sweep of its own.
+
+The live streams' announcements, the computer players' turns and the post-deal analysis follow
+every change too, sent by the unit of work itself as it commits (games/match_unit.py): they need
+the state it holds, and each has its own sweep or resync.
+"""
+
+from __future__ import annotations
+
+from deal_sets import services as deal_sets
+from games import metrics
+from games.follow_ups import (
+    DealAnalysed,
+    Handler,
+    MatchChanged,
+    MatchProgressed,
+    RatingsChanged,
+)
+from platforms import events as webhooks
+from ratings import services as ratings
+from ratings import statistics
+
+FOLLOW_UPS = [
+    Handler("metrics", (MatchProgressed,), metrics.count_move),
+    # First of the kept: a match's `match.finished` goes before its `rating.changed`, told by
+    # the ratings' handler after it.
+    Handler("webhooks", (MatchProgressed, MatchChanged, DealAnalysed, RatingsChanged),
+            webhooks.follow, kept=True, wants=webhooks.wants),
+    Handler("ratings", (MatchProgressed,), ratings.follow, kept=True,
+            wants=ratings.finished_rated),
+    Handler("statistics", (MatchProgressed,), statistics.follow, kept=True,
+            wants=statistics.finished),
+    Handler("deal_sets", (MatchProgressed,), deal_sets.follow, kept=True,
+            wants=deal_sets.finished_a_deal),
+]
