@@ -17,16 +17,17 @@ its order once the change's transaction commits:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import logging
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import timedelta
 from typing import Any, ClassVar
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 from prometheus_client import Counter
@@ -162,9 +163,17 @@ class Handler:
 
 
 _table: list[Handler] = []
-# A kept handler's rows are taken in order by one thread of this process at a time (SQLite
-# locks nothing on select_for_update: the embedded default's process is its only writer).
-_taking: dict[str, threading.Lock] = {}
+# Where the database locks no rows (SQLite: the embedded default's one process is its only
+# writer), a kept handler's rows of a match are taken by one thread at a time: one lock per
+# handler and match, while they are being taken.
+@dataclasses.dataclass
+class _Taking:
+    lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+    users: int = 0  # the threads that hold or wait for it
+
+
+_taking: dict[tuple[str, str], _Taking] = {}
+_taking_lock = threading.Lock()
 FAILURES = closed(Counter(
     "batak_follow_up_failures_total", "Handlers of what follows a match's change that failed "
     "(the change stands; a kept handler is tried again by the sweep), by handler.",
@@ -175,8 +184,6 @@ FAILURES = closed(Counter(
 def install(handlers: Sequence[Handler]) -> None:
     """The table, in the order its handlers run (batak_api/follow_ups.py)."""
     _table[:] = handlers
-    for handler in handlers:
-        _taking.setdefault(handler.name, threading.Lock())
 
 
 def tell(events: Iterable[Event]) -> None:
@@ -221,7 +228,7 @@ def _run(events: list[Event], rows_of: dict[tuple[str, str], int]) -> None:
 def _take(handler: Handler, match_id: str, up_to: int) -> None:
     """Run ``handler`` on its rows of ``match_id`` up to row ``up_to``, in order, and remove
     them, in one transaction; on a failure the rows stay, due again later."""
-    with _taking[handler.name]:
+    with _one_at_a_time(handler.name, match_id):
         try:
             with transaction.atomic():
                 rows = list(FollowUp.objects.select_for_update().filter(
@@ -235,6 +242,25 @@ def _take(handler: Handler, match_id: str, up_to: int) -> None:
         except Exception:
             _later(match_id, handler.name, up_to)
             raise
+
+
+@contextlib.contextmanager
+def _one_at_a_time(handler: str, match_id: str) -> Iterator[None]:
+    if connection.features.has_select_for_update:  # the rows' locks keep the takers apart
+        yield
+        return
+    key = (handler, match_id)
+    with _taking_lock:
+        entry = _taking.setdefault(key, _Taking())
+        entry.users += 1
+    try:
+        with entry.lock:
+            yield
+    finally:
+        with _taking_lock:
+            entry.users -= 1
+            if not entry.users:
+                del _taking[key]
 
 
 def _later(match_id: str, handler: str, up_to: int) -> None:

@@ -393,32 +393,97 @@ def _retry() -> bytes:
     return f"retry: {RETRY_MILLISECONDS}\n\n".encode()
 
 
-def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, None]:
-    """The stream for a WSGI server, in the request's thread, for ``seconds`` at most."""
+# What the stream's reader asks of its server (`_reader`): whether the seats changed (True or
+# False), a look at the actions after the cursor (a `Page`), what was told besides the actions
+# (bytes), whether the listener may still follow (True or False), a wait until a moment for
+# news (whether to look then).
+_SEATS_CHANGED = "seats changed"
+_TOLD = "told"
+
+
+@dataclass(frozen=True)
+class _Look:
+    seats_changed: bool
+
+
+@dataclass(frozen=True)
+class _Check:
+    fresh: bool
+
+
+@dataclass(frozen=True)
+class _Wait:
+    until: float  # monotonic
+
+
+_Step = bytes | str | _Look | _Check | _Wait
+
+
+def _reader(follower: Follower, seconds: float) -> Generator[_Step, Any, None]:
+    """The stream, for ``seconds`` at most, for either server: what it sends (bytes) and what
+    it asks of its server, which answers each question (`sync_events`, `async_events`)."""
+    every = settings.STREAM_HEARTBEAT_SECONDS
     yield _retry()
     deadline = time.monotonic() + seconds
-    next_check = time.monotonic() + settings.STREAM_HEARTBEAT_SECONDS
-    quiet_since = time.monotonic()
+    next_check = sent_at = time.monotonic()
+    next_check += every
+    look = True  # whether to look for actions
     while True:
-        page = read_page(follower.match_id, follower.after)
-        if frames := follower.take(page):
-            yield frames
-            quiet_since = time.monotonic()
-        if follower.done or (left := deadline - time.monotonic()) <= 0:
+        more = False
+        seats_changed: bool = yield _SEATS_CHANGED
+        if look or seats_changed:
+            page: Page = yield _Look(seats_changed)
+            if frames := follower.take(page):
+                yield frames
+                sent_at = time.monotonic()
+            more = page.more
+        told: bytes = yield _TOLD
+        if told:
+            yield told
+            sent_at = time.monotonic()
+        now = time.monotonic()
+        if follower.done or now >= deadline:
             return
-        if page.more:
-            continue
-        if time.monotonic() >= next_check:
-            if not follower.check():
+        # A person who left may no longer follow the match: looked at at once.
+        if seats_changed or now >= next_check:
+            if not (yield _Check(seats_changed)):
                 return
-            next_check = time.monotonic() + settings.STREAM_HEARTBEAT_SECONDS
-        if time.monotonic() - quiet_since >= settings.STREAM_HEARTBEAT_SECONDS:
+            next_check = now + every
+        if more:
+            continue
+        look = yield _Wait(min(deadline, next_check, sent_at + every,
+                               follower.open_until or deadline))
+        if time.monotonic() - sent_at >= every:
             yield HEARTBEAT
-            quiet_since = time.monotonic()
-        if follower.open_until is not None:
-            left = min(left, follower.open_until - time.monotonic())
-        match = Match(pk=follower.match_id)
-        selectors.wait_for_move(match, follower.after, min(left, settings.STREAM_HEARTBEAT_SECONDS))
+            sent_at = time.monotonic()
+
+
+def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, None]:
+    """The stream for a WSGI server, in the request's thread: it reads the database at every
+    wake (its thread's waiters hear that a version was announced, not what it holds), and
+    tells nothing besides the actions."""
+    reader = _reader(follower, seconds)
+    answer: Any = None
+    while True:
+        try:
+            step = reader.send(answer)
+        except StopIteration:
+            return
+        answer = None
+        if isinstance(step, bytes):
+            yield step
+        elif step == _SEATS_CHANGED:
+            answer = False
+        elif isinstance(step, _Look):
+            answer = read_page(follower.match_id, follower.after)
+        elif step == _TOLD:
+            answer = b""
+        elif isinstance(step, _Check):
+            answer = follower.check(step.fresh)
+        elif isinstance(step, _Wait):
+            selectors.wait_for_move(Match(pk=follower.match_id), follower.after,
+                                    max(0.0, step.until - time.monotonic()))
+            answer = True
 
 
 async def _look(
@@ -464,47 +529,37 @@ def _told(follower: Follower, moves: notify.Moves) -> bytes:
 
 
 async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[bytes, None]:
-    """The stream for an ASGI server, on its event loop, for ``seconds`` at most."""
+    """The stream for an ASGI server, on its event loop: it sends what the announcements it
+    hears hold (reading the database, a read shared with the match's other listeners, when it
+    missed one or heard nothing for a while), and what was told besides the actions."""
     loop = asyncio.get_running_loop()
     shared = _shared.setdefault(loop, _SharedReads())
     every = settings.STREAM_HEARTBEAT_SECONDS
-    yield _retry()
-    deadline = time.monotonic() + seconds
-    next_check = sent_at = heard_at = time.monotonic()
-    next_check += every
+    heard_at = time.monotonic()
+    quiet_since: float | None = None  # since when nothing was heard (None: news came)
+    reader = _reader(follower, seconds)
+    answer: Any = None
     async with notify.listen(follower.match_id) as moves:
-        look, quiet_since = True, None  # whether to look for actions, and why
         while True:
-            more = False
-            seats_changed = moves.seats_changed()
-            if look or seats_changed:
-                page = await _look(follower, moves, shared, quiet_since,
-                                   seats_changed=seats_changed)
-                if frames := follower.take(page):
-                    yield frames
-                    sent_at = time.monotonic()
-                more = page.more
-            if told := _told(follower, moves):
-                yield told
-                sent_at = time.monotonic()
-            now = time.monotonic()
-            if follower.done or now >= deadline:
+            try:
+                step = reader.send(answer)
+            except StopIteration:
                 return
-            # A person who left may no longer follow the match: looked at at once.
-            if seats_changed or now >= next_check:
-                if not await loop.run_in_executor(_readers, follower.check, seats_changed):
-                    return
-                next_check = now + every
-            if more:
-                continue
-            until = min(deadline, next_check, sent_at + every, heard_at + every,
-                        follower.open_until or deadline)
-            look, quiet_since, heard_at = await _wait_for_news(
-                moves, until, heard_at, quiet_since
-            )
-            if time.monotonic() - sent_at >= every:
-                yield HEARTBEAT
-                sent_at = time.monotonic()
+            answer = None
+            if isinstance(step, bytes):
+                yield step
+            elif step == _SEATS_CHANGED:
+                answer = moves.seats_changed()
+            elif isinstance(step, _Look):
+                answer = await _look(follower, moves, shared, quiet_since,
+                                     seats_changed=step.seats_changed)
+            elif step == _TOLD:
+                answer = _told(follower, moves)
+            elif isinstance(step, _Check):
+                answer = await loop.run_in_executor(_readers, follower.check, step.fresh)
+            elif isinstance(step, _Wait):
+                answer, quiet_since, heard_at = await _wait_for_news(
+                    moves, min(step.until, heard_at + every), heard_at, quiet_since)
 
 
 def open_streams(user_id: int) -> int:
