@@ -3,16 +3,14 @@ change is committed, in this order, each on its own (a failure never undoes the 
 the next). The kept ones get their events through rows written with the change, so none is
 missed; the others start what has a sweep of its own.
 
-The live streams' announcements, the computer players' turns and the post-deal analysis follow
-every change too, sent by the unit of work itself as it commits (games/match_unit.py): they need
-the state it holds, and each has its own sweep or resync.
 """
 
 from __future__ import annotations
 
 from deal_sets import services as deal_sets
-from games import metrics
+from games import match_unit, metrics
 from games.follow_ups import (
+    Committed,
     DealAnalysed,
     Handler,
     MatchChanged,
@@ -24,6 +22,8 @@ from ratings import services as ratings
 from ratings import statistics
 
 FOLLOW_UPS = [
+    # First: the feed's long polls and the live streams wait for it.
+    Handler("announce", (Committed,), match_unit.announce),
     Handler("metrics", (MatchProgressed,), metrics.count_move),
     # First of the kept: a match's `match.finished` goes before its `rating.changed`, told by
     # the ratings' handler after it.
@@ -35,4 +35,8 @@ FOLLOW_UPS = [
             wants=statistics.finished),
     Handler("deal_sets", (MatchProgressed,), deal_sets.follow, kept=True,
             wants=deal_sets.finished_a_deal),
+    Handler("analysis", (Committed,), match_unit.send_analyses),
+    # Last: on the embedded default a person's request plays the computer players' round
+    # here, each of their moves a change followed in turn.
+    Handler("computer_players", (Committed,), match_unit.send_computer_turns),
 ]

@@ -408,10 +408,8 @@ WEBHOOK_QUEUE = env.str("WEBHOOK_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-w
 # The post-deal analysis (bots/analysis.py) too: seconds of search a deal, never in front of a
 # computer player's turn.
 ANALYSIS_QUEUE = env.str("ANALYSIS_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-analysis")
-CELERY_TASK_ROUTES = {
-    "platforms.tasks.*": {"queue": WEBHOOK_QUEUE},
-    "bots.tasks.analyse_next_deal": {"queue": ANALYSIS_QUEUE},
-}
+# Each task to its kind's queue (runtime/work.py `route`).
+CELERY_TASK_ROUTES = ("runtime.work.route",)
 # Every scored deal is analysed once it ends (GET .../deals/{n}/analysis), within this much CPU
 # time of its worker (a partial analysis past it).
 ANALYSE_DEALS = env.bool("ANALYSE_DEALS", default=True)

@@ -162,7 +162,8 @@ def run_clocks() -> int:
 # processes of their own at the lowest priority: bots/analysis.py), shared between accounts
 # (one account's flood holds all but one of them); scaled out, the analysis workers' queue,
 # with its fair queue in front (the account of their match's turns).
-ANALYSES = work.Kind("analysis", threads_setting="ANALYSIS_PROCESSES",
+ANALYSES = work.Kind("analysis", queue_setting="ANALYSIS_QUEUE",
+                     threads_setting="ANALYSIS_PROCESSES",
                      fair=fair_queue.FairQueue("analyses", "ANALYSIS_QUEUE"))
 
 

@@ -12,7 +12,8 @@ its order once the change's transaction commits:
   it removes the row in the transaction of its work, so its work is done exactly once, in the
   order of the match's changes; a row left behind (the handler failed, the process stopped
   after the commit) is taken up by the periodic sweep (`resume`), later each time it fails;
-- the others (metrics) are told in memory; what they start has a sweep of its own.
+- the others (announcements, metrics, the post-deal analysis, the computer players' turns)
+  are told in memory; what they start has a sweep or a resync of its own.
 """
 
 from __future__ import annotations
@@ -130,8 +131,23 @@ class RatingsChanged(Event):
     kind: ClassVar[str] = "ratings_changed"
 
 
+@dataclasses.dataclass(frozen=True)
+class Committed(Event):
+    """What the unit of work itself has sent once a change commits (games/match_unit.py): the
+    new versions to announce (what `notify.announce` is told), whether the seats changed,
+    whether the computer players are to act, the ended deals to analyse."""
+
+    announcements: list[dict[str, Any]]
+    seats_changed: bool
+    computer_to_act: bool
+    analyses: list[int]
+
+    kind: ClassVar[str] = "committed"
+
+
 _KINDS: dict[str, type[Event]] = {
-    kind.kind: kind for kind in (MatchProgressed, MatchChanged, DealAnalysed, RatingsChanged)
+    kind.kind: kind for kind in (MatchProgressed, MatchChanged, DealAnalysed, RatingsChanged,
+                                 Committed)
 }
 
 
@@ -178,7 +194,8 @@ FAILURES = closed(Counter(
     "batak_follow_up_failures_total", "Handlers of what follows a match's change that failed "
     "(the change stands; a kept handler is tried again by the sweep), by handler.",
     ["handler"],
-), handler=("metrics", "webhooks", "ratings", "statistics", "deal_sets"))
+), handler=("announce", "metrics", "webhooks", "ratings", "statistics", "deal_sets",
+            "analysis", "computer_players"))
 
 
 def install(handlers: Sequence[Handler]) -> None:

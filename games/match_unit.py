@@ -39,7 +39,6 @@ from django.conf import settings
 from django.db import connection, models, transaction
 from django.db.models import Q, prefetch_related_objects, sql
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from games import (
     clock,
@@ -132,8 +131,9 @@ class MatchUnit:
         self._seats_found = _seat_states(match)
         self._seats_changed = False
         self._started = False
-        # What the change did, told once it closes.
+        # What the change did, told once it closes; the deals it ended that are to be analysed.
         self._events: list[follow_ups.Event] = []
+        self._analyses: list[int] = []
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -312,16 +312,19 @@ class MatchUnit:
         live = self._state if match.status == MatchStatus.ACTIVE else None
         if live is not None:
             snapshots.keep_on_commit(match, self.deals, live)
-        dummy_plays = bool(match.rules.get("partnership_dummy"))
-        for announcement in self._announcements:
-            _announce_on_commit(match.id, announcement, dummy_plays)
         self._tell_seat_changes()
-        if self._seats_changed or self._started:
-            changed = match.id
-            transaction.on_commit(lambda: notify.announce_seats(changed))
-        if live is not None and self.sends_bots and selectors.bot_seat(match, live) is not None:
-            match_id, version = str(match.id), match.version
-            transaction.on_commit(lambda: _send_bot_turns(match_id, version))
+        bots_to_act = (live is not None and self.sends_bots
+                       and selectors.bot_seat(match, live) is not None)
+        if self._announcements or self._seats_changed or self._started or bots_to_act \
+                or self._analyses:
+            dummy_plays = bool(match.rules.get("partnership_dummy"))
+            self._events.append(follow_ups.Committed(
+                match_id=str(match.id), version=match.version, circle_id=match.circle_id,
+                traceparent=traces.traceparent(),
+                announcements=[_news(news, dummy_plays) for news in self._announcements],
+                seats_changed=self._seats_changed or self._started,
+                computer_to_act=bots_to_act, analyses=self._analyses,
+            ))
         follow_ups.tell(self._events)
 
     def _progressed(self, seat: int | None, origin: str | None,
@@ -399,8 +402,7 @@ class MatchUnit:
         deal_row.save()
         if deal_row.status == DealStatus.FINISHED and settings.ANALYSE_DEALS:
             DealAnalysis.objects.create(deal=deal_row)
-            deal_id = deal_row.pk
-            transaction.on_commit(lambda: _send_analysis(deal_id))
+            self._analyses.append(deal_row.pk)
         finished = match.deals.filter(status=DealStatus.FINISHED).count()
         if finished == match.deal_count:
             match.status = MatchStatus.FINISHED
@@ -531,15 +533,16 @@ class _Announcement:
     deal_end: dict[str, Any] | None  # the result of the deal it ended, if it ended one
 
 
-def _announce_on_commit(match_id: uuid.UUID, news: _Announcement, dummy_plays: bool) -> None:
-    """Once committed, announce the match's new version, made by an action (as the feed lists
-    it) or by none: it wakes the feed's long polls and live streams (games/notify.py)."""
-    event = None if news.action is None else presenters.feed_event(news.action, dummy_plays)
-    deadline = None if news.deadline is None else news.deadline.isoformat()
-    transaction.on_commit(lambda: notify.announce(
-        match_id, news.version, status=news.status, event=event, deadline=deadline,
-        deal_end=news.deal_end,
-    ))
+def _news(news: _Announcement, dummy_plays: bool) -> dict[str, Any]:
+    """What `notify.announce` is told of a new version, made by an action (as the feed lists
+    it) or by none."""
+    return {
+        "version": news.version, "status": news.status,
+        "event": None if news.action is None else presenters.feed_event(news.action,
+                                                                        dummy_plays),
+        "deadline": None if news.deadline is None else news.deadline.isoformat(),
+        "deal_end": news.deal_end,
+    }
 
 
 @dataclasses.dataclass(frozen=True)
@@ -559,22 +562,27 @@ def _seat_states(match: Match) -> dict[int, _SeatState]:
     }
 
 
-def _send_analysis(deal_id: int) -> None:
-    try:
+# --- what follows a change, sent by the unit itself (handlers of batak_api/follow_ups.py) ----
+
+
+def announce(event: follow_ups.Committed) -> None:
+    """Wake the feed's long polls and the live streams (games/notify.py): each new version,
+    then a change at the seats."""
+    for news in event.announcements:
+        notify.announce(event.match_id, news["version"], status=news["status"],
+                        event=news["event"], deadline=news["deadline"],
+                        deal_end=news["deal_end"])
+    if event.seats_changed:
+        notify.announce_seats(event.match_id)
+
+
+def send_analyses(event: follow_ups.Committed) -> None:
+    """The deals the change ended, to be analysed (the analyses' sweep sends a lost one)."""
+    for deal_id in event.analyses:
         computer_players().send_analysis(deal_id)
-    except BrokerUnavailable:
-        # The deal is over and recorded: failing the request now would report it as an
-        # error. Its analysis stays queued (getDealAnalysis answers 202).
-        logger.warning("deal analysis not queued: broker unavailable", extra={"deal_id": deal_id})
 
 
-def _send_bot_turns(match_id: str, version: int) -> None:
-    try:
-        computer_players().send_turns(match_id, version)
-    except BrokerUnavailable:
-        # The move is committed: failing the request now would report an applied move as an
-        # error. The sweeper (games/sweeper.py) sends the turn again once the broker is back.
-        logger.warning(
-            "bot turn not queued: broker unavailable",
-            extra={"match_id": match_id, "version": version},
-        )
+def send_computer_turns(event: follow_ups.Committed) -> None:
+    """The computer players' turn, when it is theirs (the bots' sweep sends a lost one)."""
+    if event.computer_to_act:
+        computer_players().send_turns(event.match_id, event.version)

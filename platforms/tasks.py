@@ -21,7 +21,9 @@ def deliver_webhooks(self: Task) -> bool | None:
                          lambda taken: webhooks.attempt.run(*taken.args))
 
 
-@work.task(work.PERIODIC)
+# The deliveries' periodic jobs go to the webhook workers scaled out (their kind's queue); a
+# job runs on the periodic jobs' lane in-process, whatever its kind.
+@work.task(webhooks.DELIVERIES)
 def sweep_webhooks() -> int:
     """Send the deliveries that are due but were never attempted again (a periodic job)."""
     due = webhooks.due_deliveries()
@@ -29,7 +31,7 @@ def sweep_webhooks() -> int:
     return len(due)
 
 
-@work.task(work.PERIODIC)
+@work.task(webhooks.DELIVERIES)
 def purge_webhook_log() -> int:
     """Remove the delivery log past WEBHOOK_LOG_RETENTION_DAYS (a periodic job)."""
     return webhooks.purge_log()

@@ -102,7 +102,7 @@ def retry_delays() -> list[float]:
 # under way (the rest of its storm waits in the queue, not in a thread); in-process they run
 # only while the periodic jobs do, whose sweep finds what is due.
 DELIVERIES = work.Kind(
-    "webhooks", threads_setting="WEBHOOK_WORKER_THREADS",
+    "webhooks", queue_setting="WEBHOOK_QUEUE", threads_setting="WEBHOOK_WORKER_THREADS",
     per_account_setting="WEBHOOK_PLATFORM_CONCURRENCY", only_with_jobs=True,
     fair=fair_queue.FairQueue(
         "webhooks", "WEBHOOK_QUEUE", per_account_setting="WEBHOOK_PLATFORM_CONCURRENCY",

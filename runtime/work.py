@@ -70,6 +70,8 @@ class Kind:
     periodic jobs do (webhook deliveries and clock deadlines, which the jobs sweep)."""
 
     name: str
+    # Scaled out, the setting naming its Celery queue (`route`).
+    queue_setting: str = "CELERY_TASK_DEFAULT_QUEUE"
     threads_setting: str | None = None
     per_account_setting: str | None = None
     fair: fair_queue.FairQueue | None = None
@@ -111,9 +113,17 @@ def token(kind: Kind, **options: Any) -> Callable[[F], Any]:
     def make(function: F) -> Any:
         made = shared_task(bind=True, **options)(function)
         kind.token = made
+        _KIND_OF[made.name] = kind
         return made
 
     return make
+
+
+def route(name: str, args: Any, kwargs: Any, options: Any, task: Any = None,
+          **_: Any) -> dict[str, str] | None:
+    """Celery's router (CELERY_TASK_ROUTES): a task goes to its kind's queue."""
+    kind = _KIND_OF.get(name)
+    return None if kind is None else {"queue": getattr(settings, kind.queue_setting)}
 
 
 @dataclasses.dataclass(frozen=True)

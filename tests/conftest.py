@@ -1,5 +1,6 @@
 """Fixtures shared by all test packages; pytest-django already supplies client, db and settings."""
 
+import functools
 import os
 
 import pytest
@@ -18,9 +19,11 @@ hypothesis_settings.load_profile("ci" if os.environ.get("CI") == "true" else "de
 @pytest.fixture(autouse=True)
 def _follow_ups_as_they_commit(monkeypatch):
     """What follows a match's change runs once the change's transaction commits
-    (games/follow_ups.py). A test's own transaction never commits: here the follow-ups run
-    when the outermost transaction inside it ends, as they would after a commit (only they:
-    the rest of what waits for a commit, tests run or capture themselves)."""
+    (games/follow_ups.py). A test's own transaction never commits: here what the change told
+    (webhooks, ratings, records, deal sets, metrics) follows when the outermost transaction
+    inside it ends, as after a commit. What the unit of work sends itself (announcements, the
+    computer players' turns, analyses: `Committed`) still waits for a commit, as everything
+    else does: tests that want it run or capture it themselves."""
     from django.db import transaction
 
     from games import follow_ups
@@ -32,11 +35,21 @@ def _follow_ups_as_they_commit(monkeypatch):
         connection = transaction.get_connection(self.using)
         if (exc_type is None and connection.atomic_blocks
                 and all(block._from_testcase for block in connection.atomic_blocks)):
-            waiting = [entry for entry in connection.run_on_commit
-                       if getattr(entry[1], "func", None) is follow_ups._run]
-            connection.run_on_commit = [entry for entry in connection.run_on_commit
-                                        if entry not in waiting]
-            for _, run, _ in waiting:
+            waiting, kept = [], []
+            for entry in connection.run_on_commit:
+                run = entry[1]
+                if getattr(run, "func", None) is not follow_ups._run:
+                    kept.append(entry)
+                    continue
+                events, rows_of = run.args
+                told = [e for e in events if not isinstance(e, follow_ups.Committed)]
+                waiting.append(functools.partial(follow_ups._run, told, rows_of))
+                sent = [e for e in events if isinstance(e, follow_ups.Committed)]
+                if sent:
+                    kept.append((entry[0], functools.partial(follow_ups._run, sent, {}),
+                                 entry[2]))
+            connection.run_on_commit = kept
+            for run in waiting:
                 run()
         return result
 

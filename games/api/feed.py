@@ -25,7 +25,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from games import access, presenters, rematch, selectors, services
-from games.api import examples, slots, streams
+from games.api import examples, slots, stream_pages, streams
 from games.api.base import (
     PLATFORM_MATCH_READS,
     PROBLEM,
@@ -472,7 +472,7 @@ class StreamView(MatchEndpoint):
                 raise InvalidLastEventId()
             after = int(resume)
         check_cursor(self.match, after)
-        if (self.match.status not in streams.LIVE and after >= self.match.version
+        if (self.match.status not in stream_pages.LIVE and after >= self.match.version
                 and not rematch.more_to_tell(self.match)):
             # Over, and nothing left to send: 204 tells EventSource to stop reconnecting (but
             # just after the finish, or while a rematch offer is open, the stream tells what

@@ -21,24 +21,22 @@ it closes; a declined or expired offer closes it too). A stream outlives its
 request, so it checks again every heartbeat interval that its caller may still read the match,
 and at once when a person leaves the match (their stream then ends: games/notify.py).
 
-On an ASGI server (batak_api/asgi.py) the stream waits on the event loop, no thread held; its
-reads of the database go to a small pool of threads shared by all streams. On a WSGI server it
-holds its thread like a long poll, so it ends after MAX_WSGI_SECONDS and the client resumes it.
+The stream's logic is one reader for both servers (`_reader`), which asks its server to look,
+wait and check; its pages are games/api/stream_pages.py's. On an ASGI server
+(batak_api/asgi.py) the stream waits on the event loop, no thread held; its reads of the
+database go to a small pool of threads shared by all streams. On a WSGI server it holds its
+thread like a long poll, so it ends after MAX_WSGI_SECONDS and the client resumes it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import threading
 import time
-import uuid
 import weakref
-from collections import OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -46,16 +44,14 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.db import InterfaceError, OperationalError, connection
 from django.db.models import Q
 from django.http import StreamingHttpResponse
 from django.utils import timezone
 from knox.models import AuthToken
 
-from games import access, notify, presenters, rematch, seating, selectors, services
-from games.api import slots
-from games.api.serializers.feed import EventSerializer, RematchOfferSerializer
-from games.models import Match, MatchStatus, RematchOffer, RematchStatus, Seat, Visibility
+from games import access, notify, seating, selectors, services
+from games.api import slots, stream_pages
+from games.models import Match, MatchStatus, RematchStatus, Visibility
 
 T = TypeVar("T")
 
@@ -64,87 +60,6 @@ logger = logging.getLogger(__name__)
 CONTENT_TYPE = "text/event-stream"
 # How long a client waits before it reconnects after the stream ends (the SSE `retry` field).
 RETRY_MILLISECONDS = 1000
-PAGE = 500
-LIVE = (MatchStatus.WAITING, MatchStatus.ACTIVE)
-
-# The database reads of every stream on an event loop: a few threads, each keeping its
-# connection, instead of one per listener.
-_readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="stream-reader")
-
-
-@dataclass(frozen=True)
-class Page:
-    """The frames of the actions after a cursor, read at one version, and the match's state
-    there."""
-
-    frames: bytes  # the actions' and deals' results'
-    next_after: int
-    more: bool  # more actions are already waiting
-    ended: bool  # the match has ended and this page holds its last action
-    end: bytes = b""  # the `end` frame, when ended
-    # The turn clock's deadline at `next_after`, if this page knows it.
-    deadline: str | None = None
-    knows_deadline: bool = False
-    # The seats' state, if this page read it.
-    seats: list[dict[str, Any]] | None = None
-    # The match's status, and of a finished match its rematch offer (None: none yet) as read.
-    status: str = ""
-    rematch: dict[str, Any] | None = None
-    # When a finished match finished, as read (None: heard just now).
-    finished_at: datetime | None = None
-
-
-def _on_a_live_connection(read: Callable[[], T]) -> T:
-    """``read()`` in a pool thread, which keeps its database connection between reads (no
-    request closes or checks it): a connection lost meanwhile is opened again, once."""
-    try:
-        return read()
-    except (InterfaceError, OperationalError):
-        connection.close()
-        return read()
-
-
-def read_page(match_id: uuid.UUID, after: int) -> Page:
-    return _on_a_live_connection(lambda: _read_page(match_id, after))
-
-
-def _read_page(match_id: uuid.UUID, after: int) -> Page:
-    found = list(Match.objects.filter(pk=match_id).only(
-        "id", "version", "status", "rules", "turn_deadline", "finished_at"
-    )[:1])
-    if not found:  # deleted by staff: nothing more will come
-        return Page(b"", after, more=False, ended=True)
-    match = found[0]
-    page = presenters.event_page(match, after, PAGE, with_deal_ends=True)
-    frames = [
-        _action_frames(event, page["deal_ends"].get(event["version"]))
-        for event in EventSerializer(page["events"], many=True).data
-    ]
-    ended = not page["has_more"] and page["status"] not in LIVE
-    offer = (RematchOffer.objects.filter(match_id=match_id).first()
-             if ended and page["status"] == MatchStatus.FINISHED else None)
-    caught_up = not page["has_more"] and page["status"] == MatchStatus.ACTIVE
-    deadline = match.turn_deadline.isoformat() if caught_up and match.turn_deadline else None
-    return Page(
-        b"".join(frames), page["next_after"], page["has_more"], ended,
-        end=_end_frame(page["version"], page["status"]) if ended else b"",
-        deadline=deadline, knows_deadline=caught_up, seats=_seats(match_id),
-        status=page["status"], finished_at=match.finished_at,
-        rematch=None if offer is None else RematchOfferSerializer(rematch.offer_view(offer)).data,
-    )
-
-
-def _seats(match_id: uuid.UUID) -> list[dict[str, Any]]:
-    return [
-        {"seat": index, "open": user_id is None and not bot_level, "ready": ready,
-         "autopilot": autopilot, "left": left_at is not None}
-        for index, user_id, bot_level, ready, autopilot, left_at in Seat.objects.filter(
-            match_id=match_id
-        ).order_by("index").values_list(
-            "index", "user_id", "bot_level", "ready", "autopilot", "left_at"
-        )
-    ]
-
 
 @runtime_checkable
 class Revocable(Protocol):
@@ -208,7 +123,7 @@ class Follower:
         """Whether the stream has sent all it will."""
         return self.ended and (self.open_until is None or time.monotonic() >= self.open_until)
 
-    def take(self, page: Page) -> bytes:
+    def take(self, page: stream_pages.Page) -> bytes:
         """The page's frames, with the state events that changed since the last sent."""
         self.after = page.next_after
         if page.ended and self.ended:  # after the end: only the rematch may still change
@@ -226,14 +141,14 @@ class Follower:
             return b"".join((page.frames, page.end, self._after_end(page)))
         if page.knows_deadline and page.deadline != self.deadline:
             self.deadline = page.deadline
-            frames.append(_frame(None, "clock", {"version": page.next_after,
+            frames.append(stream_pages.frame(None, "clock", {"version": page.next_after,
                                                  "deadline": page.deadline}))
         if page.seats is not None and page.seats != self.seats:
             self.seats = page.seats
-            frames.append(_frame(None, "seats", {"seats": page.seats}))
+            frames.append(stream_pages.frame(None, "seats", {"seats": page.seats}))
         return b"".join(frames)
 
-    def _after_end(self, page: Page) -> bytes:
+    def _after_end(self, page: stream_pages.Page) -> bytes:
         """The rematch's events, if its offer changed since last sent; the stream stays open
         while the offer is, and closes once it is answered or expired."""
         offer = page.rematch
@@ -245,14 +160,14 @@ class Follower:
                 datetime.fromisoformat(offer["expires_at"]) - timezone.now()
             ).total_seconds()
             self.open_until = max(self.open_until, time.monotonic() + left)
-            return _frame(None, "rematch_offered", offer)
+            return stream_pages.frame(None, "rematch_offered", offer)
         self.open_until = time.monotonic()  # answered or expired: nothing more will come
         if offer["status"] == RematchStatus.ACCEPTED:
-            return _frame(None, "rematch_offered", offer) + _frame(
+            return stream_pages.frame(None, "rematch_offered", offer) + stream_pages.frame(
                 None, "rematch_started",
                 {"match_id": offer["match_id"], "new_match_id": offer["new_match_id"]},
             )
-        return _frame(None, "rematch_offered", offer)
+        return stream_pages.frame(None, "rematch_offered", offer)
 
     def check(self, fresh: bool = False) -> bool:
         """Whether the listener would still be let in (its account active, its token or key valid,
@@ -270,7 +185,7 @@ class Follower:
         ):
             return recent[1]
         try:
-            allowed = _on_a_live_connection(self._allowed)
+            allowed = stream_pages.on_a_live_connection(self._allowed)
         except Exception:
             logger.exception("stream check failed", extra={"match_id": str(self.match_id)})
             return True
@@ -303,87 +218,6 @@ class Follower:
 CHECKS_KEPT = 10_000
 _checks: dict[tuple[Any, ...], tuple[float, bool]] = {}
 _checks_lock = threading.Lock()
-
-
-class _SharedReads:
-    """The listeners of one match on an event loop mostly stand at the same cursor and are woken
-    by the same announcement: one read serves all of them. A listener takes a read begun since
-    the announcements it has heard (so it holds every move they announced), never an older
-    one."""
-
-    def __init__(self) -> None:
-        self.reads: dict[tuple[uuid.UUID, int], tuple[float, asyncio.Future[Page]]] = {}
-
-    async def read(self, match_id: uuid.UUID, after: int, since: float) -> Page:
-        key = (match_id, after)
-        entry = self.reads.get(key)
-        if entry is None or entry[0] < since:
-            loop = asyncio.get_running_loop()
-            future = loop.run_in_executor(_readers, read_page, match_id, after)
-            entry = self.reads[key] = (time.monotonic(), future)
-            future.add_done_callback(lambda _: self._forget(key, entry))
-        return await asyncio.shield(entry[1])
-
-    def _forget(self, key: tuple[uuid.UUID, int], entry: tuple[float, Any]) -> None:
-        if self.reads.get(key) is entry:
-            del self.reads[key]
-
-
-_shared: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _SharedReads] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _page_heard(match_id: uuid.UUID, heard: list[notify.News]) -> Page:
-    """The page of announced versions, as a look at the database would have read it (but
-    for the seats, which an announcement of a version does not change)."""
-    frames = [_event_frame(match_id, news) for news in heard if news["event"] is not None]
-    last = heard[-1]
-    ended = last["status"] not in LIVE
-    return Page(
-        b"".join(frames), last["version"], more=False, ended=ended,
-        end=_end_frame(last["version"], last["status"]) if ended else b"",
-        deadline=last["deadline"], knows_deadline=last["status"] == MatchStatus.ACTIVE,
-        status=last["status"],
-    )
-
-
-# Each announced action's frame, made once for all of its listeners in this process.
-_frames: OrderedDict[tuple[uuid.UUID, int], bytes] = OrderedDict()
-FRAMES_KEPT = 4096
-
-
-def _event_frame(match_id: uuid.UUID, news: notify.News) -> bytes:
-    key = (match_id, news["version"])
-    frame = _frames.get(key)
-    if frame is None:
-        frame = _frames[key] = _action_frames(
-            EventSerializer(news["event"]).data, news["deal_end"]
-        )
-        if len(_frames) > FRAMES_KEPT:
-            _frames.popitem(last=False)
-    return frame
-
-
-def _action_frames(event: dict[str, Any], deal_end: dict[str, Any] | None) -> bytes:
-    """An action's event, and the result of the deal it ended, if it ended one: the version
-    is the id of the last of them (EventSource resumes after the last id it received)."""
-    version = event["version"]
-    if deal_end is None:
-        return _frame(version, "action", event)
-    return _frame(None, "action", event) + _frame(
-        version, "deal_ended", {"version": version, **deal_end}
-    )
-
-
-def _end_frame(version: int, status: str) -> bytes:
-    return _frame(version, "end", {"version": version, "status": status})
-
-
-def _frame(version: int | None, kind: str, data: dict[str, Any]) -> bytes:
-    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    id_line = "" if version is None else f"id: {version}\n"
-    return f"{id_line}event: {kind}\ndata: {body}\n\n".encode()
 
 
 HEARTBEAT = b": heartbeat\n\n"
@@ -432,7 +266,7 @@ def _reader(follower: Follower, seconds: float) -> Generator[_Step, Any, None]:
         more = False
         seats_changed: bool = yield _SEATS_CHANGED
         if look or seats_changed:
-            page: Page = yield _Look(seats_changed)
+            page: stream_pages.Page = yield _Look(seats_changed)
             if frames := follower.take(page):
                 yield frames
                 sent_at = time.monotonic()
@@ -475,7 +309,7 @@ def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, No
         elif step == _SEATS_CHANGED:
             answer = False
         elif isinstance(step, _Look):
-            answer = read_page(follower.match_id, follower.after)
+            answer = stream_pages.read_page(follower.match_id, follower.after)
         elif step == _TOLD:
             answer = b""
         elif isinstance(step, _Check):
@@ -487,16 +321,16 @@ def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, No
 
 
 async def _look(
-    follower: Follower, moves: Any, shared: _SharedReads, quiet_since: float | None,
+    follower: Follower, moves: Any, shared: stream_pages.SharedReads, quiet_since: float | None,
     *, seats_changed: bool,
-) -> Page:
+) -> stream_pages.Page:
     """The actions after the follower's cursor: from the announcements heard, or read (always
     when the seats changed: only a read tells how)."""
     since = moves.clear()  # before the look: an announcement after it sets it again
     heard, gap = moves.news_after(follower.after)
     if heard and not gap and not seats_changed:
         # Every version up to the latest announced was announced with its action.
-        return _page_heard(follower.match_id, heard)
+        return stream_pages.page_heard(follower.match_id, heard)
     # A version missed, or nothing heard for a while (one may have been lost): read, sharing
     # a read begun since with the match's other listeners.
     return await shared.read(follower.match_id, follower.after, quiet_since or since)
@@ -520,10 +354,10 @@ def _told(follower: Follower, moves: notify.Moves) -> bytes:
     """What was announced outside the actions since last asked: deals' analyses ready (to those
     who may read them), and after the match's end its ratings' changes."""
     analyses = moves.analyses()  # taken either way: what is not sent is not kept
-    frames = ([_frame(None, "analysis_ready", ready) for ready in analyses]
+    frames = ([stream_pages.frame(None, "analysis_ready", ready) for ready in analyses]
               if follower.reads_records else [])
     if follower.ended:
-        frames += [_frame(None, "rating_changed", {"changes": changes})
+        frames += [stream_pages.frame(None, "rating_changed", {"changes": changes})
                    for changes in moves.ratings()]
     return b"".join(frames)
 
@@ -533,7 +367,7 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
     hears hold (reading the database, a read shared with the match's other listeners, when it
     missed one or heard nothing for a while), and what was told besides the actions."""
     loop = asyncio.get_running_loop()
-    shared = _shared.setdefault(loop, _SharedReads())
+    shared = stream_pages.shared_reads.setdefault(loop, stream_pages.SharedReads())
     every = settings.STREAM_HEARTBEAT_SECONDS
     heard_at = time.monotonic()
     quiet_since: float | None = None  # since when nothing was heard (None: news came)
@@ -556,7 +390,8 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
             elif step == _TOLD:
                 answer = _told(follower, moves)
             elif isinstance(step, _Check):
-                answer = await loop.run_in_executor(_readers, follower.check, step.fresh)
+                answer = await loop.run_in_executor(stream_pages.readers, follower.check,
+                                                    step.fresh)
             elif isinstance(step, _Wait):
                 answer, quiet_since, heard_at = await _wait_for_news(
                     moves, min(step.until, heard_at + every), heard_at, quiet_since)

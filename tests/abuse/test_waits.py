@@ -17,7 +17,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from games import notify, selectors
-from games.api import streams
+from games.api import stream_pages
 from tests import sse
 from tests.abuse.scenarios import my_turn_view
 from tests.api.conftest import API, Player, play_random_turn, table_of_four
@@ -141,7 +141,7 @@ def test_a_stream_that_fails_gives_its_thread_back(player, settings, monkeypatch
         raise RuntimeError("the database went away")
 
     with monkeypatch.context() as patch:
-        patch.setattr(streams, "read_page", broken)
+        patch.setattr(stream_pages, "read_page", broken)
         response = players[1].get(f"/matches/{match_id}/stream")
         assert response.status_code == 200
         with pytest.raises(RuntimeError):

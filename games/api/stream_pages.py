@@ -1,0 +1,188 @@
+"""The pages a live stream sends (games/api/streams.py): the actions after a cursor as SSE
+frames, read from the database (`read_page`, a read shared by a match's listeners on one event
+loop: `SharedReads`) or made from the announcements heard (`page_heard`), with the match's state
+there."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypeVar
+
+from django.db import InterfaceError, OperationalError, connection
+
+from games import notify, presenters, rematch
+from games.api.serializers.feed import EventSerializer, RematchOfferSerializer
+from games.models import Match, MatchStatus, RematchOffer, Seat
+
+T = TypeVar("T")
+
+PAGE = 500
+LIVE = (MatchStatus.WAITING, MatchStatus.ACTIVE)
+
+# The database reads of every stream on an event loop: a few threads, each keeping its
+# connection, instead of one per listener.
+readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="stream-reader")
+
+
+@dataclass(frozen=True)
+class Page:
+    """The frames of the actions after a cursor, read at one version, and the match's state
+    there."""
+
+    frames: bytes  # the actions' and deals' results'
+    next_after: int
+    more: bool  # more actions are already waiting
+    ended: bool  # the match has ended and this page holds its last action
+    end: bytes = b""  # the `end` frame, when ended
+    # The turn clock's deadline at `next_after`, if this page knows it.
+    deadline: str | None = None
+    knows_deadline: bool = False
+    # The seats' state, if this page read it.
+    seats: list[dict[str, Any]] | None = None
+    # The match's status, and of a finished match its rematch offer (None: none yet) as read.
+    status: str = ""
+    rematch: dict[str, Any] | None = None
+    # When a finished match finished, as read (None: heard just now).
+    finished_at: datetime | None = None
+
+
+def on_a_live_connection(read: Callable[[], T]) -> T:
+    """``read()`` in a pool thread, which keeps its database connection between reads (no
+    request closes or checks it): a connection lost meanwhile is opened again, once."""
+    try:
+        return read()
+    except (InterfaceError, OperationalError):
+        connection.close()
+        return read()
+
+
+def read_page(match_id: uuid.UUID, after: int) -> Page:
+    return on_a_live_connection(lambda: _read_page(match_id, after))
+
+
+def _read_page(match_id: uuid.UUID, after: int) -> Page:
+    found = list(Match.objects.filter(pk=match_id).only(
+        "id", "version", "status", "rules", "turn_deadline", "finished_at"
+    )[:1])
+    if not found:  # deleted by staff: nothing more will come
+        return Page(b"", after, more=False, ended=True)
+    match = found[0]
+    page = presenters.event_page(match, after, PAGE, with_deal_ends=True)
+    frames = [
+        _action_frames(event, page["deal_ends"].get(event["version"]))
+        for event in EventSerializer(page["events"], many=True).data
+    ]
+    ended = not page["has_more"] and page["status"] not in LIVE
+    offer = (RematchOffer.objects.filter(match_id=match_id).first()
+             if ended and page["status"] == MatchStatus.FINISHED else None)
+    caught_up = not page["has_more"] and page["status"] == MatchStatus.ACTIVE
+    deadline = match.turn_deadline.isoformat() if caught_up and match.turn_deadline else None
+    return Page(
+        b"".join(frames), page["next_after"], page["has_more"], ended,
+        end=endframe(page["version"], page["status"]) if ended else b"",
+        deadline=deadline, knows_deadline=caught_up, seats=_seats(match_id),
+        status=page["status"], finished_at=match.finished_at,
+        rematch=None if offer is None else RematchOfferSerializer(rematch.offer_view(offer)).data,
+    )
+
+
+def _seats(match_id: uuid.UUID) -> list[dict[str, Any]]:
+    return [
+        {"seat": index, "open": user_id is None and not bot_level, "ready": ready,
+         "autopilot": autopilot, "left": left_at is not None}
+        for index, user_id, bot_level, ready, autopilot, left_at in Seat.objects.filter(
+            match_id=match_id
+        ).order_by("index").values_list(
+            "index", "user_id", "bot_level", "ready", "autopilot", "left_at"
+        )
+    ]
+
+
+class SharedReads:
+    """The listeners of one match on an event loop mostly stand at the same cursor and are woken
+    by the same announcement: one read serves all of them. A listener takes a read begun since
+    the announcements it has heard (so it holds every move they announced), never an older
+    one."""
+
+    def __init__(self) -> None:
+        self.reads: dict[tuple[uuid.UUID, int], tuple[float, asyncio.Future[Page]]] = {}
+
+    async def read(self, match_id: uuid.UUID, after: int, since: float) -> Page:
+        key = (match_id, after)
+        entry = self.reads.get(key)
+        if entry is None or entry[0] < since:
+            loop = asyncio.get_running_loop()
+            future = loop.run_in_executor(readers, read_page, match_id, after)
+            entry = self.reads[key] = (time.monotonic(), future)
+            future.add_done_callback(lambda _: self._forget(key, entry))
+        return await asyncio.shield(entry[1])
+
+    def _forget(self, key: tuple[uuid.UUID, int], entry: tuple[float, Any]) -> None:
+        if self.reads.get(key) is entry:
+            del self.reads[key]
+
+
+shared_reads: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SharedReads] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def page_heard(match_id: uuid.UUID, heard: list[notify.News]) -> Page:
+    """The page of announced versions, as a look at the database would have read it (but
+    for the seats, which an announcement of a version does not change)."""
+    frames = [_eventframe(match_id, news) for news in heard if news["event"] is not None]
+    last = heard[-1]
+    ended = last["status"] not in LIVE
+    return Page(
+        b"".join(frames), last["version"], more=False, ended=ended,
+        end=endframe(last["version"], last["status"]) if ended else b"",
+        deadline=last["deadline"], knows_deadline=last["status"] == MatchStatus.ACTIVE,
+        status=last["status"],
+    )
+
+
+# Each announced action's frame, made once for all of its listeners in this process.
+_frames: OrderedDict[tuple[uuid.UUID, int], bytes] = OrderedDict()
+FRAMES_KEPT = 4096
+
+
+def _eventframe(match_id: uuid.UUID, news: notify.News) -> bytes:
+    key = (match_id, news["version"])
+    frame = _frames.get(key)
+    if frame is None:
+        frame = _frames[key] = _action_frames(
+            EventSerializer(news["event"]).data, news["deal_end"]
+        )
+        if len(_frames) > FRAMES_KEPT:
+            _frames.popitem(last=False)
+    return frame
+
+
+def _action_frames(event: dict[str, Any], deal_end: dict[str, Any] | None) -> bytes:
+    """An action's event, and the result of the deal it ended, if it ended one: the version
+    is the id of the last of them (EventSource resumes after the last id it received)."""
+    version = event["version"]
+    if deal_end is None:
+        return frame(version, "action", event)
+    return frame(None, "action", event) + frame(
+        version, "deal_ended", {"version": version, **deal_end}
+    )
+
+
+def endframe(version: int, status: str) -> bytes:
+    return frame(version, "end", {"version": version, "status": status})
+
+
+def frame(version: int | None, kind: str, data: dict[str, Any]) -> bytes:
+    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    id_line = "" if version is None else f"id: {version}\n"
+    return f"{id_line}event: {kind}\ndata: {body}\n\n".encode()
