@@ -16,6 +16,7 @@ class ServiceConfig(AppConfig):
         from runtime import work
 
         follow_ups.install(FOLLOW_UPS)
+        work.declare()
 
         # On the embedded default the serving process runs the periodic jobs itself, from its
         # first request on (commands and tests that serve none never start them).

@@ -204,7 +204,10 @@ def _send(task: _Sendable, args: tuple[Any, ...], account: Hashable, delay: floa
             kind.lane.send(task.run, *args, account=account)
         return
     try:
-        if kind.fair is not None and kind.token is not None:
+        if kind.fair is not None:
+            # Declared with the task modules (`declare`): without its token, its work would
+            # go to the workers past its fair queue.
+            assert kind.token is not None, f"{kind.name} has no token task"
             assert isinstance(account, int)
             kind.fair.push(account, json.dumps([list(args), traces.traceparent()]), delay=delay)
             kind.token.apply_async(countdown=delay)
@@ -255,15 +258,21 @@ _started = False
 _start_lock = threading.Lock()
 
 
+def declare() -> None:
+    """Import every app's task module (what Celery's autodiscovery finds), which declares its
+    tasks, its fair kinds' tokens and its periodic jobs: every process has them all from its
+    start, whatever it imports later (the project app's `ready`)."""
+    from django.utils.module_loading import autodiscover_modules
+
+    autodiscover_modules("tasks")
+
+
 def start_in_process(**_: Any) -> None:
     """On the embedded default, start the periodic jobs in this process, once (a receiver of
     Django's `request_started`: commands and tests that serve no request never start them)."""
     global _started, _generation
     if _started or not _in_process() or not _jobs_here():
         return
-    from celery import current_app
-
-    current_app.loader.import_default_modules()  # the tasks modules, which declare the jobs
     with _start_lock:
         if _started:
             return

@@ -4,8 +4,12 @@ only with the periodic jobs while they are off."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +19,8 @@ from bots import tasks
 from bots.turn_queue import TURNS
 from platforms import webhooks
 from runtime import work
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -83,3 +89,19 @@ def test_wait_here_runs_the_task_in_this_thread_on_the_embedded_default(
     work.later(tasks.play_bot_turns, "m", 2, account=7, wait_here=lambda: False)
     assert ran == [("m", 1)]
     assert sent == [("m", 2, 7)]
+
+
+def test_every_process_declares_every_task_from_its_start() -> None:
+    """A web process that never imports a task module itself (platforms/tasks.py declares
+    the deliveries' token) still sends their work through the fair queue, and beat has every
+    periodic job: the task modules are imported as Django starts."""
+    program = (
+        "import django; django.setup()\n"
+        "from platforms.webhooks import DELIVERIES\n"
+        "from runtime.work import JOBS\n"
+        "print(DELIVERIES.token is not None, len(JOBS))\n"
+    )
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "batak_api.settings"}
+    answer = subprocess.run([sys.executable, "-c", program], env=environment, check=True,
+                            capture_output=True, text=True, cwd=ROOT)
+    assert answer.stdout.split() == ["True", str(len(work.JOBS))]
