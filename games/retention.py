@@ -1,7 +1,8 @@
 """Retention: matches that ended more than FINISHED_MATCH_RETENTION_DAYS ago are deleted, with
 everything kept of them (seats, deals, moves, rematch offers, rating history rows, players'
 history rows, deal sets' and the tour's results), and always the idempotency records past
-IDEMPOTENCY_KEY_HOURS. Matches are kept for ever (0) by default: a match's record is the
+IDEMPOTENCY_KEY_HOURS and the expired tokens (a request reads its own token only:
+games/api/authentication.py). Matches are kept for ever (0) by default: a match's record is the
 players' history, and ratings are recounted from it. What is counted of a purged match
 (ratings, seasons, statistics) stays as counted. The webhook log has its own retention
 (WEBHOOK_LOG_RETENTION_DAYS, platforms/webhooks.py)."""
@@ -12,6 +13,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.utils import timezone
+from knox.models import AuthToken
 
 from games.models import OVER, IdempotencyRecord, Match
 
@@ -25,10 +27,12 @@ def idempotency_cutoff() -> datetime:
 
 
 def purge_finished_matches() -> int:
-    """Delete what is past FINISHED_MATCH_RETENTION_DAYS (no match when it is 0) and the
-    idempotency records past IDEMPOTENCY_KEY_HOURS; returns how many matches were deleted. A
-    match ended when it finished, was abandoned or cancelled (`finished_at`, set by each)."""
+    """Delete what is past FINISHED_MATCH_RETENTION_DAYS (no match when it is 0), the
+    idempotency records past IDEMPOTENCY_KEY_HOURS and the expired tokens; returns how many
+    matches were deleted. A match ended when it finished, was abandoned or cancelled
+    (`finished_at`, set by each)."""
     IdempotencyRecord.objects.filter(created_at__lt=idempotency_cutoff()).delete()
+    AuthToken.objects.filter(expiry__lt=timezone.now()).delete()
     days = settings.FINISHED_MATCH_RETENTION_DAYS
     if days <= 0:
         return 0

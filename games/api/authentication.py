@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular import authentication as drf_spectacular_authentication
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
@@ -49,7 +50,9 @@ class SessionScheme(drf_spectacular_authentication.SessionScheme):
 
 class TokenAuthentication(knox_auth.TokenAuthentication):
     """knox's token authentication (hashed, expiring, revocable tokens), refusing a token that
-    is not even text with 401 rather than failing on it."""
+    is not even text with 401 rather than failing on it, and reading the token alone: knox
+    reads every other token of the account on every request to delete the expired ones, which
+    the retention purge does instead (games/retention.py)."""
 
     def authenticate_credentials(self, token: bytes) -> tuple[User, AuthToken]:
         try:
@@ -57,6 +60,13 @@ class TokenAuthentication(knox_auth.TokenAuthentication):
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed() from None
         return super().authenticate_credentials(token)
+
+    def _cleanup_token(self, auth_token: AuthToken) -> bool:
+        """Whether the token has expired (it is deleted then)."""
+        if auth_token.expiry is None or auth_token.expiry >= timezone.now():
+            return False
+        auth_token.delete()
+        return True
 
     def renew_token(self, auth_token: AuthToken) -> None:
         # A token issued short-lived (a platform's player token) stays short: only tokens

@@ -7,7 +7,11 @@ from datetime import timedelta
 
 from django.utils import timezone
 from knox.models import AuthToken
+from knox.settings import CONSTANTS
 from rest_framework.test import APIClient
+
+from games import retention
+from games.api.authentication import TokenAuthentication
 
 from .conftest import API
 
@@ -58,6 +62,24 @@ def test_a_token_unused_past_its_expiry_lapses(db) -> None:
     token = sign_up(APIClient())["token"]
     AuthToken.objects.update(expiry=timezone.now() - timedelta(seconds=1))
     assert me(token) == 401
+
+
+def test_a_request_reads_its_own_token_and_the_purge_the_expired_others(
+    db, django_assert_num_queries
+) -> None:
+    """knox reads every token of the account on every request to delete the expired ones; a
+    request here reads its own (with its account), and the retention purge deletes them."""
+    lapsed = sign_up(APIClient())["token"]
+    token = APIClient().post(f"{API}/auth/token", {"username": "ayse",
+                             "password": "kozmaca-2026"}, format="json").json()["token"]
+    AuthToken.objects.exclude(token_key=token[:CONSTANTS.TOKEN_KEY_LENGTH]).update(
+        expiry=timezone.now() - timedelta(seconds=1))
+    authentication = TokenAuthentication()
+    with django_assert_num_queries(1):  # the token and its account, in one statement
+        user, _ = authentication.authenticate_credentials(token.encode())
+    assert user.username == "ayse" and AuthToken.objects.count() == 2
+    retention.purge_finished_matches()
+    assert AuthToken.objects.count() == 1 and (me(lapsed), me(token)) == (401, 200)
 
 
 def test_a_token_that_is_not_text_is_401(db) -> None:
