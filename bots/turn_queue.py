@@ -17,9 +17,8 @@ request or on their lane (runtime/lanes.py), in the order sent.
 from __future__ import annotations
 
 import dataclasses
-import json
 
-from runtime import fair_queue, traces, work
+from runtime import fair_queue, work
 
 # A token plays on (the next computer player of its match, and the next) for this long before
 # it lets a waiting turn go first: the most another turn waits behind a running one, past one
@@ -63,7 +62,7 @@ def slice_for(turn: Turn) -> float:
 def push(account: int, match_id: str, version: int) -> None:
     """Queue the turn in its account's list, in the current trace, as `runtime.work.later`
     does (without its token)."""
-    _QUEUE.push(account, json.dumps([[match_id, version], traces.traceparent()]))
+    _QUEUE.push(account, work.fair_item([match_id, version]))
 
 
 def take(token: str) -> Turn | None:
@@ -73,7 +72,7 @@ def take(token: str) -> Turn | None:
     taken = _QUEUE.take(token)
     if taken is None:
         return None
-    (match_id, version), traceparent = json.loads(taken.item)
+    (match_id, version), traceparent = work.fair_arguments(taken.item)
     return Turn(taken.account, match_id, int(version), taken.charged, traceparent)
 
 

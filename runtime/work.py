@@ -24,7 +24,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Protocol, TypeVar
 
 import redis
@@ -136,6 +136,17 @@ class Taken:
     traceparent: str
 
 
+def fair_item(args: Sequence[Any]) -> str:
+    """A task's arguments as an item of its kind's fair queue, with the current trace."""
+    return json.dumps([list(args), traces.traceparent()])
+
+
+def fair_arguments(item: str) -> tuple[list[Any], str]:
+    """The arguments and the trace of a fair queue's item (`fair_item`)."""
+    args, traceparent = json.loads(item)
+    return args, traceparent
+
+
 def run_next(kind: Kind, token_id: str, run: Callable[[Taken], Any]) -> Any:
     """Scaled out, a token's work: ``run`` the next item of ``kind``'s fair queue, the item of
     the account that used the workers least, charged what it took; an item that needed
@@ -143,7 +154,7 @@ def run_next(kind: Kind, token_id: str, run: Callable[[Taken], Any]) -> Any:
     ``run`` answered, or None when nothing was due."""
     assert kind.fair is not None and kind.token is not None
     while (taken := kind.fair.take(token_id)) is not None:
-        args, traceparent = json.loads(taken.item)
+        args, traceparent = fair_arguments(taken.item)
         started = time.monotonic()
         with traces.carried_on(traceparent):
             answer = run(Taken(taken.account, args, taken.charged, traceparent))
@@ -209,7 +220,7 @@ def _send(task: _Sendable, args: tuple[Any, ...], account: Hashable, delay: floa
             # go to the workers past its fair queue.
             assert kind.token is not None, f"{kind.name} has no token task"
             assert isinstance(account, int)
-            kind.fair.push(account, json.dumps([list(args), traces.traceparent()]), delay=delay)
+            kind.fair.push(account, fair_item(args), delay=delay)
             kind.token.apply_async(countdown=delay)
         else:
             task.apply_async(args, countdown=delay)
