@@ -103,7 +103,9 @@ def _play(
     """Play consecutive computer players' moves from ``version`` on, until none is to act, the
     deadline passes, or (``share_after`` passed) another turn waits in the fair queue; returns
     how many were played and the version to hand on at (None when no computer player is to
-    act). Traced as `bots.play_turns` (each move a `match.apply` in it)."""
+    act). Each run of moves up to a person's turn or a deal's end is one transaction
+    (`computer_moves.play_bot_turns`). Traced as `bots.play_turns` (each move a `match.apply`
+    in it)."""
     with traces.span("bots.play_turns",
                      {traces.MATCH_ID: match_id, traces.VERSION: version}) as span:
         played, left_at = _play_on(match_id, version, deadline, share_after)
@@ -114,19 +116,23 @@ def _play(
 def _play_on(
     match_id: str, version: int, deadline: float, share_after: float | None
 ) -> tuple[int, int | None]:
+    def enough() -> bool:
+        now = time.monotonic()
+        return now > deadline or (
+            share_after is not None and now > share_after and turn_queue.waiting()
+        )
+
     played = 0
     while True:
-        new_version = computer_moves.play_bot_turn(
-            match_id=uuid.UUID(match_id), version=version, choose=choose
+        # A run of moves (up to a person's turn or the deal's end) in one transaction.
+        new_version = computer_moves.play_bot_turns(
+            match_id=uuid.UUID(match_id), version=version, choose=choose, enough=enough
         )
         if new_version is None:
             return played, None
+        played += new_version - version
         version = new_version
-        played += 1
-        now = time.monotonic()
-        if now > deadline or (
-            share_after is not None and now > share_after and turn_queue.waiting()
-        ):
+        if enough():
             return played, version
 
 

@@ -26,61 +26,84 @@ STAND_IN_LEVEL = BotLevel.MEDIUM
 logger = logging.getLogger(__name__)
 
 
-def play_bot_turn(
+def play_bot_turns(
     *,
     match_id: uuid.UUID,
     version: int,
     choose: Callable[[engine.Observation, Seat], engine.Action],
+    enough: Callable[[], bool] = lambda: False,
 ) -> int | None:
-    """Let the computer player whose turn it is at ``version`` move; returns the new version.
+    """Let the computer players whose turn it is from ``version`` on move, as many in a row as
+    the deal gives them, in one transaction; returns the new version.
 
-    ``choose(observation, seat)`` decides from the seat's observation (the seat row tells what
-    the player plays as), outside any transaction: a search that thinks for seconds holds no
-    lock, so no other match (on SQLite, no other write at all) waits for it. The move is then
-    applied under the match lock only if the match is still at ``version``, so it applies to
-    exactly the state it was decided on. Returns None, changing nothing, when the match is not
-    (or no longer) at ``version`` or no bot is to act: a duplicate or late task can never move
-    twice, and a stale decision is dropped (whoever moved the match on carries it further).
+    Each move is decided by ``choose(observation, seat)`` from its own seat's observation (the
+    seat row tells what the player plays as), on a copy of the deal played on by the moves
+    decided before it, outside any transaction: a search that thinks for seconds holds no
+    lock, so no other match (on SQLite, no other write at all) waits for it. The run ends at a
+    person's turn, at the end of the deal (the next deal is dealt under the lock), or when
+    ``enough()`` says so after a decision. The moves are then applied under the match lock
+    only if the match is still at ``version``, so they apply to exactly the state they were
+    decided on, each its own action, version and event. Returns None, changing nothing, when
+    the match is not (or no longer) at ``version`` or no computer player is to act: a
+    duplicate or late task can never move twice, and a stale decision is dropped (whoever
+    moved the match on carries it further).
     """
     turn = _bot_turn(match_id, version)
     if turn is None:
         return None
     COMPUTER_TURN_WAIT.observe((timezone.now() - turn.came_up_at).total_seconds())
-    action = choose(turn.state.observation(turn.seat), turn.seat_row)
+    moves = _decide(turn, choose, enough)
     try:
         with changing(match_id, sends_bots=False) as unit:
             if unit.match.status != MatchStatus.ACTIVE or unit.match.version != version:
                 return None
-            seat_row = unit.seat(turn.seat)
             unit.use_state(turn.deals, turn.state)
-            if seat_row.computer_plays:  # else its person came back while the bot was thinking
-                unit.apply(turn.seat, action, origin=seat_row.origin)
-            return unit.match.version if seat_row.computer_plays else None
+            for seat, action in moves:
+                seat_row = unit.seat(seat)
+                if not seat_row.computer_plays:  # its person came back while the bots thought
+                    break
+                unit.apply(seat, action, origin=seat_row.origin)
+            return unit.match.version if unit.match.version != version else None
     except MatchNotFound:
         return None
 
 
+def _decide(
+    turn: _BotTurn,
+    choose: Callable[[engine.Observation, Seat], engine.Action],
+    enough: Callable[[], bool],
+) -> list[tuple[int, engine.Action]]:
+    """The computer players' moves from ``turn`` on, each decided from its own seat's view of
+    a look-ahead copy of the deal."""
+    ahead = turn.state.copy()
+    moves: list[tuple[int, engine.Action]] = []
+    while (seat := selectors.bot_seat(turn.match, ahead)) is not None:
+        action = choose(ahead.observation(seat), selectors.seat_at(turn.match, seat))
+        ahead.apply(seat, action)
+        moves.append((seat, action))
+        if ahead.is_over or enough():
+            break
+    return moves
+
+
 @dataclasses.dataclass(frozen=True)
 class _BotTurn:
+    match: Match  # as read for the turn: its seats say who plays them
     deals: list[Deal]
     state: engine.Deal
-    seat: int
-    seat_row: Seat
     came_up_at: datetime  # the match's last change: the move before this turn
 
 
 def _bot_turn(match_id: uuid.UUID, version: int) -> _BotTurn | None:
-    """The computer player's turn at ``version``, read without a lock: from the state this
+    """The computer players' turn at ``version``, read without a lock: from the state this
     process kept at exactly that version if it has it (no read), else from a read at that
     version. None when the match is not at ``version`` or no computer player is to act."""
     kept = snapshots.take(match_id, version)
     if kept is not None and kept.version == version:
         # Who plays a seat can change at one version (a person leaving or coming back): the
         # kept rows are trusted only to say a computer player is to act, checked under the lock.
-        seat = selectors.bot_seat(kept.match, kept.state)
-        if seat is not None:
-            return _BotTurn(kept.deals, kept.state, seat, selectors.seat_at(kept.match, seat),
-                            kept.match.updated_at)
+        if selectors.bot_seat(kept.match, kept.state) is not None:
+            return _BotTurn(kept.match, kept.deals, kept.state, kept.match.updated_at)
         snapshots.give_back(kept)
     match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
     if match is None or match.status != MatchStatus.ACTIVE or match.version != version:
@@ -89,10 +112,9 @@ def _bot_turn(match_id: uuid.UUID, version: int) -> _BotTurn | None:
     if deals[0].status != DealStatus.IN_PROGRESS:  # a move came between the two reads
         return None
     state = selectors.replay_deal(match, deals[0])
-    seat = selectors.bot_seat(match, state)
-    if seat is None:
+    if selectors.bot_seat(match, state) is None:
         return None
-    return _BotTurn(deals, state, seat, selectors.seat_at(match, seat), match.updated_at)
+    return _BotTurn(match, deals, state, match.updated_at)
 
 
 def time_out_turn(

@@ -79,8 +79,8 @@ MOVES = closed(Counter(
     "`autopilot` or `stand_in` (after the person left).", ["game", "origin"],
 ), game=_choices("GameChoice"), origin=_choices("ActionOrigin"))
 COMPUTER_TURN_WAIT = Histogram(
-    "batak_computer_turn_wait_seconds", "From a computer player's turn coming up (the move "
-    "before it committed) to a worker taking it up.",
+    "batak_computer_turn_wait_seconds", "From the computer players' turn coming up (the move "
+    "before it committed) to a worker taking it up: once a run of their moves in a row.",
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
 )
 OPEN_WAITS = closed(Gauge(

@@ -39,10 +39,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("matches/<uuid:match_id>/hint", play.HintView.as_view(), name="hint"),
     path("matches/<uuid:match_id>/bid-estimate", play.BidEstimateView.as_view(),
          name="bid-estimate"),
-    *[
-        path(f"matches/<uuid:match_id>/{kind}", view.as_view(), name=kind)
-        for kind, view in play.ACTION_VIEWS.items()
-    ],
+    path("matches/<uuid:match_id>/actions", play.ActionView.as_view(), name="actions"),
     path("matches/<uuid:match_id>/events", feed.EventsView.as_view(), name="events"),
     path("matches/<uuid:match_id>/stream", feed.StreamView.as_view(), name="stream"),
     path("matches/<uuid:match_id>/deals", feed.DealListView.as_view(), name="deals"),

@@ -57,7 +57,7 @@ PARTS: list[tuple[str, str, str]] = [
      "SeatViewSerializer.to_representation"),
     ("  render JSON", "rest_framework.renderers", "JSONRenderer.render"),
     # A computer player's move, in a worker (bots.tasks.play_bot_turns).
-    ("computer player's move, all of it", "games.computer_moves", "play_bot_turn"),
+    ("computer player's move, all of it", "games.computer_moves", "play_bot_turns"),
     ("  its decision", "bots.tasks", "choose"),
 ]
 

@@ -106,12 +106,12 @@ def test_a_panel_whose_queries_return_nothing_says_no_data() -> None:
 
 
 def test_a_series_is_named_by_the_targets_legend_format_else_its_labels_else_its_query() -> None:
-    labels = {"route": "api/v1/matches/<uuid:match_id>/play", "method": "POST"}
+    labels = {"route": "api/v1/matches/<uuid:match_id>/actions", "method": "POST"}
 
     assert dashboard.legend_name({"expr": "x", "legendFormat": "{{ route }}"}, labels) == (
-        "api/v1/matches/<uuid:match_id>/play")
+        "api/v1/matches/<uuid:match_id>/actions")
     assert dashboard.legend_name({"expr": "x"}, labels) == (
-        '{method="POST", route="api/v1/matches/<uuid:match_id>/play"}')
+        '{method="POST", route="api/v1/matches/<uuid:match_id>/actions"}')
     assert dashboard.legend_name({"expr": "sum(x)"}, {}) == "sum(x)"
 
 

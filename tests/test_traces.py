@@ -212,8 +212,7 @@ def test_one_trace_from_a_move_through_the_computer_turns_to_its_webhook(
             view = person.get(f"{API}/matches/{match['id']}/view").json()
             assert view["deal"]["to_act"] == 0
             action = view["deal"]["legal_actions"][0]
-            body = {k: v for k, v in action.items() if k != "kind"}
-            moved = person.post(f"{API}/matches/{match['id']}/{action['kind']}", body,
+            moved = person.post(f"{API}/matches/{match['id']}/actions", action,
                                 format="json")
             assert moved.status_code == 200, moved.content
             new = WebhookDelivery.objects.exclude(event_id__in=known)
@@ -231,7 +230,7 @@ def test_one_trace_from_a_move_through_the_computer_turns_to_its_webhook(
     # Spans named by route.
     assert {span.name for span in web} == {
         "GET api/v1/matches/<uuid:match_id>/view",
-        f"POST api/v1/matches/<uuid:match_id>/{action['kind']}",
+        "POST api/v1/matches/<uuid:match_id>/actions",
     }
     request = next(span for span in web if span.name.startswith("POST"))
     in_trace = [span for span in finished if span.context.trace_id == request.context.trace_id]

@@ -25,22 +25,12 @@ import httpx
 from batak_api_client import AuthenticatedClient, Client
 from batak_api_client.api.accounts import create_guest
 from batak_api_client.api.matches import create_match
-from batak_api_client.api.play import (
-    announce_tricks,
-    choose_trump,
-    get_seat_view,
-    list_events,
-    pass_auction,
-    place_bid,
-    play_card,
-    request_redeal,
-)
+from batak_api_client.api.play import get_seat_view, list_events, submit_action
 from batak_api_client.models import (
-    ActionInputRequest,
     AnnounceAction,
-    AnnounceInputRequest,
+    AnnounceActionInputRequest,
     BidAction,
-    BidInputRequest,
+    BidActionInputRequest,
     BotLevel,
     BotSeatRequest,
     BotSeatRequestKind,
@@ -54,14 +44,16 @@ from batak_api_client.models import (
     MeSeatRequest,
     MeSeatRequestKind,
     PassAction,
+    PassActionInputRequest,
     PlayAction,
-    PlayInputRequest,
+    PlayActionInputRequest,
     Problem,
     RedealAction,
+    RedealActionInputRequest,
     SeatView,
     Token,
     TrumpAction,
-    TrumpInputRequest,
+    TrumpActionInputRequest,
 )
 from batak_api_client.types import Response
 from batak_sse import ActionMessage, DealEndedMessage, EndMessage, Event, StreamMessage, follow
@@ -91,32 +83,22 @@ def expect_problem(response: Response[SeatView | Problem], status: int, codes: s
         fail(f"expected a {status} problem {codes}: {response.status_code} {response.content!r}")
 
 
+ActionInput = (AnnounceActionInputRequest | BidActionInputRequest | PassActionInputRequest
+               | PlayActionInputRequest | RedealActionInputRequest | TrumpActionInputRequest)
+# The request member of each kind of action: the same fields, with `expected_version`.
+INPUTS: dict[type[Action], type[ActionInput]] = {
+    BidAction: BidActionInputRequest, PassAction: PassActionInputRequest,
+    TrumpAction: TrumpActionInputRequest, AnnounceAction: AnnounceActionInputRequest,
+    PlayAction: PlayActionInputRequest, RedealAction: RedealActionInputRequest,
+}
+
+
 def submit(
     client: AuthenticatedClient, match_id: UUID, action: Action, version: int
 ) -> Response[SeatView | Problem]:
-    match action:
-        case BidAction(tricks=tricks):
-            return place_bid.sync_detailed(
-                match_id, client=client, body=BidInputRequest(tricks=tricks,
-                                                              expected_version=version))
-        case PassAction():
-            return pass_auction.sync_detailed(
-                match_id, client=client, body=ActionInputRequest(expected_version=version))
-        case TrumpAction(suit=suit):
-            return choose_trump.sync_detailed(
-                match_id, client=client, body=TrumpInputRequest(suit=suit,
-                                                                expected_version=version))
-        case AnnounceAction(tricks=tricks):
-            return announce_tricks.sync_detailed(
-                match_id, client=client, body=AnnounceInputRequest(tricks=tricks,
-                                                                   expected_version=version))
-        case PlayAction(card=card):
-            return play_card.sync_detailed(
-                match_id, client=client, body=PlayInputRequest(card=card,
-                                                               expected_version=version))
-        case RedealAction():
-            return request_redeal.sync_detailed(
-                match_id, client=client, body=ActionInputRequest(expected_version=version))
+    """Any entry of `legal_actions`, as given, with the version it was given at."""
+    body = INPUTS[type(action)].from_dict({**action.to_dict(), "expected_version": version})
+    return submit_action.sync_detailed(match_id, client=client, body=body)
 
 
 @dataclasses.dataclass
@@ -132,9 +114,10 @@ class Probes:
              deal: DealView, legal: Sequence[Action]) -> None:
         if not self.refused and deal.refusals:
             refusal = deal.refusals[0]
-            expect_problem(play_card.sync_detailed(
-                match_id, client=client, body=PlayInputRequest(card=refusal.card)), 422,
-                {refusal.reason.value})
+            expect_problem(submit_action.sync_detailed(
+                match_id, client=client,
+                body=PlayActionInputRequest.from_dict({"kind": "play", "card": refusal.card})),
+                422, {refusal.reason.value})
             self.refused = True
         if not self.stale and view.version > 0:
             expect_problem(submit(client, match_id, legal[0], view.version - 1), 409,

@@ -64,34 +64,11 @@ async function main(): Promise<void> {
     for await (const message of follow(baseUrl, match_id, { headers })) heard.push(message);
   })();
 
+  // Any entry of `legal_actions`, as given, with the version it was given at.
   async function submit(action: Action, version: number) {
-    const expected_version = version;
-    switch (action.kind) {
-      case "bid":
-        return client.POST("/api/v1/matches/{match_id}/bid", {
-          params: { path }, body: { tricks: action.tricks, expected_version },
-        });
-      case "pass":
-        return client.POST("/api/v1/matches/{match_id}/pass", {
-          params: { path }, body: { expected_version },
-        });
-      case "trump":
-        return client.POST("/api/v1/matches/{match_id}/trump", {
-          params: { path }, body: { suit: action.suit, expected_version },
-        });
-      case "announce":
-        return client.POST("/api/v1/matches/{match_id}/announce", {
-          params: { path }, body: { tricks: action.tricks, expected_version },
-        });
-      case "play":
-        return client.POST("/api/v1/matches/{match_id}/play", {
-          params: { path }, body: { card: action.card, expected_version },
-        });
-      case "redeal":
-        return client.POST("/api/v1/matches/{match_id}/redeal", {
-          params: { path }, body: { expected_version },
-        });
-    }
+    return client.POST("/api/v1/matches/{match_id}/actions", {
+      params: { path }, body: { ...action, expected_version: version },
+    });
   }
 
   const seen: Event[] = [];
@@ -111,8 +88,8 @@ async function main(): Promise<void> {
       const legal = deal.legal_actions.filter((action) => action.kind !== "redeal");
       const refusal = deal.refusals[0];
       if (!refusedOnce && refusal !== undefined) {
-        const refused = await client.POST("/api/v1/matches/{match_id}/play", {
-          params: { path }, body: { card: refusal.card },
+        const refused = await client.POST("/api/v1/matches/{match_id}/actions", {
+          params: { path }, body: { kind: "play", card: refusal.card },
         });
         expectProblem(refused.error, 422, [refusal.reason]);
         refusedOnce = true;

@@ -32,34 +32,9 @@ async function signUp(name: string): Promise<{ username: string; client: Client 
 }
 
 async function submit(client: Client, match_id: string, action: Action, version: number) {
-  const path = { match_id };
-  const expected_version = version;
-  switch (action.kind) {
-    case "bid":
-      return client.POST("/api/v1/matches/{match_id}/bid", {
-        params: { path }, body: { tricks: action.tricks, expected_version },
-      });
-    case "pass":
-      return client.POST("/api/v1/matches/{match_id}/pass", {
-        params: { path }, body: { expected_version },
-      });
-    case "trump":
-      return client.POST("/api/v1/matches/{match_id}/trump", {
-        params: { path }, body: { suit: action.suit, expected_version },
-      });
-    case "announce":
-      return client.POST("/api/v1/matches/{match_id}/announce", {
-        params: { path }, body: { tricks: action.tricks, expected_version },
-      });
-    case "play":
-      return client.POST("/api/v1/matches/{match_id}/play", {
-        params: { path }, body: { card: action.card, expected_version },
-      });
-    case "redeal":
-      return client.POST("/api/v1/matches/{match_id}/redeal", {
-        params: { path }, body: { expected_version },
-      });
-  }
+  return client.POST("/api/v1/matches/{match_id}/actions", {
+    params: { path: { match_id } }, body: { ...action, expected_version: version },
+  });
 }
 
 async function main(): Promise<void> {

@@ -55,12 +55,10 @@ while True:
         # Not your turn: wait (up to 20 s) for the next move on the event feed.
         call("GET", f"/matches/{match_id}/events?after={view['version']}&wait=20", token)
         continue
-    # Your turn: any of legal_actions is accepted. Its kind names the endpoint (bid, pass,
-    # trump, announce, play, redeal), its other fields are the body.
-    action = dict(deal["legal_actions"][0])
-    kind = action.pop("kind")
-    call("POST", f"/matches/{match_id}/{kind}", token,
+    # Your turn: any of legal_actions is accepted, posted as it is with the version.
+    action = deal["legal_actions"][0]
+    call("POST", f"/matches/{match_id}/actions", token,
          {**action, "expected_version": view["version"]})
-    print(f"version {view['version']}: {kind} {action}")
+    print(f"version {view['version']}: {action}")
 
 print(f"match {view['status']}: totals {view['totals']}, places {view['ranking']}")

@@ -43,17 +43,13 @@ echo "hand: $(echo "$VIEW" | field deal.hand)"
 echo "legal: $(echo "$VIEW" | field deal.legal_actions)"
 
 # 4. Take one of the legal actions (here the first; in the auction it may be a bid or a pass).
-#    Each kind has its endpoint, /bid, /pass, /trump, /announce, /play or /redeal, whose body
-#    is the action's own field (`tricks`, `suit`, `card`; none for a pass) and the version you
+#    Every action goes to /actions: the entry of legal_actions as it is, and the version you
 #    read: if the match moved on meanwhile, the answer is 409 stale_version and nothing changes.
 ACTION=$(echo "$VIEW" | field deal.legal_actions.0)       # e.g. {"kind": "bid", "tricks": 4}
-KIND=$(echo "$ACTION" | field kind)
 BODY=$(echo "$ACTION" | python3 -c 'import json, sys
-action = json.load(sys.stdin)
-del action["kind"]
-print(json.dumps({**action, "expected_version": int(sys.argv[1])}))' "$VERSION")
-VIEW=$(curl -sf -X POST "$B/matches/$MATCH/$KIND" -H "$H" -H 'Content-Type: application/json' \
-    -d "$BODY")                                            # the answer is your view again
+print(json.dumps({**json.load(sys.stdin), "expected_version": int(sys.argv[1])}))' "$VERSION")
+VIEW=$(curl -sf -X POST "$B/matches/$MATCH/actions" -H "$H" \
+    -H 'Content-Type: application/json' -d "$BODY")      # the answer is your view again
 echo "took $ACTION at version $VERSION; now version $(echo "$VIEW" | field version)"
 
 # 5. Every move so far, in order (the computer players' too), by the event feed's cursor.

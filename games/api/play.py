@@ -1,13 +1,11 @@
-"""Playing: a seat's view, the bid estimate, and one view per kind of action, made from one
-table (`ACTIONS`)."""
+"""Playing: a seat's view, the bid estimate, a hint, and the one endpoint every action goes
+to."""
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import uuid
-from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 from django.conf import settings
 from drf_spectacular.utils import (
@@ -38,13 +36,9 @@ from games.api.base import (
 )
 from games.api.serializers.play import (
     ActionInputSerializer,
-    AnnounceInputSerializer,
     BidEstimateSerializer,
-    BidInputSerializer,
     HintSerializer,
-    PlayInputSerializer,
     SeatViewSerializer,
-    TrumpInputSerializer,
 )
 from games.errors import (
     ActionRefused,
@@ -157,71 +151,21 @@ class HintView(MatchEndpoint):
         return Response(HintSerializer(data).data)
 
 
-# --- actions -----------------------------------------------------------------------------------
+# --- acting ------------------------------------------------------------------------------------
 
 
-@dataclasses.dataclass(frozen=True)
-class ActionEndpoint:
-    """One kind of action as the API takes it: its path, its body and its documentation."""
-
-    kind: str
-    operation_id: str
-    summary: str
-    description: str
-    input_serializer: type[serializers.Serializer]
-    example: dict[str, Any]
-    to_action: Callable[[dict[str, Any]], engine.Action]
-
-
-ACTIONS = [
-    ActionEndpoint(
-        "bid", "placeBid", "Bid", "Bid a number of tricks in the auction.",
-        BidInputSerializer, {"tricks": 5, "expected_version": 3},
-        lambda data: engine.Bid(data["tricks"]),
-    ),
-    ActionEndpoint(
-        "pass", "passAuction", "Pass", "Pass in the auction; you may not bid again in this deal.",
-        ActionInputSerializer, {"expected_version": 3}, lambda data: engine.Pass(),
-    ),
-    ActionEndpoint(
-        "trump", "chooseTrump", "Name trumps", "The declarer names the trump suit.",
-        TrumpInputSerializer, {"suit": "H", "expected_version": 7},
-        lambda data: engine.ChooseTrump(engine.Suit.parse(data["suit"])),
-    ),
-    ActionEndpoint(
-        "announce", "announceTricks", "Announce",
-        "Koz Maça with announcements: the tricks you will take.",
-        AnnounceInputSerializer, {"tricks": 3, "expected_version": 0},
-        lambda data: engine.Announce(data["tricks"]),
-    ),
-    ActionEndpoint(
-        "play", "playCard", "Play a card",
-        "Play a card (the declarer also plays a face-up dummy's).",
-        PlayInputSerializer, {"card": "QC", "expected_version": 12},
-        lambda data: engine.Play(data["card"]),
-    ),
-    ActionEndpoint(
-        "redeal", "requestRedeal", "Ask for a redeal",
-        "With `weak_hand_redeal`, a hand with no card above a ten may ask for a new deal before "
-        "its own first call or card.", ActionInputSerializer, {"expected_version": 0},
-        lambda data: engine.RequestRedeal(),
-    ),
+ACTION_EXAMPLES = [
+    ("A bid", {"kind": "bid", "tricks": 5, "expected_version": 3}),
+    ("A pass", {"kind": "pass", "expected_version": 3}),
+    ("Naming trumps", {"kind": "trump", "suit": "H", "expected_version": 7}),
+    ("An announcement", {"kind": "announce", "tricks": 3, "expected_version": 0}),
+    ("A card", {"kind": "play", "card": "QC", "expected_version": 12}),
+    ("Asking for a redeal", {"kind": "redeal", "expected_version": 0}),
 ]
-
-ACTION_ANSWER = (
-    " Answers your seat's view right after your action, at the `version` it names; the "
-    "computer players' moves that follow come through the event feed. The turn clock is "
-    "exact: an action that arrives once your turn's `turn_deadline` has passed is refused "
-    "409 `turn_timed_out`, the stand-in having moved for you (as it does at the deadline "
-    "when no action comes)."
-)
 
 
 class ActionView(MatchEndpoint):
-    """Submits one action for the caller's seat through `services.submit_action`: one class
-    per `ActionEndpoint`, made by `action_view`."""
-
-    endpoint: ClassVar[ActionEndpoint]
+    """Submits one action for the caller's seat through `services.submit_action`."""
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         # The action's own transaction loads and locks the match and asks the access policy
@@ -229,8 +173,32 @@ class ActionView(MatchEndpoint):
         # match is read once.
         APIView.initial(self, request, *args, **kwargs)
 
+    @extend_schema(
+        operation_id="submitAction", tags=["play"], summary="Act: a call or a card",
+        description=(
+            "Submit one of your seat's `legal_actions` exactly as the seat view or your "
+            "seat's stream gave it (`kind` and its one argument), with the `version` it was "
+            "given at as `expected_version`: a bid, a pass, naming trumps, an announcement "
+            "(Koz Maça with announcements), a card (the declarer also plays a face-up "
+            "dummy's) or, with `weak_hand_redeal`, asking for a redeal before your own first "
+            "call or card. Answers your seat's view right after your action, at the `version` "
+            "it names; the computer players' moves that follow come through the stream (and "
+            "the event feed). The turn clock is exact: an action that arrives once your "
+            "turn's `turn_deadline` has passed is refused 409 `turn_timed_out`, the stand-in "
+            "having moved for you (as it does at the deadline when no action comes). An "
+            "action the rules refuse is 422 with the reason's code and sentence."
+        ),
+        request=ActionInputSerializer,
+        parameters=[IDEMPOTENCY_HEADER],
+        responses={200: SeatViewSerializer, **errors(400, 401, 403, 404, 409, 422)},
+        examples=[
+            *(OpenApiExample(summary, value=value, request_only=True)
+              for summary, value in ACTION_EXAMPLES),
+            VERSION_EXAMPLE, ILLEGAL_EXAMPLE,
+        ],
+    )
     def post(self, request: Request, match_id: uuid.UUID) -> Response:
-        data = valid_input(self.endpoint.input_serializer, request.data)
+        data = valid_input(ActionInputSerializer, request.data)
         key = request.headers.get("Idempotency-Key")
         idempotency = None
         if key is not None:
@@ -241,32 +209,11 @@ class ActionView(MatchEndpoint):
             )
         result = services.submit_action(
             match_id=match_id,
-            action=self.endpoint.to_action(data),
+            action=data["action"],
             user=signed_in(request),
-            expected_version=data.get("expected_version"),
+            expected_version=data["expected_version"],
             idempotency=idempotency,
         )
         headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
         # Built to the schema's `SeatView` (tests/api/test_move_state.py), so answered as is.
         return Response(result.view, headers=headers)
-
-
-def action_view(endpoint: ActionEndpoint) -> type[ActionView]:
-    """The view of one kind of action, documented from its `ActionEndpoint`."""
-
-    @extend_schema(
-        operation_id=endpoint.operation_id, tags=["play"], summary=endpoint.summary,
-        description=endpoint.description + ACTION_ANSWER, request=endpoint.input_serializer,
-        parameters=[IDEMPOTENCY_HEADER],
-        responses={200: SeatViewSerializer, **errors(400, 401, 403, 404, 409, 422)},
-        examples=[OpenApiExample(endpoint.summary, value=endpoint.example, request_only=True),
-                  VERSION_EXAMPLE, ILLEGAL_EXAMPLE],
-    )
-    def post(self: ActionView, request: Request, match_id: uuid.UUID) -> Response:
-        return ActionView.post(self, request, match_id)
-
-    name = f"{endpoint.kind.capitalize()}View"
-    return type(name, (ActionView,), {"endpoint": endpoint, "post": post, "__module__": __name__})
-
-
-ACTION_VIEWS = {endpoint.kind: action_view(endpoint) for endpoint in ACTIONS}

@@ -7,6 +7,7 @@ its `DealStart` and its ordered action log, so `Deal.replay` rebuilds any state.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import random
 from collections.abc import Iterable, Sequence
@@ -132,6 +133,17 @@ class Deal:
         for seat, action in log:
             deal.apply(seat, action)
         return deal
+
+    def copy(self) -> Deal:
+        """An independent copy for looking ahead (the start and rules are shared, the position
+        is not)."""
+        clone = copy.copy(self)
+        clone.log = list(self.log)
+        clone.auction = list(self.auction)
+        clone.passed = list(self.passed)
+        clone.announcements = list(self.announcements)
+        clone.play = None if self.play is None else self.play.copy()
+        return clone
 
     # --- what is where -------------------------------------------------------------------
 

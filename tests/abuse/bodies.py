@@ -137,9 +137,8 @@ def chunked_bodies_are_read_as_any_other(base_url: str) -> None:
     assert (match["game"], match["visibility"]) == ("spades", "public")
     view = my_turn_view(api, match["id"])
     action = view["deal"]["legal_actions"][0]
-    body = {name: value for name, value in action.items() if name != "kind"}
-    path = f"{API}/matches/{match['id']}/{client.ACTION_PATHS[action['kind']]}"
-    stale = json.dumps({**body, "expected_version": view["version"] + 99}).encode()
+    path = f"{API}/matches/{match['id']}/actions"
+    stale = json.dumps({**action, "expected_version": view["version"] + 99}).encode()
     status, refused = send_chunked(base_url, path, stale, api.token)
     assert (status, refused["code"]) == (409, "stale_version"), refused
     assert client.view(api, match["id"])["version"] == view["version"]

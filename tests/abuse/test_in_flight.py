@@ -41,7 +41,7 @@ def test_one_accounts_requests_in_flight_are_bounded(player, settings) -> None:
 def test_a_place_comes_back_however_the_request_ends(player, settings) -> None:
     match_id, players = table_of_four(player)
     someone = players[1]
-    for path in (f"/matches/{match_id}", "/matches/not-a-match", f"/matches/{match_id}/pass"):
+    for path in (f"/matches/{match_id}", "/matches/not-a-match", f"/matches/{match_id}/actions"):
         someone.get(path)
         someone.post(path, {"expected_version": "x"})
     assert in_flight.in_flight(someone.user_id) == 0

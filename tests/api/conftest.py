@@ -66,14 +66,9 @@ def table_of_four(player, game: str = "auction", deals: int = 1, **rules: Any):
     return match["id"], players
 
 
-ACTION_PATHS = {"bid": "bid", "pass": "pass", "trump": "trump", "announce": "announce",
-                "play": "play", "redeal": "redeal"}
-
-
 def submit(someone: Player, match_id: str, action: dict[str, Any], **extra: Any):
-    body = {k: v for k, v in action.items() if k != "kind"}
-    body.update(extra)
-    return someone.post(f"/matches/{match_id}/{ACTION_PATHS[action['kind']]}", body)
+    """Submit ``action`` (an entry of `legal_actions`); ``extra`` adds e.g. expected_version."""
+    return someone.post(f"/matches/{match_id}/actions", {**action, **extra})
 
 
 def play_random_turn(players: list[Player], match_id: str, rng: random.Random) -> dict[str, Any]:

@@ -41,7 +41,7 @@ def send_turns(match_id: str, version: int) -> None:
     """The worker plays the computer players' turns from ``version`` on, at once."""
     with WORKER.running():
         while version is not None:
-            version = computer_moves.play_bot_turn(
+            version = computer_moves.play_bot_turns(
                 match_id=uuid.UUID(match_id), version=version, choose=choose
             )
 

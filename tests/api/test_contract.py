@@ -110,7 +110,7 @@ def test_a_dummy_card_names_the_dummy_and_who_submitted_it(player) -> None:
 @pytest.mark.parametrize("method", ["get", "post", "put", "patch", "delete"])
 def test_unknown_api_paths_answer_a_problem_for_every_method(player, method) -> None:
     someone = player("A")
-    response = getattr(someone.client, method)(f"{API}/matches/0/play")
+    response = getattr(someone.client, method)(f"{API}/matches/0/actions")
     assert_problem(response, 404, "not_found")
 
 
@@ -118,7 +118,7 @@ def test_a_session_without_csrf_token_gets_a_problem_not_a_page(player, django_u
     user = django_user_model.objects.create_user("sessioned", password="kozmaca-2026")
     browser = Client(enforce_csrf_checks=True)
     browser.force_login(user)
-    assert_problem(browser.post(f"{API}/matches/0/play"), 404, "not_found")
+    assert_problem(browser.post(f"{API}/matches/0/actions"), 404, "not_found")
     body = assert_problem(
         browser.post(f"{API}/matches", {}, content_type="application/json"), 403, "csrf_failed"
     )
@@ -229,10 +229,10 @@ def test_values_of_the_wrong_type_or_range_are_refused(player, path, body) -> No
 
 def test_card_and_suit_strings_follow_their_pattern(player) -> None:
     match_id, players = table_of_four(player)
-    for body in ({"card": "1H"}, {"card": " AS"}, {"card": 12}, {"card": "AS", "x": 1}):
-        response = players[0].post(f"/matches/{match_id}/play", body)
+    for card in ({"card": "1H"}, {"card": " AS"}, {"card": 12}, {"card": "AS", "x": 1}):
+        response = players[0].post(f"/matches/{match_id}/actions", {"kind": "play", **card})
         assert response.status_code == 400
-    response = players[0].post(f"/matches/{match_id}/trump", {"suit": "X"})
+    response = players[0].post(f"/matches/{match_id}/actions", {"kind": "trump", "suit": "X"})
     assert_problem(response, 400, "invalid_input")
 
 
@@ -281,8 +281,7 @@ def test_an_action_answers_the_state_right_after_it(player, transactional_db) ->
     view = someone.view(match["id"])
     assert view["deal"]["to_act"] == 0
     action = view["deal"]["legal_actions"][0]
-    body = {key: value for key, value in action.items() if key != "kind"}
-    answer = someone.post(f"/matches/{match['id']}/{action['kind']}", body).json()
+    answer = someone.post(f"/matches/{match['id']}/actions", action).json()
     mine = Action.objects.get(match_id=match["id"], seat=0, version=answer["version"])
     assert mine.kind == action["kind"]
     # The answer holds nothing of a later version: a replay up to it gives the same view.
@@ -300,8 +299,8 @@ OPERATION_IDS = {
     "createGuest", "register", "logIn", "logOut", "logOutEverywhere", "getMe", "closeAccount",
     "exportMyData",
     "listRulePresets", "listMatches",
-    "createMatch", "getMatch", "joinMatch", "getSeatView", "getBidEstimate", "getHint", "placeBid",
-    "passAuction", "chooseTrump", "announceTricks", "playCard", "requestRedeal", "listEvents",
+    "createMatch", "getMatch", "joinMatch", "getSeatView", "getBidEstimate", "getHint",
+    "submitAction", "listEvents",
     "streamEvents",
     "listDeals", "getDeal", "getDealAnalysis", "getDealNotation", "getMatchNotation",
     "listTourTables",

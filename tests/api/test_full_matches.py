@@ -66,7 +66,8 @@ def test_full_match_with_four_people(player, game, rules) -> None:
     totals = [sum(r["scores"][seat] for r in finished) for seat in range(4)]
     assert final["totals"] == totals and final["ranking"] is not None
     assert Action.objects.filter(match_id=match_id).count() == final["version"]
-    assert players[0].post(f"/matches/{match_id}/pass").json()["code"] == "match_not_active"
+    assert players[0].post(f"/matches/{match_id}/actions",
+                           {"kind": "pass"}).json()["code"] == "match_not_active"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -125,7 +125,8 @@ class TestSeatView:
         assert other.status_code == 403 and other.json()["code"] == "other_seat"
         assert other.json()["detail"].endswith("you sit at seat 1.")
         assert players[1].get(f"/matches/{match_id}/view?seat=1").json()["seat"] == 1
-        assert staff_player.post(f"/matches/{match_id}/pass").status_code == 403
+        assert staff_player.post(f"/matches/{match_id}/actions",
+                                 {"kind": "pass"}).status_code == 403
         Match.objects.filter(pk=match_id).update(status=MatchStatus.ABANDONED)
         with caplog.at_level("INFO", logger="games.api.play"):
             view = staff_player.get(f"/matches/{match_id}/view?seat=2").json()

@@ -75,13 +75,18 @@ def test_a_scripted_match_is_counted(player, settings) -> None:
 
     assert grew("batak_moves_total", game="spades", origin="player") == 52
     assert grew("batak_computer_decision_seconds_count", level="easy") == 39
-    assert grew("batak_computer_turn_wait_seconds_count") == 39
+    # A turn is each run of computer players' moves in a row, played in one go.
+    seats = [event["submitted_by"] for event in someone.get(
+        f"/matches/{match_id}/events?after=0&limit=100").json()["events"]]
+    runs = sum(1 for index, seat in enumerate(seats)
+               if seat != 0 and (index == 0 or seats[index - 1] == 0))
+    assert grew("batak_computer_turn_wait_seconds_count") == runs
     assert grew("batak_http_requests_total", method="POST",
-                route="api/v1/matches/<uuid:match_id>/play", status="200") == moves
+                route="api/v1/matches/<uuid:match_id>/actions", status="200") == moves
     assert grew("batak_http_requests_total", method="GET",
                 route="api/v1/matches/<uuid:match_id>/view", status="200") == moves + 1
     assert grew("batak_http_request_duration_seconds_count", method="POST",
-                route="api/v1/matches/<uuid:match_id>/play") == moves
+                route="api/v1/matches/<uuid:match_id>/actions") == moves
     assert during is not None
     assert value(during, "batak_matches", status="active", game="spades") == 1
     assert value(during, "batak_seated_people") == 1

@@ -189,8 +189,7 @@ def test_a_move_right_after_the_worker_moved_a_new_match_is_accepted(player, set
         view = owner.view(created["id"])
         assert view["deal"]["to_act"] == view["seat"] == 0
         action = view["deal"]["legal_actions"][0]
-        kind = action.pop("kind")
-        answer = owner.post(f"/matches/{created['id']}/{kind}",
+        answer = owner.post(f"/matches/{created['id']}/actions",
                             {**action, "expected_version": view["version"]})
     assert answer.status_code == 200, answer.content
 
@@ -227,18 +226,21 @@ def test_moves_spread_over_two_web_processes_and_a_worker_start_from_the_replay(
     rules: engine.TableRules, two: bool, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One or two people's moves land on either of two web processes at random, the worker
-    plays the computer players the moment a move commits: every move (a person's or a
-    computer player's) starts from exactly the replay of the log at its version, and every
+    plays the computer players the moment a move commits: every unit of work (a person's move,
+    a run of computer players' moves) starts from exactly the replay of the log at its
+    version, and every
     view a person reads is the replay at the version it names."""
     rng = random.Random(seed)
     processes = [Process("web 1"), Process("web 2")]
     apply = match_unit.MatchUnit.apply
 
     def checked_apply(unit: match_unit.MatchUnit, *args: Any, **kwargs: Any) -> None:
-        fresh = selectors.latest_deals(unit.match)
-        assert unit.state is not None
-        assert deal_rows(unit.deals) == deal_rows(fresh)
-        assert same_state(unit.state, selectors.replay_deal(unit.match, fresh[0]))
+        # A unit's first move (computer players' runs apply more, written as the unit closes).
+        if not unit._actions:
+            fresh = selectors.latest_deals(unit.match)
+            assert unit.state is not None
+            assert deal_rows(unit.deals) == deal_rows(fresh)
+            assert same_state(unit.state, selectors.replay_deal(unit.match, fresh[0]))
         apply(unit, *args, **kwargs)
 
     monkeypatch.setattr(match_unit.MatchUnit, "apply", checked_apply)

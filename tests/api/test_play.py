@@ -24,51 +24,54 @@ class TestAuctionOverHttp:
     def test_bid_pass_and_trump(self, player) -> None:
         match_id, players = table_of_four(player)
         seat, view = to_act(players, match_id)
-        response = players[seat].post(f"/matches/{match_id}/bid",
-                                      {"tricks": 5, "expected_version": view["version"]})
+        response = players[seat].post(f"/matches/{match_id}/actions",
+                                      {"kind": "bid", "tricks": 5,
+                                       "expected_version": view["version"]})
         assert response.status_code == 200
         body = response.json()
         assert body["version"] == view["version"] + 1 and body["seat"] == seat
         assert body["deal"]["auction"] == [{"seat": seat, "bid": 5}]
         for _ in range(3):
             nxt, _ = to_act(players, match_id)
-            assert players[nxt].post(f"/matches/{match_id}/pass").status_code == 200
+            assert players[nxt].post(f"/matches/{match_id}/actions",
+                                     {"kind": "pass"}).status_code == 200
         declarer_view = players[seat].view(match_id)
         assert declarer_view["deal"]["phase"] == "trump"
         assert [a["suit"] for a in declarer_view["deal"]["legal_actions"]] == list("SHDC")
-        response = players[seat].post(f"/matches/{match_id}/trump", {"suit": "h"})
+        response = players[seat].post(f"/matches/{match_id}/actions",
+                                      {"kind": "trump", "suit": "H"})
         assert response.status_code == 200 and response.json()["deal"]["trump"] == "H"
         assert response.json()["deal"]["phase"] == "play"
 
     def test_bid_refusals(self, player) -> None:
         match_id, players = table_of_four(player)
         seat, view = to_act(players, match_id)
-        path = f"/matches/{match_id}/bid"
-        low = players[seat].post(path, {"tricks": 3})
+        path = f"/matches/{match_id}/actions"
+        low = players[seat].post(path, {"kind": "bid", "tricks": 3})
         assert low.status_code == 422
         problem = low.json()
         assert problem["code"] == problem["reason"] == "bid_too_low"
         assert {"kind": "bid", "tricks": 4} in problem["legal_actions"]
         # Beyond 13 tricks is outside the schema's range: refused before the rules are asked.
-        too_high = players[seat].post(path, {"tricks": 14})
+        too_high = players[seat].post(path, {"kind": "bid", "tricks": 14})
         assert too_high.status_code == 400 and too_high.json()["code"] == "invalid_input"
         other = (seat + 1) % 4
-        turn = players[other].post(path, {"tricks": 5})
+        turn = players[other].post(path, {"kind": "bid", "tricks": 5})
         assert turn.status_code == 409 and turn.json()["code"] == "not_your_turn"
-        assert players[seat].post(f"/matches/{match_id}/play",
-                                  {"card": "AS"}).json()["code"] == "wrong_phase"
-        malformed = players[seat].post(path, {"tricks": "five"})
+        assert players[seat].post(f"/matches/{match_id}/actions",
+                                  {"kind": "play", "card": "AS"}).json()["code"] == "wrong_phase"
+        malformed = players[seat].post(path, {"kind": "bid", "tricks": "five"})
         assert malformed.status_code == 400
         assert malformed.json()["errors"][0]["field"] == "tricks"
-        assert players[seat].post(path, {}).status_code == 400
+        assert players[seat].post(path, {"kind": "bid"}).status_code == 400
         assert players[0].view(match_id)["version"] == view["version"]
         assert Action.objects.count() == 0
 
     def test_already_passed(self, player) -> None:
         match_id, players = table_of_four(player)
         seat, _ = to_act(players, match_id)
-        players[seat].post(f"/matches/{match_id}/pass")
-        response = players[seat].post(f"/matches/{match_id}/bid", {"tricks": 6})
+        players[seat].post(f"/matches/{match_id}/actions", {"kind": "pass"})
+        response = players[seat].post(f"/matches/{match_id}/actions", {"kind": "bid", "tricks": 6})
         assert response.status_code == 422 and response.json()["code"] == "already_passed"
 
 
@@ -76,8 +79,8 @@ class TestVersionsAndRetries:
     def test_stale_expected_version_is_409(self, player) -> None:
         match_id, players = table_of_four(player)
         seat, view = to_act(players, match_id)
-        response = players[seat].post(f"/matches/{match_id}/pass",
-                                      {"expected_version": view["version"] + 5})
+        response = players[seat].post(f"/matches/{match_id}/actions",
+                                      {"kind": "pass", "expected_version": view["version"] + 5})
         assert response.status_code == 409
         assert response.json()["code"] == "stale_version"
         assert response.json()["current_version"] == view["version"]
@@ -86,14 +89,14 @@ class TestVersionsAndRetries:
         match_id, players = table_of_four(player)
         seat, view = to_act(players, match_id)
         key = str(uuid.uuid4())
-        path = f"/matches/{match_id}/bid"
-        first = players[seat].post(path, {"tricks": 6}, HTTP_IDEMPOTENCY_KEY=key)
-        again = players[seat].post(path, {"tricks": 6}, HTTP_IDEMPOTENCY_KEY=key)
+        path = f"/matches/{match_id}/actions"
+        first = players[seat].post(path, {"kind": "bid", "tricks": 6}, HTTP_IDEMPOTENCY_KEY=key)
+        again = players[seat].post(path, {"kind": "bid", "tricks": 6}, HTTP_IDEMPOTENCY_KEY=key)
         assert first.status_code == again.status_code == 200
         assert again.json() == first.json()
         assert again["Idempotent-Replayed"] == "true"
         assert Action.objects.count() == 1
-        reused = players[seat].post(path, {"tricks": 7}, HTTP_IDEMPOTENCY_KEY=key)
+        reused = players[seat].post(path, {"kind": "bid", "tricks": 7}, HTTP_IDEMPOTENCY_KEY=key)
         assert reused.status_code == 422 and reused.json()["code"] == "idempotency_key_reused"
 
     def test_a_key_past_its_hours_starts_afresh(self, player, settings) -> None:
@@ -102,14 +105,15 @@ class TestVersionsAndRetries:
         settings.IDEMPOTENCY_KEY_HOURS = 24
         match_id, players = table_of_four(player)
         seat, _ = to_act(players, match_id)
-        path = f"/matches/{match_id}/bid"
+        path = f"/matches/{match_id}/actions"
         key = "day-old"
-        assert players[seat].post(path, {"tricks": 6}, HTTP_IDEMPOTENCY_KEY=key).status_code == 200
+        assert players[seat].post(path, {"kind": "bid", "tricks": 6},
+                              HTTP_IDEMPOTENCY_KEY=key).status_code == 200
         IdempotencyRecord.objects.update(created_at=timezone.now() - timedelta(hours=23))
-        again = players[seat].post(path, {"tricks": 6}, HTTP_IDEMPOTENCY_KEY=key)
+        again = players[seat].post(path, {"kind": "bid", "tricks": 6}, HTTP_IDEMPOTENCY_KEY=key)
         assert again.status_code == 200 and again["Idempotent-Replayed"] == "true"
         IdempotencyRecord.objects.update(created_at=timezone.now() - timedelta(hours=25))
-        late = players[seat].post(path, {"tricks": 6}, HTTP_IDEMPOTENCY_KEY=key)
+        late = players[seat].post(path, {"kind": "bid", "tricks": 6}, HTTP_IDEMPOTENCY_KEY=key)
         assert late.status_code == 409 and late.json()["code"] == "not_your_turn"
         assert Action.objects.count() == 1
 
@@ -117,19 +121,22 @@ class TestVersionsAndRetries:
         # Found by probing: a replay answered someone who had left with their old seat's view.
         match_id, players = table_of_four(player)
         seat, _ = to_act(players, match_id)
-        path = f"/matches/{match_id}/bid"
-        assert players[seat].post(path, {"tricks": 6}, HTTP_IDEMPOTENCY_KEY="k").status_code == 200
+        path = f"/matches/{match_id}/actions"
+        assert players[seat].post(path, {"kind": "bid", "tricks": 6},
+                              HTTP_IDEMPOTENCY_KEY="k").status_code == 200
         assert players[seat].post(f"/matches/{match_id}/leave").status_code == 200
-        again = players[seat].post(path, {"tricks": 6}, HTTP_IDEMPOTENCY_KEY="k")
+        again = players[seat].post(path, {"kind": "bid", "tricks": 6}, HTTP_IDEMPOTENCY_KEY="k")
         assert again.status_code == 403 and again.json()["code"] == "not_your_seat"
 
     def test_refused_request_is_not_remembered(self, player) -> None:
         match_id, players = table_of_four(player)
         seat, _ = to_act(players, match_id)
-        path = f"/matches/{match_id}/bid"
+        path = f"/matches/{match_id}/actions"
         key = "retry-me"
-        assert players[seat].post(path, {"tricks": 2}, HTTP_IDEMPOTENCY_KEY=key).status_code == 422
-        assert players[seat].post(path, {"tricks": 2}, HTTP_IDEMPOTENCY_KEY=key).status_code == 422
+        assert players[seat].post(path, {"kind": "bid", "tricks": 2},
+                              HTTP_IDEMPOTENCY_KEY=key).status_code == 422
+        assert players[seat].post(path, {"kind": "bid", "tricks": 2},
+                              HTTP_IDEMPOTENCY_KEY=key).status_code == 422
 
 
 @pytest.mark.django_db(transaction=True)
@@ -148,7 +155,8 @@ def test_concurrent_duplicate_submissions_apply_once() -> None:
 
     def send() -> None:
         try:
-            response = players[seat].post(f"/matches/{match['id']}/bid", {"tricks": 5})
+            response = players[seat].post(f"/matches/{match['id']}/actions",
+                                          {"kind": "bid", "tricks": 5})
             results.append(response.status_code)
         finally:
             connection.close()
@@ -175,8 +183,8 @@ class TestPlayRefusals:
             mine = players[seat].view(match_id)
             if mine["deal"]["refusals"]:
                 refusal = mine["deal"]["refusals"][0]
-                response = players[seat].post(f"/matches/{match_id}/play",
-                                              {"card": refusal["card"].lower()})
+                response = players[seat].post(f"/matches/{match_id}/actions",
+                                              {"kind": "play", "card": refusal["card"]})
                 assert response.status_code == 422
                 problem = response.json()
                 assert problem["reason"] == refusal["reason"] == problem["code"]
@@ -194,12 +202,38 @@ class TestPlayRefusals:
             play_random_turn(players, match_id, rng)
         seat, view = to_act(players, match_id)
         others = set(players[(seat + 1) % 4].view(match_id)["deal"]["hand"])
-        path = f"/matches/{match_id}/play"
-        not_mine = players[seat].post(path, {"card": sorted(others)[0]})
+        path = f"/matches/{match_id}/actions"
+        not_mine = players[seat].post(path, {"kind": "play", "card": sorted(others)[0]})
         assert not_mine.status_code == 422 and not_mine.json()["code"] == "card_not_in_hand"
-        garbage = players[seat].post(path, {"card": "ZZ"})
+        garbage = players[seat].post(path, {"kind": "play", "card": "ZZ"})
         assert garbage.status_code == 400 and garbage.json()["errors"][0]["field"] == "card"
-        assert players[seat].post(path, {"card": "10h"}).status_code in (200, 422)
+        # A card is written as `legal_actions` gives it: the schema's `Card`, nothing else.
+        for spelling in ("10H", "th", "qs"):
+            refused = players[seat].post(path, {"kind": "play", "card": spelling})
+            assert refused.status_code == 400 and refused.json()["errors"][0]["field"] == "card"
+        assert players[0].view(match_id)["version"] == view["version"]
+
+
+@pytest.mark.parametrize(("body", "field", "code"), [
+    ({"kind": "bid"}, "tricks", "required"),
+    ({"kind": "bid", "tricks": 0}, "tricks", "min_value"),
+    ({"kind": "bid", "tricks": 5, "card": "AS"}, "card", "unknown_field"),
+    ({"kind": "pass", "suit": "H"}, "suit", "unknown_field"),
+    ({"kind": "trump", "suit": "h"}, "suit", "invalid_choice"),
+    ({"kind": "fold"}, "kind", "invalid_choice"),
+    ({"tricks": 5}, "kind", "required"),
+    ({"kind": "pass", "expected_version": "3"}, "expected_version", "invalid"),
+])
+def test_an_action_is_one_kind_with_its_argument(player, body, field, code) -> None:
+    match_id, players = table_of_four(player)
+    seat, view = to_act(players, match_id)
+    refused = players[seat].post(f"/matches/{match_id}/actions", body)
+    assert refused.status_code == 400
+    assert refused.json()["code"] == ("unknown_field" if code == "unknown_field"
+                                      else "invalid_input")
+    assert [(error["field"], error["code"]) for error in refused.json()["errors"]] == [
+        (field, code)]
+    assert players[0].view(match_id)["version"] == view["version"]
 
 
 @pytest.mark.parametrize(
@@ -216,7 +250,7 @@ class TestPlayRefusals:
 def test_messages_follow_accept_language(player, language, sentence) -> None:
     match_id, players = table_of_four(player)
     seat, _ = to_act(players, match_id)
-    response = players[(seat + 1) % 4].post(f"/matches/{match_id}/pass",
+    response = players[(seat + 1) % 4].post(f"/matches/{match_id}/actions", {"kind": "pass"},
                                             HTTP_ACCEPT_LANGUAGE=language)
     assert response.json()["detail"] == sentence
     assert response["Content-Language"] == language
@@ -239,13 +273,13 @@ def test_commitment_matches_the_revealed_deck(player) -> None:
 
 
 def test_unknown_match_action_is_404(player) -> None:
-    response = player().post(f"/matches/{uuid.uuid4()}/pass")
+    response = player().post(f"/matches/{uuid.uuid4()}/actions", {"kind": "pass"})
     assert response.status_code == 404
 
 
 def test_not_seated_action_is_403(player) -> None:
     match_id, _ = table_of_four(player)
-    response = player().post(f"/matches/{match_id}/bid", {"tricks": 5})
+    response = player().post(f"/matches/{match_id}/actions", {"kind": "bid", "tricks": 5})
     assert response.status_code == 403 and response.json()["code"] == "not_your_seat"
 
 
@@ -275,11 +309,11 @@ def test_announce_and_redeal_endpoints(player) -> None:
     match_id, players = table_of_four(player, game="spades", spades_announcements=True)
     seat, view = to_act(players, match_id)
     assert view["deal"]["phase"] == "announcements"
-    wrong = players[seat].post(f"/matches/{match_id}/announce", {"tricks": 14})
+    wrong = players[seat].post(f"/matches/{match_id}/actions", {"kind": "announce", "tricks": 14})
     assert wrong.status_code == 400 and wrong.json()["errors"][0]["field"] == "tricks"
-    response = players[seat].post(f"/matches/{match_id}/announce", {"tricks": 3})
+    response = players[seat].post(f"/matches/{match_id}/actions", {"kind": "announce", "tricks": 3})
     assert response.status_code == 200 and response.json()["deal"]["announcements"][seat] == 3
-    refused = players[seat].post(f"/matches/{match_id}/redeal")
+    refused = players[seat].post(f"/matches/{match_id}/actions", {"kind": "redeal"})
     assert refused.status_code == 422 and refused.json()["code"] == "redeal_not_allowed"
 
 
@@ -288,10 +322,10 @@ def test_deal_row_follows_the_contract_during_play(player) -> None:
 
     match_id, players = table_of_four(player)
     seat, _ = to_act(players, match_id)
-    players[seat].post(f"/matches/{match_id}/bid", {"tricks": 5})
+    players[seat].post(f"/matches/{match_id}/actions", {"kind": "bid", "tricks": 5})
     for _ in range(3):
         nxt, _ = to_act(players, match_id)
-        players[nxt].post(f"/matches/{match_id}/pass")
-    players[seat].post(f"/matches/{match_id}/trump", {"suit": "D"})
+        players[nxt].post(f"/matches/{match_id}/actions", {"kind": "pass"})
+    players[seat].post(f"/matches/{match_id}/actions", {"kind": "trump", "suit": "D"})
     row = DealRow.objects.get(match_id=match_id)
     assert (row.declarer, row.bid, row.trump, row.tricks) == (seat, 5, "D", [0, 0, 0, 0])

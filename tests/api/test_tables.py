@@ -301,8 +301,8 @@ class TestExactClocks:
             turn_deadline=timezone.now() - timedelta(milliseconds=30)
         )
         action = view["deal"]["legal_actions"][0]
-        body = {**{k: v for k, v in action.items() if k != "kind"}, "expected_version": 0}
-        late = players[seat].post(f"/matches/{match_id}/{action['kind']}", body,
+        late = players[seat].post(f"/matches/{match_id}/actions",
+                                  {**action, "expected_version": 0},
                                   HTTP_ACCEPT_LANGUAGE="tr")
         problem(late, 409, "turn_timed_out")
         assert "süreniz doldu" in late.json()["detail"]
@@ -319,7 +319,8 @@ class TestExactClocks:
         seat, view = to_act(players, match_id)
         time_runs_out(match_id)
         other = (seat + 1) % 4
-        problem(players[other].post(f"/matches/{match_id}/pass", {"expected_version": 0}), 409,
+        problem(players[other].post(f"/matches/{match_id}/actions",
+                                    {"kind": "pass", "expected_version": 0}), 409,
                 "stale_version")  # the match moved on by the stand-in's move for `seat`
         assert list(Action.objects.filter(match_id=match_id).values_list("seat", "origin")) == [
             (seat, "timeout")
@@ -403,7 +404,7 @@ def test_a_move_counts_as_presence_refused_or_not(player, settings) -> None:
     # A refused action (another seat's turn) counts too.
     other = next(i for i in range(4) if i != answer["deal"]["to_act"])
     Seat.objects.filter(match_id=match_id, index=other).update(last_seen=long_ago)
-    refused = players[other].post(f"/matches/{match_id}/pass")
+    refused = players[other].post(f"/matches/{match_id}/actions", {"kind": "pass"})
     assert refused.status_code in (409, 422), refused.content
     assert Seat.objects.get(match_id=match_id, index=other).last_seen > long_ago
 

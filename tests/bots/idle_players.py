@@ -1,5 +1,5 @@
 """A COMPUTER_PLAYERS module whose computer players never take their turn by themselves: tests
-play those turns one at a time through `computer_moves.play_bot_turn`."""
+play those turns one at a time through `computer_moves.play_bot_turns`."""
 
 from __future__ import annotations
 

@@ -121,7 +121,7 @@ def test_a_thinking_computer_player_blocks_no_other_write(player, settings) -> N
         return tasks.choose(observation, seat)
 
     result = {}
-    bot = threading.Thread(target=lambda: result.update(version=computer_moves.play_bot_turn(
+    bot = threading.Thread(target=lambda: result.update(version=computer_moves.play_bot_turns(
         match_id=uuid.UUID(match_id), version=version, choose=slow_choose)))
     bot.start()
     assert thinking.wait(15)
@@ -130,8 +130,8 @@ def test_a_thinking_computer_player_blocks_no_other_write(player, settings) -> N
     written.set()
     bot.join(30)
     connection.close()
-    assert result["version"] == version + 1
-    assert Action.objects.filter(match_id=match_id).count() == 1
+    assert result["version"] > version
+    assert Action.objects.filter(match_id=match_id).count() == result["version"] - version
 
 
 @pytest.mark.django_db(transaction=True)
@@ -139,14 +139,70 @@ def test_a_decision_gone_stale_while_thinking_is_dropped(player, settings) -> No
     settings.COMPUTER_PLAYERS = "tests.bots.idle_players"
     match_id, version = bot_to_move(player("Owner"))
 
+    moved = {}
+
     def choose_while_another_moves(observation, seat):
         # A duplicate task moves first while this one thinks.
-        assert computer_moves.play_bot_turn(match_id=uuid.UUID(match_id), version=version,
-                                      choose=tasks.choose) == version + 1
+        if not moved:
+            moved["version"] = computer_moves.play_bot_turns(
+                match_id=uuid.UUID(match_id), version=version, choose=tasks.choose)
         return tasks.choose(observation, seat)
 
-    assert computer_moves.play_bot_turn(match_id=uuid.UUID(match_id), version=version,
-                                  choose=choose_while_another_moves) is None
+    assert computer_moves.play_bot_turns(match_id=uuid.UUID(match_id), version=version,
+                                         choose=choose_while_another_moves) is None
+    assert moved["version"] > version
+    assert Action.objects.filter(match_id=match_id).count() == moved["version"] - version
+
+
+@pytest.mark.django_db(transaction=True)
+def test_computer_players_in_a_row_move_in_one_unit_each_from_its_own_view(
+    player, settings, monkeypatch
+) -> None:
+    """Three computer players to act in a row: one unit of work (one transaction) applies their
+    three moves, each decided from its own seat's observation, each its own action and
+    version."""
+    settings.COMPUTER_PLAYERS = "tests.bots.idle_players"
+    match_id, version = bot_to_move(player("Owner"))
+    match = Match.objects.prefetch_related("seats").get(pk=match_id)
+    deal = selectors.replay_deal(match, selectors.current_deal(match))
+    in_a_row = 0
+    while (seat := selectors.bot_seat(match, deal)) is not None:
+        deal.apply(seat, deal.legal_actions(seat)[-1])
+        in_a_row += 1
+    assert in_a_row >= 1
+    units = []
+    real_changing = computer_moves.changing
+
+    def counted(*args, **kwargs):
+        units.append(args)
+        return real_changing(*args, **kwargs)
+
+    monkeypatch.setattr(computer_moves, "changing", counted)
+    asked = []
+
+    def last_legal(observation, seat):
+        asked.append((observation.seat, seat.index, observation.to_act))
+        return observation.legal_actions[-1]
+
+    assert computer_moves.play_bot_turns(match_id=uuid.UUID(match_id), version=version,
+                                         choose=last_legal) == version + in_a_row
+    assert len(units) == 1
+    assert [(seat, index) for seat, index, _ in asked] == [
+        (to_act, to_act) for _, _, to_act in asked]
+    rows = list(Action.objects.filter(match_id=match_id).order_by("version")
+                .values_list("version", "seat"))
+    assert [row_version for row_version, _ in rows] == list(
+        range(version + 1, version + in_a_row + 1))
+    assert [row_seat for _, row_seat in rows] == [seat for seat, _, _ in asked]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_enough_ends_a_run_after_the_move_decided(player, settings) -> None:
+    settings.COMPUTER_PLAYERS = "tests.bots.idle_players"
+    match_id, version = bot_to_move(player("Owner"))
+    assert computer_moves.play_bot_turns(match_id=uuid.UUID(match_id), version=version,
+                                         choose=tasks.choose,
+                                         enough=lambda: True) == version + 1
     assert Action.objects.filter(match_id=match_id).count() == 1
 
 

@@ -152,3 +152,24 @@ def test_random_matches_total_and_rank(rules: TableRules, seed: int, deals: int)
         assert list(match.ranking()) == [teams[0], teams[1], teams[0], teams[1]]
     else:
         assert list(match.ranking()) == reference.ranking(totals, last)
+
+
+@settings(max_examples=200)
+@given(rules=table_rules(), seed=st.integers(0, 2**32), split=st.integers(0, 60))
+def test_a_copy_looks_ahead_without_moving_the_deal(rules: TableRules, seed: int,
+                                                     split: int) -> None:
+    """A copy taken mid-deal plays on alone: the original is exactly as it was, and the copy
+    ends where a replay of its log ends."""
+    rng = random.Random(seed)
+    deal = Deal.new(rules, seed % 4, rng=rng)
+    while not deal.is_over and len(deal.log) < split:
+        seat = deal.to_act
+        deal.apply(seat, rng.choice(deal.legal_actions(seat)))
+    before = [deal.observation(seat) for seat in range(4)]
+    ahead = deal.copy()
+    play_random_deal(ahead, rng, check=False)
+    assert [deal.observation(seat) for seat in range(4)] == before
+    assert [Deal.replay(deal.start, deal.log).observation(seat) for seat in range(4)] == before
+    again = Deal.replay(ahead.start, ahead.log)
+    assert [again.observation(seat) for seat in range(4)] == [
+        ahead.observation(seat) for seat in range(4)]

@@ -48,7 +48,7 @@ def test_a_match_is_counted_across_processes(stack: Stack, web: str) -> None:
         return total(after, name, **labels) - total(before, name, **labels)
 
     # Whichever of gunicorn's two processes answered a move (or a scrape), each is counted once.
-    route = "api/v1/matches/<uuid:match_id>/play"
+    route = "api/v1/matches/<uuid:match_id>/actions"
     assert grew(before_web, after_web, "batak_http_requests_total", route=route) == moves == 13
     assert grew(before_web, after_web, "batak_moves_total", game="spades",
                 origin="player") == 13

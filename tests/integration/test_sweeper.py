@@ -88,7 +88,7 @@ def test_a_match_waiting_for_a_person_is_replayed_once_per_version(
     )
     rng = random.Random(5)
     version = match.version
-    while (played := computer_moves.play_bot_turn(
+    while (played := computer_moves.play_bot_turns(
         match_id=match.pk, version=version,
         choose=lambda observation, seat: choose_action(observation, seat.bot_level, rng),
     )) is not None:

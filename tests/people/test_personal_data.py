@@ -220,7 +220,8 @@ def a_full_life(platform) -> tuple[APIClient, User, APIClient, User, list[str]]:
     view = zeynep_app.get(f"{API}/matches/{in_play.pk}/view").json()
     if view["deal"]["to_act"] == seat:
         action = next(a for a in view["deal"]["legal_actions"] if a["kind"] == "play")
-        zeynep_app.post(f"{API}/matches/{in_play.pk}/play", {"card": action["card"]},
+        zeynep_app.post(f"{API}/matches/{in_play.pk}/actions",
+                        {"kind": "play", "card": action["card"]},
                         format="json", HTTP_IDEMPOTENCY_KEY="zeynep-key-1")
     else:
         IdempotencyRecord.objects.create(user=zeynep, key="zeynep-key-1", fingerprint="f",

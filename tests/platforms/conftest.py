@@ -73,7 +73,6 @@ def play_to_the_end(platform: PlatformClient, apps: dict[int, APIClient], match_
             view = app.get(f"{API}/matches/{match_id}/view").json()
             if view["deal"] and view["deal"]["to_act"] == seat:
                 action = rng.choice(view["deal"]["legal_actions"])
-                body = {k: v for k, v in action.items() if k != "kind"}
-                answer = app.post(f"{API}/matches/{match_id}/{action['kind']}", body,
+                answer = app.post(f"{API}/matches/{match_id}/actions", action,
                                   format="json")
                 assert answer.status_code == 200, answer.content

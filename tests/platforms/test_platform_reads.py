@@ -38,8 +38,7 @@ def test_a_platform_reads_its_own_match_as_it_is_played(platform) -> None:
         seat = view["deal"]["to_act"]
         seat_view = apps[seat].get(f"{API}/matches/{match_id}/view").json()
         action = rng.choice(seat_view["deal"]["legal_actions"])
-        body = {k: v for k, v in action.items() if k != "kind"}
-        assert apps[seat].post(f"{API}/matches/{match_id}/{action['kind']}", body,
+        assert apps[seat].post(f"{API}/matches/{match_id}/actions", action,
                                format="json").status_code == 200
 
     summary = key.get(f"{API}/matches/{match_id}")
@@ -110,9 +109,8 @@ def test_a_key_makes_no_move_in_its_own_match(platform) -> None:
     view = apps[0].get(f"{API}/matches/{match_id}/view").json()
     action = view["deal"]["legal_actions"][0] if view["deal"]["legal_actions"] else {
         "kind": "pass"}
-    body = {k: v for k, v in action.items() if k != "kind"}
-    for path in (f"/matches/{match_id}/{action['kind']}", f"/matches/{match_id}/leave",
-                 f"/matches/{match_id}/cancel"):
+    for path, body in ((f"/matches/{match_id}/actions", action),
+                       (f"/matches/{match_id}/leave", {}), (f"/matches/{match_id}/cancel", {})):
         problem(platform.client.post(f"{API}{path}", body, format="json"), 403,
                 "platform_key_not_accepted")
 

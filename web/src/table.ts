@@ -80,24 +80,10 @@ function rematchPanel(offer: TableState["rematch"], view: SeatView, names: strin
 }
 
 function submitAction(matchId: string, action: Action, version: number) {
-  const path = { match_id: matchId };
-  const expected_version = version;
-  return (client: Client<paths>): Promise<Answer> => {
-    switch (action.kind) {
-      case "bid":
-        return client.POST("/api/v1/matches/{match_id}/bid", { params: { path }, body: { tricks: action.tricks, expected_version } });
-      case "pass":
-        return client.POST("/api/v1/matches/{match_id}/pass", { params: { path }, body: { expected_version } });
-      case "trump":
-        return client.POST("/api/v1/matches/{match_id}/trump", { params: { path }, body: { suit: action.suit, expected_version } });
-      case "announce":
-        return client.POST("/api/v1/matches/{match_id}/announce", { params: { path }, body: { tricks: action.tricks, expected_version } });
-      case "play":
-        return client.POST("/api/v1/matches/{match_id}/play", { params: { path }, body: { card: action.card, expected_version } });
-      case "redeal":
-        return client.POST("/api/v1/matches/{match_id}/redeal", { params: { path }, body: { expected_version } });
-    }
-  };
+  return (client: Client<paths>): Promise<Answer> =>
+    client.POST("/api/v1/matches/{match_id}/actions", {
+      params: { path: { match_id: matchId } }, body: { ...action, expected_version: version },
+    });
 }
 
 /** One key per action: "bid-5", "trump-S", "play-QC", "pass-". */

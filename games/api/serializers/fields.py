@@ -48,10 +48,10 @@ class _Bounds(TypedDict):
 
 
 SEAT: _Bounds = {"min_value": 0, "max_value": 3}
-# What a card may be written as in a request: rank then suit, `10` for a ten, either case.
-CARD_PATTERN = r"^(10|[2-9TJQKAtjqka])[SHDCshdc]$"
-CARD_ALLOWED = _("A card is its rank then its suit, e.g. QH or 10S: the rank 2 to 10 (or T for "
-                 "ten), J, Q, K or A; the suit S, H, D or C.")
+# A card in a request is written as the answers write it (the schema's `Card`); a card outside
+# that is told how it is written, in words.
+CARD_ALLOWED = _("A card is its rank then its suit, in capitals, as legal_actions write it, "
+                 "e.g. QH or TS: the rank 2 to 9, T for ten, J, Q, K or A; the suit S, H, D or C.")
 # Names are text without control characters.
 NAME_PATTERN = r"^[^\u0000-\u001f\u007f]*$"
 NAME_ALLOWED = _("A name may not hold control characters, such as a line break or a tab.")
@@ -150,6 +150,12 @@ class StrictChoiceField(serializers.ChoiceField):
         if not isinstance(data, str):
             self.fail("invalid_choice", input=data)
         return super().to_internal_value(data)
+
+
+def card_input(**kwargs: Any) -> StrictChoiceField:
+    """A card in a request: one of the schema's `Card`, else told the notation."""
+    return StrictChoiceField(choices=CARD_CHOICES,
+                             error_messages={"invalid_choice": CARD_ALLOWED}, **kwargs)
 
 
 def name_field() -> StrictRegexField:

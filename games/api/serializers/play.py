@@ -4,25 +4,26 @@ actions a seat submits."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail
 
 from games import engine, hints
 from games.api.serializers.fields import (
     ACTION_KINDS,
-    CARD_ALLOWED,
-    CARD_PATTERN,
     MAX_TRICKS,
     MAX_VERSION,
     OUTCOMES,
     PHASES,
     REASONS,
     SUIT_CHOICES,
+    StrictChoiceField,
     StrictInputSerializer,
     StrictIntegerField,
-    StrictRegexField,
     card_field,
+    card_input,
     documented_as_union,
     kind_field,
     seat_field,
@@ -73,14 +74,15 @@ def kinds_of(
     suffix: str,
     base: type[serializers.Serializer],
     trailing: Callable[[], dict[str, serializers.Field]] = dict,
+    arguments: dict[str, Callable[[], dict[str, serializers.Field]]] = ACTION_ARGUMENTS,
 ) -> dict[str, type[serializers.Serializer]]:
     """One serializer a kind of action (`BidAction`, …): ``base``'s fields, `kind`, the kind's
-    argument and the ``trailing`` fields."""
+    argument (as ``arguments`` gives it) and the ``trailing`` fields."""
     return {
         kind: type(f"{kind.capitalize()}{suffix}Serializer", (base,), {
-            "kind": kind_field(kind), **arguments(), **trailing(), "__module__": __name__,
+            "kind": kind_field(kind), **argument(), **trailing(), "__module__": __name__,
         })
-        for kind, arguments in ACTION_ARGUMENTS.items()
+        for kind, argument in arguments.items()
     }
 
 
@@ -220,40 +222,68 @@ class HintSerializer(serializers.Serializer):
 
 # --- submitting actions ------------------------------------------------------------------------
 
-
-class ActionInputSerializer(StrictInputSerializer):
-    expected_version = StrictIntegerField(
-        required=False, min_value=0, max_value=MAX_VERSION,
-        help_text="The version your view showed; a different current version answers 409.",
-    )
-
-
-class BidInputSerializer(ActionInputSerializer):
-    tricks = StrictIntegerField(
+# The argument each kind of action takes in a request, with the bounds a request is held to:
+# the members, one a kind, of the schema's `ActionInput`. A bid below the table's `min_bid` or
+# not above the high bid is the engine's to refuse (422, with the reason).
+ACTION_INPUTS: dict[str, Callable[[], dict[str, serializers.Field]]] = {
+    "bid": lambda: {"tricks": StrictIntegerField(
         min_value=1, max_value=MAX_TRICKS,
-        help_text="Tricks you promise: at least min_bid and above the high bid, else 422.",
-    )
+        help_text="Tricks you promise: at least min_bid and above the high bid, else 422.")},
+    "pass": dict,
+    "trump": lambda: {"suit": StrictChoiceField(choices=SUIT_CHOICES)},
+    "announce": lambda: {"tricks": StrictIntegerField(
+        min_value=0, max_value=MAX_TRICKS, help_text="Tricks you will take, 0 meaning none.")},
+    # No help_text: a described reference is an `allOf`, which some generators type loosely.
+    "play": lambda: {"card": card_input()},
+    "redeal": dict,
+}
+assert list(ACTION_INPUTS) == ACTION_KINDS
 
 
-class TrumpInputSerializer(ActionInputSerializer):
-    suit = StrictRegexField(r"^[SHDCshdc]$", _("A suit is S, H, D or C."),
-                            help_text="`S`, `H`, `D` or `C`; lowercase accepted.")
-
-    def validate_suit(self, value: str) -> str:
-        return value.upper()
-
-
-class AnnounceInputSerializer(ActionInputSerializer):
-    tricks = StrictIntegerField(
-        min_value=0, max_value=MAX_TRICKS, help_text="Tricks you will take, 0 meaning none."
-    )
+def _expected_version() -> dict[str, serializers.Field]:
+    return {"expected_version": StrictIntegerField(
+        required=False, min_value=0, max_value=MAX_VERSION,
+        help_text="The version your view or stream showed; a different current version "
+        "answers 409.",
+    )}
 
 
-class PlayInputSerializer(ActionInputSerializer):
-    card = StrictRegexField(
-        CARD_PATTERN, CARD_ALLOWED,
-        help_text="Rank then suit: `AS`, `TH`, `2C`; lowercase and `10` are accepted.",
-    )
+@documented_as_union(
+    "ActionInput",
+    kinds_of("ActionInput", StrictInputSerializer, _expected_version, arguments=ACTION_INPUTS),
+    "An entry of `legal_actions` exactly as the seat view or the stream gave it, plus the "
+    "version it was given at.",
+)
+class ActionInputSerializer(StrictInputSerializer):
+    # Read as one object: `kind`, then the argument that kind takes and no other (the schema's
+    # `ActionInput` is the union of the kinds' members). Validated into the engine's action.
 
-    def validate_card(self, value: str) -> engine.Card:
-        return engine.Card.parse(value)
+    kind = StrictChoiceField(choices=ACTION_KINDS)
+    tricks = StrictIntegerField(required=False, min_value=0, max_value=MAX_TRICKS)
+    suit = StrictChoiceField(choices=SUIT_CHOICES, required=False)
+    card = card_input(required=False)
+    expected_version = _expected_version()["expected_version"]
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        kind = attrs["kind"]
+        member = ACTION_INPUTS[kind]()
+        arguments = {name: value for name, value in attrs.items()
+                     if name not in ("kind", "expected_version")}
+        errors: dict[str, Any] = {
+            name: [ErrorDetail(str(_("This field is not part of this kind of action.")),
+                               code="unknown_field")]
+            for name in sorted(set(arguments) - set(member))
+        }
+        for name, field in member.items():
+            if name not in arguments:
+                errors[name] = [ErrorDetail(str(field.error_messages["required"]),
+                                            code="required")]
+            else:
+                try:
+                    field.run_validation(arguments[name])  # the kind's bounds: a bid's from 1
+                except serializers.ValidationError as error:
+                    errors[name] = error.detail
+        if errors:
+            raise serializers.ValidationError(errors)
+        action = engine.action_from_dict({"kind": kind, **arguments})
+        return {"action": action, "expected_version": attrs.get("expected_version")}

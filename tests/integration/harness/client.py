@@ -13,14 +13,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 API = "/api/v1"
-ACTION_PATHS = {
-    "bid": "bid",
-    "pass": "pass",
-    "trump": "trump",
-    "announce": "announce",
-    "play": "play",
-    "redeal": "redeal",
-}
 # gunicorn closes a keep-alive connection after 5 s idle (batak_api/gunicorn_conf.py); a request
 # sent on it just then would fail, so an older connection is replaced before use.
 KEEPALIVE_SECONDS = 4.0
@@ -135,10 +127,8 @@ def act(api: Api, match_id: str, action: dict[str, Any], **extra: Any) -> Respon
     """Submit ``action`` (as listed in ``legal_actions``); ``extra`` adds e.g. expected_version.
     An ``idempotency_key`` extra is sent as the Idempotency-Key header."""
     key = extra.pop("idempotency_key", None)
-    body = {name: value for name, value in action.items() if name != "kind"} | extra
     headers = {"Idempotency-Key": key} if key else None
-    return api.post(f"{API}/matches/{match_id}/{ACTION_PATHS[action['kind']]}", body,
-                    headers=headers)
+    return api.post(f"{API}/matches/{match_id}/actions", action | extra, headers=headers)
 
 
 def events(api: Api, match_id: str, after: int, wait: int) -> dict[str, Any]:
