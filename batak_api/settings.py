@@ -134,9 +134,25 @@ DATABASES = {
         conn_health_checks=True,
     ),
 }
+# Each process lends its threads connections from a pool of at most this many (Django's psycopg
+# pool), borrowed for a request or a task and given back at its end (and by a long poll while
+# it waits): a process holds a few connections however many threads it has, so PostgreSQL's
+# connections follow the processes, not the threads. 0: no pool, a connection per thread kept
+# DATABASE_CONN_MAX_AGE seconds.
+DATABASE_POOL_MAX_SIZE = env.int("DATABASE_POOL_MAX_SIZE", default=8)
+# How long a thread waits for a connection of its process's pool before its request fails.
+DATABASE_POOL_TIMEOUT = env.float("DATABASE_POOL_TIMEOUT", default=10)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Fail a request (and /readyz) in seconds rather than hang on an unreachable database.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
+    if DATABASE_POOL_MAX_SIZE > 0:
+        # A pooled connection is given back at the end of each request: Django refuses a
+        # pool with persistent connections.
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+        DATABASES["default"]["OPTIONS"]["pool"] = {
+            "min_size": 1, "max_size": DATABASE_POOL_MAX_SIZE,
+            "timeout": DATABASE_POOL_TIMEOUT, "max_idle": 60,
+        }
     # Test runs side by side (people, CI) get a test database each, as with SQLite below.
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

@@ -105,13 +105,14 @@ def _bot_turn(match_id: uuid.UUID, version: int) -> _BotTurn | None:
         if selectors.bot_seat(kept.match, kept.state) is not None:
             return _BotTurn(kept.match, kept.deals, kept.state, kept.match.updated_at)
         snapshots.give_back(kept)
-    match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
-    if match is None or match.status != MatchStatus.ACTIVE or match.version != version:
-        return None
-    deals = selectors.latest_deals(match)
-    if deals[0].status != DealStatus.IN_PROGRESS:  # a move came between the two reads
-        return None
-    state = selectors.replay_deal(match, deals[0])
+    with selectors.reading_together():
+        match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
+        if match is None or match.status != MatchStatus.ACTIVE or match.version != version:
+            return None
+        deals = selectors.latest_deals(match)
+        if deals[0].status != DealStatus.IN_PROGRESS:  # a move came between the two reads
+            return None
+        state = selectors.replay_deal(match, deals[0])
     if selectors.bot_seat(match, state) is None:
         return None
     return _BotTurn(match, deals, state, match.updated_at)

@@ -224,6 +224,7 @@ class MatchUnit:
             match.version, match.status, row, match.turn_deadline,
             None if ended is None or ended.scores is None
             else presenters.deal_result(ended, list(match.totals)),
+            dealt=None if ended is None else self._dealt(), turn=self._turn(),
         ))
         self._events.append(self._progressed(seat, origin, ended))
 
@@ -307,14 +308,16 @@ class MatchUnit:
 
     def close(self) -> None:
         match = self.match
-        _write(match, self._fields, self._actions)
         # The state of a match that goes on; None when it is over (or has none loaded).
         live = self._state if match.status == MatchStatus.ACTIVE else None
+        computer_to_act = live is not None and selectors.bot_seat(match, live) is not None
+        if live is not None or match.status != MatchStatus.ACTIVE:
+            self._note_computer_turn(computer_to_act)
+        _write(match, self._fields, self._actions)
         if live is not None:
             snapshots.keep_on_commit(match, self.deals, live)
         self._tell_seat_changes()
-        bots_to_act = (live is not None and self.sends_bots
-                       and selectors.bot_seat(match, live) is not None)
+        bots_to_act = computer_to_act and self.sends_bots
         if self._announcements or self._seats_changed or self._started or bots_to_act \
                 or self._analyses:
             dummy_plays = bool(match.rules.get("partnership_dummy"))
@@ -326,6 +329,19 @@ class MatchUnit:
                 computer_to_act=bots_to_act, analyses=self._analyses,
             ))
         follow_ups.tell(self._events)
+
+    def _note_computer_turn(self, computer_to_act: bool) -> None:
+        """`computer_turn_since`: now when this change leaves a computer player to act, else
+        null (written only when it changes, or with the change's other writes)."""
+        match = self.match
+        if computer_to_act and (self._actions or self._fields
+                                or match.computer_turn_since is None):
+            match.computer_turn_since = timezone.now()
+        elif not computer_to_act and match.computer_turn_since is not None:
+            match.computer_turn_since = None
+        else:
+            return
+        self._fields.add("computer_turn_since")
 
     def _progressed(self, seat: int | None, origin: str | None,
                     ended: Deal | None) -> follow_ups.MatchProgressed:
@@ -383,6 +399,33 @@ class MatchUnit:
             ))
         self._seats_changed = self._seats_changed or found != now
         self._seats_found = now
+
+    def _dealt(self) -> dict[str, Any] | None:
+        """The deal just dealt, for each seat's own stream only: its number, its sequence,
+        and each seat's hand and what it may do at once (a weak hand's redeal)."""
+        state = self._state
+        if state is None or self.match.status != MatchStatus.ACTIVE:
+            return None
+        return {
+            "number": state.number, "sequence": self.deals[0].sequence,
+            "hands": [[str(card) for card in state.hand(seat)] for seat in range(4)],
+            "legal_actions": [[action.to_dict() for action in state.legal_actions(seat)]
+                              for seat in range(4)],
+        }
+
+    def _turn(self) -> dict[str, Any] | None:
+        """The turn of a person who acts themselves, for their own stream only: the seat and
+        what it may do (as the seat view's `legal_actions`, and each refused card's reason)."""
+        state = self._state
+        if state is None or state.to_act is None or self.match.status != MatchStatus.ACTIVE:
+            return None
+        if self.seat(state.to_act).computer_plays:
+            return None
+        return {
+            "seat": state.to_act,
+            "legal_actions": [action.to_dict() for action in state.legal_actions(state.to_act)],
+            "refusals": [[str(card), reason.value] for card, reason in state.refusals().items()],
+        }
 
     def _set_deadline(self) -> None:
         self.match.turn_deadline = clock.deadline(self.match, self._state, timezone.now())
@@ -531,6 +574,9 @@ class _Announcement:
     action: Action | None  # the action that made the version, if one did
     deadline: datetime | None  # the turn clock's, once at this version
     deal_end: dict[str, Any] | None  # the result of the deal it ended, if it ended one
+    # Each seat's own: the deal dealt at this version, and the turn of a person to act.
+    dealt: dict[str, Any] | None = None
+    turn: dict[str, Any] | None = None
 
 
 def _news(news: _Announcement, dummy_plays: bool) -> dict[str, Any]:
@@ -541,7 +587,7 @@ def _news(news: _Announcement, dummy_plays: bool) -> dict[str, Any]:
         "event": None if news.action is None else presenters.feed_event(news.action,
                                                                         dummy_plays),
         "deadline": None if news.deadline is None else news.deadline.isoformat(),
-        "deal_end": news.deal_end,
+        "deal_end": news.deal_end, "dealt": news.dealt, "turn": news.turn,
     }
 
 
@@ -571,7 +617,7 @@ def announce(event: follow_ups.Committed) -> None:
     for news in event.announcements:
         notify.announce(event.match_id, news["version"], status=news["status"],
                         event=news["event"], deadline=news["deadline"],
-                        deal_end=news["deal_end"])
+                        deal_end=news["deal_end"], dealt=news["dealt"], turn=news["turn"])
     if event.seats_changed:
         notify.announce_seats(event.match_id)
 

@@ -92,6 +92,10 @@ class Match(models.Model):
     )
     # When the person to act runs out of time; null when nobody is on the clock.
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Since when a computer player has been to act (the change that made it their turn); null
+    # when a person is, or the match is not in play. The bots' sweep reads only these rows
+    # (`match_computer_turn`), however many tables wait for their people.
+    computer_turn_since = models.DateTimeField(null=True, blank=True, editable=False)
     # A quick-match table still waiting then gets computer players in its open seats.
     fill_bots_at = models.DateTimeField(null=True, blank=True, db_index=True)
     fill_bots_level = models.CharField(max_length=8, choices=BotLevel.choices, blank=True)
@@ -135,6 +139,11 @@ class Match(models.Model):
                 fields=["game", "created_at", "id"],
                 condition=models.Q(visibility="public", status="waiting", open_seats__gt=0),
                 name="match_lobby_game",
+            ),
+            models.Index(
+                fields=["computer_turn_since"],
+                condition=models.Q(computer_turn_since__isnull=False),
+                name="match_computer_turn",
             ),
         )
         permissions = (

@@ -61,12 +61,16 @@ def _channel(match_id: uuid.UUID | str) -> str:
 def announce(
     match_id: uuid.UUID | str, version: int, *, status: str, event: dict[str, Any] | None = None,
     deadline: str | None = None, deal_end: dict[str, Any] | None = None,
+    dealt: dict[str, Any] | None = None, turn: dict[str, Any] | None = None,
 ) -> None:
     """Tell the waiters of ``match_id`` that it reached ``version`` with ``status`` (once
     committed), by the action ``event`` as the feed lists it, or by no action (None); with
-    the turn clock's ``deadline`` after it and the result of the deal it ended, if any."""
+    the turn clock's ``deadline`` after it and the result of the deal it ended, if any. Each
+    seat's own news (``dealt``: the hands of a deal dealt at this version; ``turn``: a person
+    to act and what they may do) goes only to that seat's streams (games/api/streams.py):
+    the channel is the service's own, never a client's."""
     news: News = {"version": version, "status": status, "event": event, "deadline": deadline,
-                  "deal_end": deal_end}
+                  "deal_end": deal_end, "dealt": dealt, "turn": turn}
     try:
         message = json.dumps(news, separators=(",", ":")).encode()
     except (TypeError, ValueError) as error:
@@ -194,6 +198,9 @@ class News(TypedDict):
     deadline: str | None
     # The result of the deal this version ended (as the stream's `deal_ended` sends it).
     deal_end: dict[str, Any] | None
+    # Each seat's own (`announce`): the deal dealt at this version, a person's turn.
+    dealt: dict[str, Any] | None
+    turn: dict[str, Any] | None
 
 
 class _Hub:
@@ -340,10 +347,12 @@ def _news(data: bytes) -> News | None:
         and (news.get("event") is None or isinstance(news.get("event"), dict))
         and (news.get("deadline") is None or isinstance(news.get("deadline"), str))
         and (news.get("deal_end") is None or isinstance(news.get("deal_end"), dict))
+        and (news.get("dealt") is None or isinstance(news.get("dealt"), dict))
+        and (news.get("turn") is None or isinstance(news.get("turn"), dict))
     )
     if valid:
-        news.setdefault("deadline", None)
-        news.setdefault("deal_end", None)
+        for optional in ("deadline", "deal_end", "dealt", "turn"):
+            news.setdefault(optional, None)
     return cast(News, news) if valid else None
 
 

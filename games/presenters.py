@@ -27,6 +27,7 @@ from games.models import (
     DealAnalysis,
     DealStatus,
     Match,
+    MatchStatus,
     Spectator,
     Visibility,
 )
@@ -39,6 +40,7 @@ from games.selectors import (
     ended_deals,
     latest_deals,
     replay_deal,
+    seat_at,
     table_rules,
 )
 
@@ -193,6 +195,33 @@ def _seat_view(match: Match, seat: int, deals: list[Deal]) -> dict[str, Any]:
         None if current_row is None else replay_deal(match, current_row).observation(seat)
     )
     return seat_view_after(match, seat, deals, observation)
+
+
+def own_news(match: Match, seat: int) -> dict[str, Any]:
+    """What ``seat``'s own stream tells of the deal in play, read now (seats prefetched): the
+    version, and while a deal is in play its number and sequence, the seat's hand and what it
+    may do, and `turn` (what it may do, each other card's refusal) when it is its person's
+    move."""
+    return _consistent(match, lambda fresh: _own_news(fresh, seat))
+
+
+def _own_news(match: Match, seat: int) -> dict[str, Any]:
+    news: dict[str, Any] = {"version": match.version, "deal": None, "turn": None}
+    current_row = _in_play(latest_deals(match)) if match.status == MatchStatus.ACTIVE else None
+    if current_row is None:
+        return news
+    state = replay_deal(match, current_row)
+    news["deal"] = {
+        "number": state.number, "sequence": current_row.sequence,
+        "hand": [str(card) for card in state.hand(seat)],
+        "legal_actions": [action.to_dict() for action in state.legal_actions(seat)],
+    }
+    if state.to_act == seat and not seat_at(match, seat).computer_plays:
+        news["turn"] = {
+            "seat": seat, "legal_actions": news["deal"]["legal_actions"],
+            "refusals": [[str(card), reason.value] for card, reason in state.refusals().items()],
+        }
+    return news
 
 
 def spectator_view(match: Match) -> dict[str, Any]:

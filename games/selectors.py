@@ -3,11 +3,13 @@ state; what a reader is shown of them is shaped in `games.presenters`."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.db import connection, transaction
 from django.db.models import Count, Q, QuerySet
 
 from games import engine, notify
@@ -187,9 +189,29 @@ def wait_for_move(match: Match, after: int, timeout: float) -> None:
     seconds at most (see games/notify.py); the caller reads the match again either way."""
 
     def moved() -> bool:
-        return Match.objects.filter(pk=match.pk, version__gt=after).exists()
+        try:
+            return Match.objects.filter(pk=match.pk, version__gt=after).exists()
+        finally:
+            give_back_connection()
 
     notify.wait(match.pk, moved, timeout)
+
+
+def reading_together() -> contextlib.AbstractContextManager[Any]:
+    """Reads made together in one transaction where that takes no lock (PostgreSQL: one
+    transaction's bookkeeping instead of one per statement); as they are on SQLite, where a
+    transaction here takes the write lock (`transaction_mode` IMMEDIATE in the settings)."""
+    if connection.vendor == "postgresql":
+        return transaction.atomic()
+    return contextlib.nullcontext()
+
+
+def give_back_connection() -> None:
+    """Before a wait: a pooled connection goes back to its process's pool (the next read
+    borrows one again), so a waiting request holds none. Kept otherwise: a connection of its
+    own costs a thread nothing to keep, and one to open again."""
+    if "pool" in connection.settings_dict.get("OPTIONS", {}) and not connection.in_atomic_block:
+        connection.close()
 
 
 # --- the lobby ---------------------------------------------------------------------------------

@@ -4,9 +4,10 @@ A bot's turn is sent to the broker once, when the move that hands it over commit
 can be lost: Redis was unreachable at that moment (the move is still accepted), Redis restarted
 empty, or the worker running the task died (its message returns only after the broker's
 visibility timeout, an hour), or the process stopped in the middle of its turns. The periodic
-job `sweep_bot_turns` (batak_api/jobs.py: beat scaled out, the in-process runner on the
-embedded default) runs every BOT_SWEEP_INTERVAL_SECONDS; it sends a task again for every
-active match whose computer player has been to act for longer than BOT_STALE_AFTER_SECONDS.
+job `sweep_bot_turns` (beat scaled out, the lanes' scheduler on the embedded default) runs
+every BOT_SWEEP_INTERVAL_SECONDS; it sends a task again for every active match whose computer
+player has been to act for longer than BOT_STALE_AFTER_SECONDS (`Match.computer_turn_since`,
+kept by each change: games/match_unit.py).
 Tasks are idempotent, so a sweep racing a slow task costs a no-op.
 """
 
@@ -27,45 +28,29 @@ from games.models import AnalysisStatus, DealAnalysis, Match, MatchStatus
 
 logger = logging.getLogger(__name__)
 
-# Matches waiting for a person are noted with their version, so that later sweeps skip them
-# without replaying their deal until they change: a platform has many idle tables.
-WAITING_NOTE_SECONDS = 24 * 3600
 CHUNK = 500
-
-
-def _note_key(match_id: object) -> str:
-    return f"sweeper:waiting-for-person:{match_id}"
-
-
-def _state(version: int, updated_at: datetime) -> str:
-    # Version and `updated_at` together: a seat handed to a computer player (a person left or
-    # is on autopilot) changes who is to act without a new version.
-    return f"{version}@{updated_at.isoformat()}"
 
 
 def stuck_bot_turns() -> list[tuple[str, int]]:
     """(match id, version) of the active matches whose computer player has been to act for
-    longer than BOT_STALE_AFTER_SECONDS."""
+    longer than BOT_STALE_AFTER_SECONDS: those whose `computer_turn_since` is older (an index of
+    only those rows, so the sweep costs nothing for tables waiting for their people). Each is
+    read again to be sure; one that a person is to act at after all (a row marked before its
+    turn was known) is cleared."""
     cutoff = timezone.now() - timedelta(seconds=settings.BOT_STALE_AFTER_SECONDS)
-    candidates = Match.objects.filter(status=MatchStatus.ACTIVE, updated_at__lt=cutoff)
-    rows = list(candidates.values_list("id", "version", "updated_at"))
+    candidates = Match.objects.filter(computer_turn_since__lt=cutoff).order_by(
+        "computer_turn_since")
     stuck = []
-    for start in range(0, len(rows), CHUNK):
-        chunk = rows[start : start + CHUNK]
-        notes = cache.get_many([_note_key(match_id) for match_id, _, _ in chunk])
-        waiting = {}
-        for match_id, version, updated_at in chunk:
-            if notes.get(_note_key(match_id)) == _state(version, updated_at):
-                continue
-            match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
-            # Read again: the match may have moved on since the list was taken.
-            if match is None or match.status != MatchStatus.ACTIVE or match.updated_at >= cutoff:
-                continue
-            if selectors.bot_to_act(match) is None:
-                waiting[_note_key(match_id)] = _state(match.version, match.updated_at)
-            else:
-                stuck.append((str(match_id), match.version))
-        cache.set_many(waiting, WAITING_NOTE_SECONDS)
+    rows = list(candidates.values_list("id", "version", "computer_turn_since")[:CHUNK])
+    for match_id, version, since in rows:
+        match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
+        if match is None or match.version != version:  # moved on since the list was taken
+            continue
+        if match.status == MatchStatus.ACTIVE and selectors.bot_to_act(match) is not None:
+            stuck.append((str(match_id), version))
+        else:  # unless a change marked it again meanwhile
+            Match.objects.filter(pk=match_id, version=version, computer_turn_since=since).update(
+                computer_turn_since=None)
     return stuck
 
 

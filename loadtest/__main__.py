@@ -202,7 +202,8 @@ def _follow_deal(apis: list[client.Api], match_id: str) -> tuple[Any, int] | Non
 
 
 def bots_client(
-    web: str, token: str, budget: Budget, rng: random.Random, level: str, think: float
+    web: str, stream: str, token: str, budget: Budget, rng: random.Random, level: str,
+    think: float,
 ) -> Tally:
     tally = Tally()
     api = client.Api(web, token)
@@ -211,54 +212,41 @@ def bots_client(
     time.sleep(rng.uniform(0, think))
     while budget.open():
         match_id = client.match_against_bots(api, levels=[level] * 3, deals=4)
-        play_against_bots(api, match_id, budget, rng, think, tally)
+        play_against_bots(api, stream, match_id, budget, rng, think, tally)
     api.close()
     return tally
 
 
+# A stream quiet this long while the person waits is opened again (with Last-Event-ID), so a
+# client notices the phase's end.
+STREAM_QUIET_SECONDS = 5.0
+
+
 def play_against_bots(
-    api: client.Api, match_id: str, budget: Budget, rng: random.Random, think: float,
-    tally: Tally,
+    api: client.Api, stream: str, match_id: str, budget: Budget, rng: random.Random,
+    think: float, tally: Tally,
 ) -> None:
-    """The person's moves in ``match_id`` until it ends or the budget does, following the event
-    feed while the computer players move; each move taken ``think`` (about) after the turn."""
-    view = client.view(api, match_id)
+    """The person's moves in ``match_id`` until it ends or the budget does, played as a
+    push-first app plays: one stream of the match (on the stream server), each `turn` it tells
+    answered with one POST ``think`` (about) after it. No view is read."""
     answered: tuple[float, int] | None = None  # when the person's last move was answered
-    while view["status"] == "active" and budget.open():
-        if not client.my_turn(view):
-            _wait_for_events(api, match_id, view["version"], tally)
-            view = client.view(api, match_id)
-            tally.reads.update(("events", "view"))
-            continue
-        if answered is not None and view["version"] > answered[1]:
+    for turn in client.turns(api, match_id, stream=stream, quiet=STREAM_QUIET_SECONDS,
+                             going=budget.open):
+        if answered is not None and turn["version"] > answered[1]:
             tally.turnarounds.append(time.perf_counter() - answered[0])
         time.sleep(rng.uniform(0.5, 1.5) * think)
         if not budget.take():
-            break
-        action = client.random_action(view, rng)
-        response = client.act(api, match_id, action, expected_version=view["version"])
-        if not tally.answer(response):
-            view = client.view(api, match_id)
-            answered = None
-            continue
-        tally.accepted.append((match_id, response.body["version"], 0, action))
-        answered = (time.perf_counter(), response.body["version"])
-        view = response.body
+            return
+        action = rng.choice([a for a in turn["legal_actions"] if a["kind"] != "redeal"])
+        response = client.act(api, match_id, action, expected_version=turn["version"])
+        answered = None
+        if tally.answer(response):
+            tally.accepted.append((match_id, response.body["version"], 0, action))
+            answered = (time.perf_counter(), response.body["version"])
 
 
-def _wait_for_events(api: client.Api, match_id: str, version: int, tally: Tally) -> None:
-    """A long poll of the event feed, as an app makes it: refused because too many wait
-    already (429), it looks again a moment later, as Retry-After asks (but no later than a
-    second: the person is waiting)."""
-    response = api.get(f"{client.API}/matches/{match_id}/events?after={version}&wait=10")
-    if response.status == 429:
-        tally.reads[f"events refused: {response.body.get('code')}"] += 1
-        time.sleep(min(1.0, float(response.headers.get("Retry-After", 1))))
-    elif response.status != 200:
-        raise client.ApiError("events", response)
-
-
-def hostile_client(web: str, token: str, budget: Budget, rng: random.Random) -> Tally:
+def hostile_client(web: str, stream: str, token: str, budget: Budget,
+                   rng: random.Random) -> Tally:
     """One account doing all its limits allow, flat out (see the module's ``hostile``)."""
     tally = Tally()
     api = client.Api(web, token)
@@ -269,13 +257,14 @@ def hostile_client(web: str, token: str, budget: Budget, rng: random.Random) -> 
                               {"deals": 52, "seats": [{"kind": "me"}, *hard]})
     for refused in (bots_only, beyond_the_cap):
         tally.reads[f"refused {refused.status} {refused.body.get('code')}"] += 1
-    play_against_bots(api, match_id, budget, rng, 0.0, tally)
+    play_against_bots(api, stream, match_id, budget, rng, 0.0, tally)
     tally.reads["moves"] = len(tally.accepted)
     api.close()
     return tally
 
 
-def hostile_platform_player(web: str, key: str, budget: Budget, rng: random.Random) -> Tally:
+def hostile_platform_player(web: str, stream: str, key: str, budget: Budget,
+                            rng: random.Random) -> Tally:
     """One of a platform's players doing all its limits allow, flat out (see the module's
     ``hostile-platform``): with the token the platform got for it, as the hostile accounts do."""
     server = client.Api(web)
@@ -285,7 +274,7 @@ def hostile_platform_player(web: str, key: str, budget: Budget, rng: random.Rand
                             headers={"Authorization": f"Api-Key {key}"})
     server.close()
     token = client.expect(player, 201, "platform player")["token"]
-    return hostile_client(web, token, budget, rng)
+    return hostile_client(web, stream, token, budget, rng)
 
 
 def hostile_platform_client(web: str, receivers: list[str], budget: Budget,
@@ -578,6 +567,7 @@ def main(argv: list[str] | None = None) -> int:
                        cwd=ROOT, env=stack.env, check=True)
         web = stack.start_web(workers=args.web_workers, threads=args.web_threads,
                               DJANGO_SETTINGS_MODULE="loadtest.settings")
+        stack.start_stream()
         stack.start_worker(concurrency=args.celery_concurrency)
         stack.start_webhook_worker()
         stack.start_beat()
@@ -625,7 +615,8 @@ def _run(args: argparse.Namespace, phases: list[str], stack: Stack, web: str) ->
     errors = 0
     for phase in phases:
         seeds = [rng.randrange(2**32) for _ in range(args.clients + _hostile_count(args, phase))]
-        make = _ClientMaker(args, phase, web, tokens, hostile_tokens, seeds)
+        make = _ClientMaker(args, phase, web, stack.urls["stream"], tokens, hostile_tokens,
+                            seeds)
         receivers = _receivers(phase)
         make.receivers = [receiver.url for receiver in receivers]
         if phase == "hostile-platform":
@@ -680,6 +671,7 @@ class _ClientMaker:
     args: argparse.Namespace
     phase: str
     web: str
+    stream: str  # the stream server's base URL
     tokens: list[list[str]]
     hostile_tokens: list[str]
     seeds: list[int]
@@ -697,11 +689,12 @@ class _ClientMaker:
             self.hostiles.append(hostile)
             return Tally(errors=hostile.errors)
         if i >= args.clients and self.phase == "hostile-platform":
-            hostile = hostile_platform_player(web, self.platform_key, budget, rng)
+            hostile = hostile_platform_player(web, self.stream, self.platform_key, budget, rng)
             self.hostiles.append(hostile)
             return Tally(accepted=hostile.accepted, errors=hostile.errors)
         if i >= args.clients:
-            hostile = hostile_client(web, self.hostile_tokens[i - args.clients], budget, rng)
+            hostile = hostile_client(web, self.stream, self.hostile_tokens[i - args.clients],
+                                     budget, rng)
             self.hostiles.append(hostile)
             return Tally(accepted=hostile.accepted, errors=hostile.errors)
         if self.phase == "touch":
@@ -709,7 +702,7 @@ class _ClientMaker:
         if self.phase == "moves":
             return moves_client(web, self.tokens[i], budget, rng)
         level = BOT_PHASES[self.phase] or args.level
-        return bots_client(web, self.tokens[i][0], budget, rng, level, args.think)
+        return bots_client(web, self.stream, self.tokens[i][0], budget, rng, level, args.think)
 
 
 def _run_measured_phase(

@@ -450,8 +450,9 @@ def run_phases(web: str, args: argparse.Namespace) -> list[tuple[str, float]]:
     phases: dict[str, Callable[[int, bench.Budget], bench.Tally]] = {
         "people": lambda i, budget: bench.moves_client(web, people[i], budget,
                                                        random.Random(i)),
+        # The web server answers the streams too (held 30 s each, then resumed).
         "computer players": lambda i, budget: bench.bots_client(
-            web, people[i][0], budget, random.Random(i), args.level, 1.0),
+            web, web, people[i][0], budget, random.Random(i), args.level, 1.0),
         "platforms": lambda i, budget: bench.hostile_platform_client(
             web, [receiver.url for receiver in receivers], budget, random.Random(i)),
     }

@@ -1,6 +1,7 @@
 """A whole match through the Python client generated from openapi/schema.yaml, as an app would
-play it: a guest against three computer players, following the event feed by its cursor while
-the live stream (batak_sse.py) reports every move.
+play it: a guest against three computer players, played from the live stream alone
+(batak_sse.py): each `turn` it tells is answered with one POST. Once over, the event feed read by
+its cursor matches the stream.
 
     python clients/python/play_match.py http://127.0.0.1:8000
 
@@ -15,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import random
 import sys
-import threading
 from collections.abc import Sequence
 from http import HTTPStatus
 from typing import NoReturn, TypeVar
@@ -34,7 +34,6 @@ from batak_api_client.models import (
     BotLevel,
     BotSeatRequest,
     BotSeatRequestKind,
-    DealView,
     EventPage,
     Game,
     GuestInputRequest,
@@ -54,9 +53,18 @@ from batak_api_client.models import (
     Token,
     TrumpAction,
     TrumpActionInputRequest,
+    TurnEvent,
 )
 from batak_api_client.types import Response
-from batak_sse import ActionMessage, DealEndedMessage, EndMessage, Event, StreamMessage, follow
+from batak_sse import (
+    ActionMessage,
+    DealEndedMessage,
+    EndMessage,
+    Event,
+    StreamMessage,
+    TurnMessage,
+    follow,
+)
 
 T = TypeVar("T")
 Action = AnnounceAction | BidAction | PassAction | PlayAction | RedealAction | TrumpAction
@@ -110,17 +118,17 @@ class Probes:
     stale: bool = False  # an action with a stale version: 409 stale_version
     not_modified: bool = False  # the view again with `If-None-Match`: 304, no body
 
-    def send(self, client: AuthenticatedClient, match_id: UUID, view: SeatView,
-             deal: DealView, legal: Sequence[Action]) -> None:
-        if not self.refused and deal.refusals:
-            refusal = deal.refusals[0]
+    def send(self, client: AuthenticatedClient, match_id: UUID, turn: TurnEvent,
+             legal: Sequence[Action]) -> None:
+        if not self.refused and turn.refusals:
+            refusal = turn.refusals[0]
             expect_problem(submit_action.sync_detailed(
                 match_id, client=client,
                 body=PlayActionInputRequest.from_dict({"kind": "play", "card": refusal.card})),
                 422, {refusal.reason.value})
             self.refused = True
-        if not self.stale and view.version > 0:
-            expect_problem(submit(client, match_id, legal[0], view.version - 1), 409,
+        if not self.stale and turn.version > 0:
+            expect_problem(submit(client, match_id, legal[0], turn.version - 1), 409,
                            {"stale_version"})
             self.stale = True
         if not self.not_modified:  # on our turn nothing moves until we do
@@ -150,15 +158,14 @@ def match_against_bots(client: AuthenticatedClient) -> UUID:
     return created.id
 
 
-def take_turn(client: AuthenticatedClient, match_id: UUID, view: SeatView, deal: DealView,
+def take_turn(client: AuthenticatedClient, match_id: UUID, turn: TurnEvent,
               rng: random.Random, probes: Probes) -> None:
     """A random legal move (never a redeal request), after the probes still to send."""
-    legal = [a for a in deal.legal_actions if not isinstance(a, RedealAction)]
-    probes.send(client, match_id, view, deal, legal)
-    answer = submit(client, match_id, rng.choice(legal), view.version)
-    mine = expect(answer, SeatView, "move")
-    if mine.version != view.version + 1:
-        fail(f"the move answered version {mine.version}, not {view.version + 1}")
+    legal = [a for a in turn.legal_actions if not isinstance(a, RedealAction)]
+    probes.send(client, match_id, turn, legal)
+    mine = expect(submit(client, match_id, rng.choice(legal), turn.version), SeatView, "move")
+    if mine.version != turn.version + 1:
+        fail(f"the move answered version {mine.version}, not {turn.version + 1}")
 
 
 def follow_feed(client: AuthenticatedClient, match_id: UUID, after: int,
@@ -190,22 +197,20 @@ def main(base_url: str) -> None:
     rng = random.Random(7)
     client = sign_in(base_url)
     match_id = match_against_bots(client)
+    # Push-first: the stream tells when it is our move and what we may do (`turn`), and we
+    # answer each with one POST; it is resumed whenever the server closes it, until its `end`.
     heard: list[StreamMessage] = []
-    # The stream reports the moves while we play: until its `end`, resumed whenever the server
-    # closes it.
-    listener = threading.Thread(target=lambda: heard.extend(follow(client, match_id)),
-                                daemon=True)
-    listener.start()
-    seen: list[Event] = []
-    after = 0
     probes = Probes()
-    while True:
-        view = expect(get_seat_view.sync_detailed(match_id, client=client), SeatView, "view")
-        if view.status != MatchStatus.ACTIVE:
-            break
-        if view.deal is not None and view.deal.to_act == view.seat:
-            take_turn(client, match_id, view, view.deal, rng, probes)
-        after = follow_feed(client, match_id, after, seen)
+    turns = 0
+    for message in follow(client, match_id):
+        heard.append(message)
+        if isinstance(message, TurnMessage):
+            take_turn(client, match_id, message.turn, rng, probes)
+            turns += 1
+    # Once over: the view (for a screen's resynchronisation) and the feed by its cursor.
+    view = expect(get_seat_view.sync_detailed(match_id, client=client), SeatView, "view")
+    seen: list[Event] = []
+    follow_feed(client, match_id, 0, seen)
     versions = [event.version for event in seen]
     if versions != list(range(1, view.version + 1)):
         fail(f"the feed showed versions {versions[:5]}… not 1..{view.version} exactly once")
@@ -213,11 +218,11 @@ def main(base_url: str) -> None:
         probes.refused and probes.stale and probes.not_modified
     ):
         fail(f"ended {view.status}, probes {probes}")
-    listener.join(timeout=60)
     check_stream(heard, seen, view)
-    print(f"python client: {DEALS} deals played, {len(seen)} events seen once each in the feed "
-          f"and the stream, totals {view.totals}; the refused card and the stale version "
-          "answered a Problem, the unchanged view 304")
+    print(f"python client: {DEALS} deals played from the stream alone ({turns} turns, one POST "
+          f"each), {len(seen)} events seen once each in the feed and the stream, totals "
+          f"{view.totals}; the refused card and the stale version answered a Problem, the "
+          "unchanged view 304")
 
 
 if __name__ == "__main__":

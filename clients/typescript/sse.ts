@@ -4,6 +4,8 @@
 //   for await (const message of follow(baseUrl, matchId, { headers })) {
 //     if (message.type === "action" && message.event.kind === "play") use(message.event.card);
 //     if (message.type === "deal_ended") console.log(message.result.totals);
+//     if (message.type === "hand") console.log(message.hand.hand);  // your own stream only
+//     if (message.type === "turn") act(message.turn.legal_actions[0], message.turn.version);
 //     if (message.type === "end") console.log(message.end.status);
 //     if (message.type === "analysis_ready") console.log(message.ready.deal_sequence);
 //   }
@@ -15,7 +17,9 @@
 //
 // The schema names each event's data (`x-sse-events` on the stream's answer): `action` is an
 // `Event` (its `id:` the version, or the `deal_ended` after it carries it), `deal_ended` a
-// `DealEndedEvent`, `clock` a `ClockEvent`, `seats` a `SeatsEvent`, `end` a `StreamEnd`,
+// `DealEndedEvent`, `clock` a `ClockEvent`, `seats` a `SeatsEvent`, `end` a `StreamEnd`, on a
+// seat's own stream `hand` a `HandEvent` (its cards when a deal is dealt, or the stream starts
+// in one) and `turn` a `TurnEvent` (its move: the legal actions, at the version to send back),
 // `rating_changed` a `RatingChangedEvent`, `rematch_offered` a `RematchOffer`,
 // `rematch_started` a `RematchStartedEvent`, `analysis_ready` an `AnalysisReadyEvent` (a scored
 // deal's analysis is ready: getDealAnalysis reads it). The server may add events: those come as
@@ -38,6 +42,8 @@ export type StreamMessage =
   | { type: "action"; version: number; event: Schemas["Event"] }
   | { type: "deal_ended"; result: Schemas["DealEndedEvent"] }
   | { type: "clock"; clock: Schemas["ClockEvent"] }
+  | { type: "hand"; hand: Schemas["HandEvent"] }
+  | { type: "turn"; turn: Schemas["TurnEvent"] }
   | { type: "seats"; seats: Schemas["SeatsEvent"] }
   | { type: "end"; end: Schemas["StreamEnd"] }
   | { type: "rating_changed"; ratings: Schemas["RatingChangedEvent"] }
@@ -83,6 +89,14 @@ function message(frame: Frame): StreamMessage {
   if (frame.name === "clock") {
     const clock: Schemas["ClockEvent"] = JSON.parse(data);
     return { type: "clock", clock };
+  }
+  if (frame.name === "hand") {
+    const hand: Schemas["HandEvent"] = JSON.parse(data);
+    return { type: "hand", hand };
+  }
+  if (frame.name === "turn") {
+    const turn: Schemas["TurnEvent"] = JSON.parse(data);
+    return { type: "turn", turn };
   }
   if (frame.name === "seats") {
     const seats: Schemas["SeatsEvent"] = JSON.parse(data);

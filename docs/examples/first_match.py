@@ -2,9 +2,10 @@
 
     python3 first_match.py [BASE_URL]        (default http://127.0.0.1:8000)
 
-The loop reads the seat's view and acts on what it says, so it works whatever the deal: while
-the match is active, if the seat to act is yours, take one of the legal actions (here the
-first) at the version you read; if not, wait on the event feed for the next move.
+It plays as an app does, from the match's live stream alone (Server-Sent Events): the stream
+tells every move, and on your seat's stream a `turn` event when it is your move, with what you
+may do and the version to send back; the loop answers each with one of them (here the first).
+A stream the server closes is opened again where it left off (`Last-Event-ID`), until its `end`.
 """
 
 from __future__ import annotations
@@ -46,19 +47,47 @@ match = call("POST", "/matches", token, {
     "game": "auction", "deals": 1, "seats": [{"kind": "me"}, bot, bot, bot]})
 match_id = match["id"]
 
-while True:
-    view = call("GET", f"/matches/{match_id}/view", token)
-    if view["status"] != "active":
-        break
-    deal = view["deal"]
-    if deal is None or deal["to_act"] != view["seat"]:
-        # Not your turn: wait (up to 20 s) for the next move on the event feed.
-        call("GET", f"/matches/{match_id}/events?after={view['version']}&wait=20", token)
-        continue
-    # Your turn: any of legal_actions is accepted, posted as it is with the version.
-    action = deal["legal_actions"][0]
-    call("POST", f"/matches/{match_id}/actions", token,
-         {**action, "expected_version": view["version"]})
-    print(f"version {view['version']}: {action}")
 
-print(f"match {view['status']}: totals {view['totals']}, places {view['ranking']}")
+def stream(last_id: str | None) -> Any:
+    """The match's live stream, from after the event ``last_id`` (None: from the start)."""
+    headers = {"Authorization": f"Token {token}", "Accept": "text/event-stream"}
+    if last_id is not None:
+        headers["Last-Event-ID"] = last_id
+    request = urllib.request.Request(f"{BASE}/matches/{match_id}/stream", headers=headers)
+    return urllib.request.urlopen(request, timeout=60)
+
+
+def events(answer: Any) -> Any:
+    """The stream's events as (name, id, data): a blank line ends each."""
+    name, event_id, data = "message", None, []
+    for raw in answer:
+        line = raw.decode().rstrip("\r\n")
+        if not line:
+            if data:
+                yield name, event_id, json.loads("\n".join(data))
+            name, event_id, data = "message", None, []
+        elif line.startswith("event:"):
+            name = line[6:].strip()
+        elif line.startswith("id:"):
+            event_id = line[3:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].strip())
+
+
+last_id, over = None, None
+while over is None:
+    with stream(last_id) as answer:
+        for name, event_id, data in events(answer):
+            last_id = event_id or last_id
+            if name == "turn":
+                # Your move: any of legal_actions, posted as it is with the turn's version.
+                action = data["legal_actions"][0]
+                call("POST", f"/matches/{match_id}/actions", token,
+                     {**action, "expected_version": data["version"]})
+                print(f"version {data['version']}: {action}")
+            elif name == "end":
+                over = data
+                break
+
+view = call("GET", f"/matches/{match_id}/view", token)
+print(f"match {over['status']}: totals {view['totals']}, places {view['ranking']}")

@@ -30,30 +30,37 @@ MATCH=$(curl -sf -X POST "$B/matches" -H "$H" -H 'Content-Type: application/json
          {"kind": "bot", "bot_level": "medium"}]}' | field id)
 echo "match $MATCH"
 
-# 3. Your seat's view: your hand, whose turn it is, the match's version and what you may do.
-#    The computer players before you have already called, so wait on the event feed until the
-#    seat to act (`deal.to_act`) is yours.
-VIEW=$(curl -sf "$B/matches/$MATCH/view" -H "$H")
-while [[ $(echo "$VIEW" | field deal.to_act) != $(echo "$VIEW" | field seat) ]]; do
-    curl -sf "$B/matches/$MATCH/events?after=$(echo "$VIEW" | field version)&wait=20" -H "$H" >/dev/null
-    VIEW=$(curl -sf "$B/matches/$MATCH/view" -H "$H")
+# 3. Wait for your move on the match's live stream (Server-Sent Events): it tells every move,
+#    and on your own stream a `turn` event when it is your move, with what you may do
+#    (`legal_actions`) and the match's version to send back. (The computer players before you
+#    may have called already; the stream starts with your hand, then tells your turn.)
+exec 3< <(curl -sfN "$B/matches/$MATCH/stream" -H "$H")
+STREAM=$!
+while IFS= read -r LINE <&3; do
+    if [[ $LINE == "event: turn" ]]; then
+        IFS= read -r LINE <&3
+        TURN=${LINE#data: }
+        break
+    fi
 done
-VERSION=$(echo "$VIEW" | field version)
-echo "hand: $(echo "$VIEW" | field deal.hand)"
-echo "legal: $(echo "$VIEW" | field deal.legal_actions)"
+kill "$STREAM"
+VERSION=$(echo "$TURN" | field version)
+echo "legal: $(echo "$TURN" | field legal_actions)"
 
 # 4. Take one of the legal actions (here the first; in the auction it may be a bid or a pass).
-#    Every action goes to /actions: the entry of legal_actions as it is, and the version you
-#    read: if the match moved on meanwhile, the answer is 409 stale_version and nothing changes.
-ACTION=$(echo "$VIEW" | field deal.legal_actions.0)       # e.g. {"kind": "bid", "tricks": 4}
+#    Every action goes to /actions: the entry of legal_actions as it is, and the version the
+#    turn gave: if the match moved on meanwhile, the answer is 409 stale_version and nothing
+#    changes.
+ACTION=$(echo "$TURN" | field legal_actions.0)            # e.g. {"kind": "bid", "tricks": 4}
 BODY=$(echo "$ACTION" | python3 -c 'import json, sys
 print(json.dumps({**json.load(sys.stdin), "expected_version": int(sys.argv[1])}))' "$VERSION")
 VIEW=$(curl -sf -X POST "$B/matches/$MATCH/actions" -H "$H" \
-    -H 'Content-Type: application/json' -d "$BODY")      # the answer is your view again
+    -H 'Content-Type: application/json' -d "$BODY")      # the answer is your seat's view
 echo "took $ACTION at version $VERSION; now version $(echo "$VIEW" | field version)"
+echo "hand: $(echo "$VIEW" | field deal.hand)"
 
 # 5. Every move so far, in order (the computer players' too), by the event feed's cursor.
 curl -sf "$B/matches/$MATCH/events?after=0&wait=0" -H "$H"
 echo
-# To play on, repeat steps 3 and 4 until the view's `status` is no longer `active`:
+# To play on, keep the stream open and answer each `turn` until its `end` event:
 # first_match.py does exactly that.

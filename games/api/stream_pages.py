@@ -6,6 +6,7 @@ there."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 import uuid
@@ -19,7 +20,7 @@ from typing import Any, TypeVar
 
 from django.db import InterfaceError, OperationalError, connection
 
-from games import notify, presenters, rematch
+from games import notify, presenters, rematch, selectors
 from games.api.serializers.feed import EventSerializer, RematchOfferSerializer
 from games.models import Match, MatchStatus, RematchOffer, Seat
 
@@ -34,11 +35,22 @@ readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="stream-reader")
 
 
 @dataclass(frozen=True)
-class Page:
-    """The frames of the actions after a cursor, read at one version, and the match's state
-    there."""
+class Version:
+    """One version's frames: its action's (and the result of the deal it ended), as everyone
+    is sent them, and each seat's own news at it (`notify.News`), for that seat only."""
 
-    frames: bytes  # the actions' and deals' results'
+    version: int
+    closed: bytes  # the frames, the version the id of the last
+    open: bytes  # the same without the id: a seat's own frames follow, the last with it
+    dealt: dict[str, Any] | None = None
+    turn: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Page:
+    """The versions after a cursor, read at one version, and the match's state there."""
+
+    versions: tuple[Version, ...]
     next_after: int
     more: bool  # more actions are already waiting
     ended: bool  # the match has ended and this page holds its last action
@@ -53,6 +65,8 @@ class Page:
     rematch: dict[str, Any] | None = None
     # When a finished match finished, as read (None: heard just now).
     finished_at: datetime | None = None
+    # Read from the database (else made from the announcements heard).
+    read: bool = False
 
 
 def on_a_live_connection(read: Callable[[], T]) -> T:
@@ -65,8 +79,23 @@ def on_a_live_connection(read: Callable[[], T]) -> T:
         return read()
 
 
+def read_own(match_id: uuid.UUID, seat: int) -> dict[str, Any] | None:
+    """What ``seat``'s own stream tells of the deal in play, read now (`presenters.own_news`);
+    None when the match is gone."""
+    def read() -> dict[str, Any] | None:
+        with selectors.reading_together():
+            match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()
+            return None if match is None else presenters.own_news(match, seat)
+
+    return on_a_live_connection(read)
+
+
 def read_page(match_id: uuid.UUID, after: int) -> Page:
-    return on_a_live_connection(lambda: _read_page(match_id, after))
+    def read() -> Page:
+        with selectors.reading_together():
+            return _read_page(match_id, after)
+
+    return on_a_live_connection(read)
 
 
 def _read_page(match_id: uuid.UUID, after: int) -> Page:
@@ -74,24 +103,25 @@ def _read_page(match_id: uuid.UUID, after: int) -> Page:
         "id", "version", "status", "rules", "turn_deadline", "finished_at"
     )[:1])
     if not found:  # deleted by staff: nothing more will come
-        return Page(b"", after, more=False, ended=True)
+        return Page((), after, more=False, ended=True)
     match = found[0]
     page = presenters.event_page(match, after, PAGE, with_deal_ends=True)
-    frames = [
-        _action_frames(event, page["deal_ends"].get(event["version"]))
+    versions = tuple(
+        _version(event, page["deal_ends"].get(event["version"]))
         for event in EventSerializer(page["events"], many=True).data
-    ]
+    )
     ended = not page["has_more"] and page["status"] not in LIVE
     offer = (RematchOffer.objects.filter(match_id=match_id).first()
              if ended and page["status"] == MatchStatus.FINISHED else None)
     caught_up = not page["has_more"] and page["status"] == MatchStatus.ACTIVE
     deadline = match.turn_deadline.isoformat() if caught_up and match.turn_deadline else None
     return Page(
-        b"".join(frames), page["next_after"], page["has_more"], ended,
+        versions, page["next_after"], page["has_more"], ended,
         end=endframe(page["version"], page["status"]) if ended else b"",
         deadline=deadline, knows_deadline=caught_up, seats=_seats(match_id),
         status=page["status"], finished_at=match.finished_at,
         rematch=None if offer is None else RematchOfferSerializer(rematch.offer_view(offer)).data,
+        read=True,
     )
 
 
@@ -138,44 +168,53 @@ shared_reads: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SharedReads] 
 
 def page_heard(match_id: uuid.UUID, heard: list[notify.News]) -> Page:
     """The page of announced versions, as a look at the database would have read it (but
-    for the seats, which an announcement of a version does not change)."""
-    frames = [_eventframe(match_id, news) for news in heard if news["event"] is not None]
+    for the seats, which an announcement of a version does not change), with each seat's own
+    news at each version."""
+    versions = tuple(
+        dataclasses.replace(_heard_version(match_id, news), dealt=news.get("dealt"),
+                            turn=news.get("turn"))
+        for news in heard if news["event"] is not None
+    )
     last = heard[-1]
     ended = last["status"] not in LIVE
     return Page(
-        b"".join(frames), last["version"], more=False, ended=ended,
+        versions, last["version"], more=False, ended=ended,
         end=endframe(last["version"], last["status"]) if ended else b"",
         deadline=last["deadline"], knows_deadline=last["status"] == MatchStatus.ACTIVE,
         status=last["status"],
     )
 
 
-# Each announced action's frame, made once for all of its listeners in this process.
-_frames: OrderedDict[tuple[uuid.UUID, int], bytes] = OrderedDict()
+# Each announced action's frames, made once for all of its listeners in this process.
+_frames: OrderedDict[tuple[uuid.UUID, int], Version] = OrderedDict()
 FRAMES_KEPT = 4096
 
 
-def _eventframe(match_id: uuid.UUID, news: notify.News) -> bytes:
+def _heard_version(match_id: uuid.UUID, news: notify.News) -> Version:
     key = (match_id, news["version"])
-    frame = _frames.get(key)
-    if frame is None:
-        frame = _frames[key] = _action_frames(
-            EventSerializer(news["event"]).data, news["deal_end"]
-        )
+    made = _frames.get(key)
+    if made is None:
+        made = _frames[key] = _version(EventSerializer(news["event"]).data, news["deal_end"])
         if len(_frames) > FRAMES_KEPT:
             _frames.popitem(last=False)
-    return frame
+    return made
 
 
-def _action_frames(event: dict[str, Any], deal_end: dict[str, Any] | None) -> bytes:
+def _version(event: dict[str, Any], deal_end: dict[str, Any] | None) -> Version:
     """An action's event, and the result of the deal it ended, if it ended one: the version
-    is the id of the last of them (EventSource resumes after the last id it received)."""
+    is the id of the last frame of the version (EventSource resumes after the last id it
+    received)."""
     version = event["version"]
-    if deal_end is None:
-        return frame(version, "action", event)
-    return frame(None, "action", event) + frame(
-        version, "deal_ended", {"version": version, **deal_end}
-    )
+    parts = [("action", event)]
+    if deal_end is not None:
+        parts.append(("deal_ended", {"version": version, **deal_end}))
+    return Version(version, closed=frames(version, parts), open=frames(None, parts))
+
+
+def frames(version: int | None, parts: list[tuple[str, dict[str, Any]]]) -> bytes:
+    """``parts`` (kind, data) as frames, ``version`` (if any) the id of the last."""
+    return b"".join(frame(version if index == len(parts) - 1 else None, kind, data)
+                    for index, (kind, data) in enumerate(parts))
 
 
 def endframe(version: int, status: str) -> bytes:

@@ -46,11 +46,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db.models import Q
 from django.http import StreamingHttpResponse
-from django.utils import timezone
+from django.utils import timezone, translation
 from knox.models import AuthToken
 
 from games import access, notify, seating, selectors, services
 from games.api import slots, stream_pages
+from games.engine import Reason
+from games.errors import reason_message
 from games.models import Match, MatchStatus, RematchStatus, Visibility
 
 T = TypeVar("T")
@@ -107,9 +109,16 @@ class Follower:
         self.after = after
         self.user_id = user.pk
         self.credential = credential
+        found = access.access(match, user)
         # Whether the listener may read the deals' records, and so their analyses (a
         # spectator may not: an analysis is judged from every hand).
-        self.reads_records = access.access(match, user).allows(access.Permission.READ)
+        self.reads_records = found.allows(access.Permission.READ)
+        # The listener's own seat, whose own news (its hand, its turns) the stream tells it.
+        self.seat: int | None = None if found.seat is None else found.seat.index
+        # The version up to which the seat's own news was sent (None: none yet).
+        self.own_at: int | None = None
+        # The language of the request, for the sentences of the seat's own news.
+        self.language = translation.get_language()
         self.ended = False
         # The state last sent (`clock`, `seats`): sent again only when it changed.
         self.deadline: str | None = None
@@ -124,12 +133,15 @@ class Follower:
         return self.ended and (self.open_until is None or time.monotonic() >= self.open_until)
 
     def take(self, page: stream_pages.Page) -> bytes:
-        """The page's frames, with the state events that changed since the last sent."""
+        """The page's frames, the seat's own news at each version among them, and the state
+        events that changed since the last sent."""
         self.after = page.next_after
         if page.ended and self.ended:  # after the end: only the rematch may still change
             return self._after_end(page)
         self.ended = page.ended
-        frames = [page.frames]
+        frames = [self._version_frames(version) for version in page.versions]
+        if self.own_at is not None and not page.read:
+            self.own_at = page.next_after  # the announcements carry the seat's own news
         if page.ended:  # the state of a match that ended tells nothing more
             if page.status == MatchStatus.FINISHED:
                 # Open for what follows the finish, counted from the finish: a stream that
@@ -138,7 +150,7 @@ class Follower:
                          else (timezone.now() - page.finished_at).total_seconds())
                 self.open_until = time.monotonic() + max(
                     0.0, settings.STREAM_AFTER_END_SECONDS - since)
-            return b"".join((page.frames, page.end, self._after_end(page)))
+            return b"".join((*frames, page.end, self._after_end(page)))
         if page.knows_deadline and page.deadline != self.deadline:
             self.deadline = page.deadline
             frames.append(stream_pages.frame(None, "clock", {"version": page.next_after,
@@ -147,6 +159,66 @@ class Follower:
             self.seats = page.seats
             frames.append(stream_pages.frame(None, "seats", {"seats": page.seats}))
         return b"".join(frames)
+
+    def _version_frames(self, version: stream_pages.Version) -> bytes:
+        """A version's frames, followed by the seat's own news at it (announced with it),
+        the version the id of the last frame."""
+        own: list[tuple[str, dict[str, Any]]] = []
+        if self.seat is not None and self.own_at is not None:
+            if version.dealt is not None:
+                own.append(("hand", {
+                    "version": version.version, "deal_number": version.dealt["number"],
+                    "deal_sequence": version.dealt["sequence"],
+                    "hand": version.dealt["hands"][self.seat],
+                    "legal_actions": version.dealt["legal_actions"][self.seat],
+                }))
+            if version.turn is not None and version.turn["seat"] == self.seat:
+                own.append(self._turn(version.version, version.turn))
+        if not own:
+            return version.closed
+        return version.open + stream_pages.frames(version.version, own)
+
+    def wants_own(self, page: stream_pages.Page, seats_changed: bool) -> bool:
+        """Whether the seat's own news is to be read after ``page``: first, after a change
+        at the seats (a person back from autopilot is to act at once), and after a page
+        read from the database (its versions carry none)."""
+        return (
+            self.seat is not None and not self.ended and not page.more
+            and (self.own_at is None or seats_changed
+                 or (page.read and self.own_at != page.next_after))
+        )
+
+    def take_own(self, news: dict[str, Any] | None) -> bytes:
+        """The seat's own news as read (`stream_pages.read_own`): its hand and, on its
+        person's move, its turn; nothing when the match has moved on since the page (the
+        versions in between bring it)."""
+        if news is None or news["version"] != self.after:
+            return b""
+        self.own_at = news["version"]
+        deal = news["deal"]
+        if deal is None:
+            return b""
+        own = [("hand", {
+            "version": news["version"], "deal_number": deal["number"],
+            "deal_sequence": deal["sequence"], "hand": deal["hand"],
+            "legal_actions": deal["legal_actions"],
+        })]
+        if news["turn"] is not None:
+            own.append(self._turn(news["version"], news["turn"]))
+        return stream_pages.frames(news["version"], own)
+
+    def _turn(self, version: int, turn: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        legal = turn["legal_actions"]
+        with translation.override(self.language):
+            refusals = [
+                {"card": card, "reason": reason, "message": reason_message(Reason(reason))}
+                for card, reason in turn["refusals"]
+            ]
+        return ("turn", {
+            "version": version, "legal_actions": legal,
+            "legal_cards": [action["card"] for action in legal if action["kind"] == "play"],
+            "refusals": refusals,
+        })
 
     def _after_end(self, page: stream_pages.Page) -> bytes:
         """The rematch's events, if its offer changed since last sent; the stream stays open
@@ -198,6 +270,10 @@ class Follower:
         return allowed
 
     def _allowed(self) -> bool:
+        with selectors.reading_together():
+            return self._allowed_now()
+
+    def _allowed_now(self) -> bool:
         user = get_user_model().objects.filter(pk=self.user_id, is_active=True).first()
         if user is None:
             return False
@@ -233,6 +309,7 @@ def _retry() -> bytes:
 # news (whether to look then).
 _SEATS_CHANGED = "seats changed"
 _TOLD = "told"
+_OWN = "own"  # the seat's own news, read (`stream_pages.read_own`)
 
 
 @dataclass(frozen=True)
@@ -266,11 +343,10 @@ def _reader(follower: Follower, seconds: float) -> Generator[_Step, Any, None]:
         more = False
         seats_changed: bool = yield _SEATS_CHANGED
         if look or seats_changed:
-            page: stream_pages.Page = yield _Look(seats_changed)
-            if frames := follower.take(page):
+            frames, more = yield from _looked(follower, seats_changed)
+            if frames:
                 yield frames
                 sent_at = time.monotonic()
-            more = page.more
         told: bytes = yield _TOLD
         if told:
             yield told
@@ -292,6 +368,16 @@ def _reader(follower: Follower, seconds: float) -> Generator[_Step, Any, None]:
             sent_at = time.monotonic()
 
 
+def _looked(follower: Follower, seats_changed: bool) -> Generator[_Step, Any, tuple[bytes, bool]]:
+    """A look at the actions after the follower's cursor, and the seat's own news when it
+    wants it: the frames to send, and whether more actions already wait."""
+    page: stream_pages.Page = yield _Look(seats_changed)
+    frames = follower.take(page)
+    if follower.wants_own(page, seats_changed):
+        frames += follower.take_own((yield _OWN))
+    return frames, page.more
+
+
 def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, None]:
     """The stream for a WSGI server, in the request's thread: it reads the database at every
     wake (its thread's waiters hear that a version was announced, not what it holds), and
@@ -310,6 +396,9 @@ def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, No
             answer = False
         elif isinstance(step, _Look):
             answer = stream_pages.read_page(follower.match_id, follower.after)
+        elif step == _OWN:
+            assert follower.seat is not None
+            answer = stream_pages.read_own(follower.match_id, follower.seat)
         elif step == _TOLD:
             answer = b""
         elif isinstance(step, _Check):
@@ -387,6 +476,11 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
             elif isinstance(step, _Look):
                 answer = await _look(follower, moves, shared, quiet_since,
                                      seats_changed=step.seats_changed)
+            elif step == _OWN:
+                assert follower.seat is not None
+                answer = await loop.run_in_executor(stream_pages.readers,
+                                                    stream_pages.read_own, follower.match_id,
+                                                    follower.seat)
             elif step == _TOLD:
                 answer = _told(follower, moves)
             elif isinstance(step, _Check):

@@ -100,7 +100,8 @@ def test_the_stream_names_the_schema_of_each_event() -> None:
     media = _operations()["streamEvents"]["responses"]["200"]["content"]["text/event-stream"]
     assert media["x-sse-events"] == {
         name: {"$ref": f"{REF}{component}"} for name, component in (
-            ("action", "Event"), ("deal_ended", "DealEndedEvent"), ("clock", "ClockEvent"),
+            ("action", "Event"), ("deal_ended", "DealEndedEvent"), ("hand", "HandEvent"),
+            ("turn", "TurnEvent"), ("clock", "ClockEvent"),
             ("seats", "SeatsEvent"), ("end", "StreamEnd"),
             ("rating_changed", "RatingChangedEvent"), ("rematch_offered", "RematchOffer"),
             ("rematch_started", "RematchStartedEvent"),

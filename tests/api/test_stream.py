@@ -203,7 +203,7 @@ def test_only_announcements_of_the_documented_shape_are_taken_as_news() -> None:
     from games import notify
 
     good = {"version": 3, "status": "active", "event": {"version": 3}, "deadline": None,
-            "deal_end": None}
+            "deal_end": None, "dealt": None, "turn": None}
     assert notify._news(json.dumps(good).encode()) == good
     # As announced before the clock and deals' results were: taken, without them.
     older = {"version": 3, "status": "active", "event": {"version": 3}}
@@ -213,7 +213,9 @@ def test_only_announcements_of_the_documented_shape_are_taken_as_news() -> None:
                 json.dumps({"version": 3}).encode(),
                 json.dumps({"version": 3, "status": "active", "event": [1]}).encode(),
                 json.dumps({**good, "deadline": 5}).encode(),
-                json.dumps({**good, "deal_end": "x"}).encode()):
+                json.dumps({**good, "deal_end": "x"}).encode(),
+                json.dumps({**good, "turn": [0]}).encode(),
+                json.dumps({**good, "dealt": "x"}).encode()):
         assert notify._news(bad) is None
 
 

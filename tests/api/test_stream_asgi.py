@@ -140,7 +140,7 @@ def test_a_follower_counts_as_present_while_it_listens(asgi_server, settings,
 
 
 # Events that tell the match's state: they come whenever it changed.
-STATE = ("deal_ended", "clock", "seats")
+STATE = ("deal_ended", "clock", "seats", "hand", "turn")
 
 
 def test_a_stream_ends_when_its_token_is_revoked(asgi_server, settings) -> None:

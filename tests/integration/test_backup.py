@@ -65,7 +65,8 @@ def test_a_backup_taken_during_play_restores_to_consistent_matches(
     def play(seed: int) -> None:
         try:
             api = client.guest(web, f"Backed up {seed}")
-            match_ids.append(client.match_against_bots(api, levels=("easy",) * 3, deals=2))
+            # Long enough to be in play while the backup starts (a process of its own).
+            match_ids.append(client.match_against_bots(api, levels=("easy",) * 3, deals=8))
             moves = client.moves_to_the_end({0: api}, match_ids[-1], random.Random(seed))
             next(moves)
             next(moves)

@@ -41,7 +41,10 @@ def user(django_user_model: Any) -> AbstractBaseUser:
 
 
 def idle_for_a_minute(match: Match) -> None:
-    Match.objects.filter(pk=match.pk).update(updated_at=timezone.now() - timedelta(minutes=1))
+    past = timezone.now() - timedelta(minutes=1)
+    Match.objects.filter(pk=match.pk).update(updated_at=past)
+    Match.objects.filter(pk=match.pk, computer_turn_since__isnull=False).update(
+        computer_turn_since=past)
 
 
 def test_a_stuck_bot_turn_is_sent_again_once(user: AbstractBaseUser, sent: list) -> None:
@@ -102,4 +105,29 @@ def test_a_match_waiting_for_a_person_is_replayed_once_per_version(
 
     monkeypatch.setattr(selectors, "bot_to_act", must_not_replay)
     assert sweeper.stuck_bot_turns() == []
+    assert sent == []
+
+
+def test_a_match_marked_before_its_turn_was_known_is_cleared_once(
+    user: AbstractBaseUser, sent: list
+) -> None:
+    """A row marked as a computer player's turn where a person is to act (as the migration
+    marks every match in play) is read once by the sweep and cleared."""
+    match = services.create_match(
+        user=user,
+        table=services.NewTable(game="auction", deal_count=1,
+                                seats=[services.SeatSpec(kind="me"), *BOTS]),
+    )
+    rng = random.Random(6)
+    version = match.version
+    while (played := computer_moves.play_bot_turns(
+        match_id=match.pk, version=version,
+        choose=lambda observation, seat: choose_action(observation, seat.bot_level, rng),
+    )) is not None:
+        version = played
+    assert Match.objects.get(pk=match.pk).computer_turn_since is None  # a person is to act
+    Match.objects.filter(pk=match.pk).update(
+        computer_turn_since=timezone.now() - timedelta(minutes=1))
+    assert sweeper.stuck_bot_turns() == []
+    assert Match.objects.get(pk=match.pk).computer_turn_since is None
     assert sent == []

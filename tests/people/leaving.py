@@ -71,8 +71,8 @@ def a_leavers_stream_ends_at_once(base_url: str, stream_url: str) -> None:
     left = time.monotonic()
     rest = list(messages)  # ends: no `end` event, the match goes on with a stand-in
     assert time.monotonic() - left < 3
-    assert all(message.event in ("action", "comment", "deal_ended", "clock", "seats")
-               for message in rest)
+    assert all(message.event in ("action", "comment", "deal_ended", "clock", "seats", "hand",
+                                 "turn") for message in rest)
     assert sse.Follower(stream_url, match_id, str(friend.token)).status == 403
     heard = next(m for m in staying if m.event == "seats")
     assert heard.json()["seats"][1]["left"] and time.monotonic() - left < 3

@@ -6,7 +6,8 @@
 import createClient, { type Client } from "openapi-fetch";
 
 import type { components, paths } from "../../clients/typescript/generated/schema.js";
-import { follow, StreamError } from "../../clients/typescript/sse.js";
+import { follow, StreamError, type StreamMessage } from "../../clients/typescript/sse.js";
+import { afterAction, withTurn } from "./advance.js";
 import { h, mount } from "./dom.js";
 import { language, ruleName, t, type Key } from "./i18n.js";
 import { renderTable, type RematchAnswer, type TableState } from "./table.js";
@@ -322,15 +323,16 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
         if (answer.error !== undefined) {
           // A version gone stale (another seat moved first) needs no words: the new view shows it.
           state.notice = isStale(answer.error) ? "" : problemText(answer.error);
+          await refresh().catch(() => undefined);
         } else {
           state.notice = "";
-          if (answer.data !== undefined) {
+          // The view right after the move; the stream carries it on (it may have already).
+          if (answer.data !== undefined && answer.data.version >= (state.view?.version ?? 0)) {
             state.view = answer.data;
             state.etag = undefined;
             draw();
           }
         }
-        await refresh().catch(() => undefined);
       } finally {
         acting = false;
         app.removeAttribute("aria-busy");
@@ -397,7 +399,8 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
     if (state.analyses.get(sequence) !== before) draw();
   };
 
-  // Re-read the view on every event, sending its ETag: an unchanged view is a 304 and no body.
+  // Read the view (a resynchronisation: what the stream cannot tell by itself, or a spectator's
+  // table), sending its ETag: an unchanged view is a 304 and no body.
   // Redrawn only when the view changed: a redraw replaces the buttons under a finger.
   let reading = false;
   let again = false;
@@ -458,6 +461,32 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
     return true;
   };
 
+  // A seat's table follows its stream alone: another seat's move and its own turn carry the
+  // view forward (advance.ts), and a move of its own is answered with the view. Only what the
+  // view cannot tell by itself reads it again. Returns whether the message was taken so.
+  const pushed = (message: StreamMessage): boolean => {
+    const view = state.view;
+    if (watching || view === undefined || !("seat" in view)) return false;
+    let next: Schemas["SeatView"] | undefined = view;
+    if (message.type === "action") {
+      if (message.version <= view.version) return true; // known: a move of its own, answered
+      next = afterAction(view, message.event);
+    } else if (message.type === "turn") {
+      next = withTurn(view, message.turn);
+    } else if (message.type === "clock") {
+      next = { ...view, turn_deadline: message.clock.deadline };
+    } else if (message.type === "hand") {
+      return view.deal !== null && view.deal.sequence === message.hand.deal_sequence;
+    } else {
+      return false;
+    }
+    if (next === undefined) return false;
+    state.view = next;
+    state.etag = undefined;
+    if (!acting) draw();
+    return true;
+  };
+
   // Reads the view once a second until the server answers again.
   const recover = async (): Promise<void> => {
     state.reconnecting = true;
@@ -493,7 +522,7 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
         if (message.type === "analysis_ready") void readAnalysis(message.ready.deal_sequence);
         else if (message.type === "rematch_offered") showRematch(message.offer);
         else if (message.type === "rematch_started") return go(`#/match/${message.started.new_match_id}`);
-        else await refresh();
+        else if (!pushed(message)) await refresh();
       }
       await refresh();
       break;

@@ -25,6 +25,7 @@ from games.api.serializers.play import (
     AuctionCallSerializer,
     DealScoreSerializer,
     EndedDealSerializer,
+    RefusalSerializer,
     TrickSerializer,
     kinds_of,
 )
@@ -190,6 +191,32 @@ class SeatsEventSerializer(serializers.Serializer):
     seats = SeatStateSerializer(many=True)
 
 
+# --- a seat's own events: only on its person's own stream --------------------------------------
+
+
+class HandEventSerializer(serializers.Serializer):
+    version = serializers.IntegerField(
+        help_text="The match version the hand is at: the card that dealt the deal (the "
+        "previous deal's last), or the version the stream (re)started at."
+    )
+    deal_number = serializers.IntegerField()
+    deal_sequence = serializers.IntegerField()
+    hand = serializers.ListField(child=card_field(), help_text="The cards you hold now.")
+    # No help_text: a described array of a union is read without its discriminator by some
+    # generators.
+    legal_actions = ActionSerializer(many=True)
+
+
+class TurnEventSerializer(serializers.Serializer):
+    version = serializers.IntegerField(
+        help_text="The version to act at: send it as `expected_version` with your action."
+    )
+    legal_actions = ActionSerializer(many=True)
+    legal_cards = serializers.ListField(child=card_field(),
+                                        help_text="The cards among `legal_actions`.")
+    refusals = RefusalSerializer(many=True, help_text="Why each other card may not be played.")
+
+
 class StreamEndSerializer(serializers.Serializer):
     version = serializers.IntegerField(help_text="The match's last version.")
     status = serializers.ChoiceField(choices=MatchStatus.choices)
@@ -248,6 +275,8 @@ class RatingChangedEventSerializer(serializers.Serializer):
 STREAM_EVENTS: dict[str, type[serializers.Serializer]] = {
     "action": EventSerializer,
     "deal_ended": DealEndedEventSerializer,
+    "hand": HandEventSerializer,
+    "turn": TurnEventSerializer,
     "clock": ClockEventSerializer,
     "seats": SeatsEventSerializer,
     "end": StreamEndSerializer,

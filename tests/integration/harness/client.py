@@ -9,7 +9,7 @@ import json
 import random
 import time
 import urllib.parse
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 API = "/api/v1"
@@ -30,6 +30,7 @@ class Api:
     """JSON over one keep-alive connection; one per thread."""
 
     def __init__(self, base_url: str, token: str | None = None, timeout: float = 45.0) -> None:
+        self.base_url = base_url
         parts = urllib.parse.urlsplit(base_url)
         self.host = parts.hostname or "127.0.0.1"
         self.port = parts.port or 80
@@ -171,3 +172,60 @@ def moves_to_the_end(
 def play_to_the_end(apps: dict[int, Api], match_id: str, rng: random.Random) -> None:
     for _ in moves_to_the_end(apps, match_id, rng):
         pass
+
+
+def turns(
+    api: Api, match_id: str, *, stream: str | None = None, quiet: float = 60.0,
+    going: Callable[[], bool] = lambda: True, heard: list[Any] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Each `turn` the caller's stream of ``match_id`` tells (its data), as a push-first app
+    hears them, until the stream's `end`: from ``stream`` (a stream server's base URL; the API's
+    by default), resumed with `Last-Event-ID` whenever the server closes it or it stays quiet
+    ``quiet`` seconds, while ``going()``. Every message heard is added to ``heard``."""
+    from tests import sse
+
+    last_id: str | None = None
+    while going():
+        follower = sse.Follower(stream or api.base_url, match_id, api.token or "",
+                                last_event_id=last_id, timeout=quiet)
+        try:
+            if follower.status == 429:  # too many streams for now: as Retry-After asks
+                time.sleep(1.0)
+                continue
+            if follower.status != 200:
+                raise ApiError("stream", Response(follower.status, {}, {}, 0.0))
+            for message in follower:
+                if heard is not None:
+                    heard.append(message)
+                if message.id is not None:
+                    last_id = message.id
+                if message.event == "end":
+                    return
+                if message.event == "turn":
+                    yield message.json()
+        except TimeoutError:
+            continue  # quiet for long: opened again, if still going
+        finally:
+            follower.close()
+
+
+@dataclasses.dataclass
+class StreamPlay:
+    """What a seat heard on its stream while it played from it alone, and its moves."""
+
+    messages: list[Any] = dataclasses.field(default_factory=list)  # tests.sse.Message
+    moves: int = 0
+
+
+def play_from_stream(api: Api, match_id: str, rng: random.Random) -> StreamPlay:
+    """Play the caller's seat as a push-first app does: one stream, and one POST of an entry of
+    each `turn`'s `legal_actions` (never a redeal), until the stream's `end`."""
+    played = StreamPlay()
+    for turn in turns(api, match_id, heard=played.messages):
+        action = rng.choice([a for a in turn["legal_actions"] if a["kind"] != "redeal"])
+        answer = act(api, match_id, action, expected_version=turn["version"])
+        if answer.status == 200:
+            played.moves += 1
+        elif answer.status != 409:  # moved on meanwhile (a clock): the stream says how
+            raise ApiError("move", answer)
+    return played

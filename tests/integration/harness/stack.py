@@ -59,7 +59,6 @@ def production_env(database_url: str, redis_url: str, **overrides: str) -> dict[
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "batak_api.settings",
         "DATABASE_URL": database_url,
-        "DATABASE_CONN_MAX_AGE": "60",
         "REDIS_URL": redis_url,
         # A queue of its own, so that runs side by side on one Redis never take each other's
         # tasks.
