@@ -2,18 +2,19 @@
 
     python -m loadtest [--clients 50] [--seconds 20] [--level medium] [--json FILE]
 
-Starts a scratch PostgreSQL database, a Redis of its own, gunicorn (the image's configuration)
-and a Celery worker and beat, all on loopback, then runs the phases of ``--seconds`` each,
-with ``--clients`` simulated clients as threads of this process:
+Starts a scratch PostgreSQL database, a Redis of its own, gunicorn (the image's configuration),
+the stream server and a Celery worker and beat, all on loopback, then runs the phases of
+``--seconds`` each, with ``--clients`` simulated clients as threads of this process:
 
 touch  each client posts to a trivial authenticated endpoint that does one database write:
        the framework's own cost per request, the baseline.
 moves  each client plays all four seats of matches between people, so that every request is a
        move (the client follows each deal with the engine to know each seat's legal moves): the
        move endpoint's throughput, reported as a share of the baseline's.
-bots   each client plays matches against three computer players of ``--level``, following the
-       event feed as an app does: move latency, bot turnaround (the person's move answered →
-       the person's next turn seen), actions per second (the bots' included).
+bots   each client plays matches against three computer players of ``--level`` as a
+       push-first app does, from its seat's stream (one POST a move, no read): move latency,
+       bot turnaround (the person's move answered → the person's next `turn` heard), actions
+       per second (the bots' included).
 hard   the bots phase again, against three Hard computer players (whatever ``--level``
        says): the search's decision time under load, read off the log.
 hostile  the bots phase again, while ``--hostile`` accounts do everything their limits allow,

@@ -182,18 +182,12 @@ def turns(
     hears them, until the stream's `end`: from ``stream`` (a stream server's base URL; the API's
     by default), resumed with `Last-Event-ID` whenever the server closes it or it stays quiet
     ``quiet`` seconds, while ``going()``. Every message heard is added to ``heard``."""
-    from tests import sse
-
     last_id: str | None = None
     while going():
-        follower = sse.Follower(stream or api.base_url, match_id, api.token or "",
-                                last_event_id=last_id, timeout=quiet)
+        follower = _open_stream(stream or api.base_url, api, match_id, last_id, quiet)
+        if follower is None:
+            continue
         try:
-            if follower.status == 429:  # too many streams for now: as Retry-After asks
-                time.sleep(1.0)
-                continue
-            if follower.status != 200:
-                raise ApiError("stream", Response(follower.status, {}, {}, 0.0))
             for message in follower:
                 if heard is not None:
                     heard.append(message)
@@ -207,6 +201,27 @@ def turns(
             continue  # quiet for long: opened again, if still going
         finally:
             follower.close()
+
+
+def _open_stream(base: str, api: Api, match_id: str, last_id: str | None,
+                 quiet: float) -> Any:
+    """The stream opened (a `tests.sse.Follower`), or None to try again: no answer within
+    ``quiet`` seconds (a busy server), or 429 (after a second, as Retry-After asks)."""
+    from tests import sse
+
+    try:
+        follower = sse.Follower(base, match_id, api.token or "", last_event_id=last_id,
+                                timeout=quiet)
+    except TimeoutError:
+        return None
+    if follower.status == 429:
+        follower.close()
+        time.sleep(1.0)
+        return None
+    if follower.status != 200:
+        follower.close()
+        raise ApiError("stream", Response(follower.status, {}, {}, 0.0))
+    return follower
 
 
 @dataclasses.dataclass
