@@ -239,8 +239,7 @@ def _play_against_bots(person: Any, rng: random.Random, budget: int, timers: Tim
             played += moved
             continue
         action = rng.choice([a for a in deal["legal_actions"] if a["kind"] != "redeal"])
-        kind = action.pop("kind")
-        answer = person.post(f"/api/v1/matches/{match_id}/{kind}",
+        answer = person.post(f"/api/v1/matches/{match_id}/actions",
                              {**action, "expected_version": view["version"]},
                              content_type="application/json")
         assert answer.status_code == 200, answer.content

@@ -43,11 +43,10 @@ def play_random_moves(clients: list[Any], rng: random.Random, budget: int, *, ga
             assert seat is not None, "a deal that is not over has a seat to act"
             action = rng.choice(
                 [a for a in deal.legal_actions(seat) if a.kind != engine.ActionKind.REDEAL])
-            body = action.to_dict()
-            kind = body.pop("kind")
             with around_move():
                 answer = clients[seat].post(
-                    f"/api/v1/matches/{match_id}/{kind}", {**body, "expected_version": version},
+                    f"/api/v1/matches/{match_id}/actions",
+                    {**action.to_dict(), "expected_version": version},
                     content_type="application/json")
             assert answer.status_code == 200, answer.content
             deal.apply(seat, action)
