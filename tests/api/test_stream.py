@@ -298,3 +298,23 @@ def test_a_hub_keeps_announced_ratings_and_rereads_on_a_rematch_change() -> None
             assert moves.seats_changed()  # read again, as after a seat change
 
     asyncio.run(hear())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_thread_held_stream_tells_its_seat_the_hand_and_the_turn(player, monkeypatch) -> None:
+    """On a server that holds a thread a stream, the seat's own events are read with the page:
+    the hand as it is, and the turn of the seat to act (no other seat's)."""
+    monkeypatch.setattr(streams, "MAX_WSGI_SECONDS", 0.5)
+    match_id, players = table_of_four(player)
+    views = [someone.view(match_id) for someone in players]
+    for seat, someone in enumerate(players):
+        _, got = stream(someone, match_id)
+        hands = [message.json() for message in got if message.event == "hand"]
+        turns = [message.json() for message in got if message.event == "turn"]
+        assert [hand["hand"] for hand in hands] == [views[seat]["deal"]["hand"]]
+        if views[seat]["deal"]["to_act"] == seat:
+            assert [turn["legal_actions"] for turn in turns] == [
+                views[seat]["deal"]["legal_actions"]]
+            assert turns[0]["version"] == views[seat]["version"]
+        else:
+            assert turns == []
