@@ -40,6 +40,11 @@ TEST_RATES = {"THROTTLE_ANON_RATE": "10000/minute", "THROTTLE_USER_RATE": "10000
               "GUEST_CREATION_RATE": "10000/minute", "API_MAX_IN_FLIGHT_PER_ACCOUNT": "100"}
 
 
+# The test process and a stack's processes (each pools at most DATABASE_POOL_MAX_SIZE, and most
+# hold one or two): what a run asks of PostgreSQL at most.
+CONNECTIONS_NEEDED = 30
+
+
 def _unavailable(reason: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(f"{reason} (CI=true: integration tests must run)", pytrace=False)
@@ -55,12 +60,25 @@ def _real_services() -> None:
             "which sets DATABASE_URL and REDIS_URL"
         )
     try:
-        psycopg.connect(
+        with psycopg.connect(
             host=database["HOST"], port=database["PORT"] or 5432, user=database["USER"],
             password=database["PASSWORD"], dbname=database["NAME"], connect_timeout=3,
-        ).close()
+        ) as probe:
+            row = probe.execute(
+                "SELECT current_setting('max_connections')::int, count(*) FROM pg_stat_activity"
+            ).fetchone()
     except psycopg.Error as error:
         _unavailable(f"PostgreSQL at {database['HOST']}:{database['PORT']} unreachable: {error}")
+    assert row is not None
+    most, used = row
+    if most - used < CONNECTIONS_NEEDED:
+        # Said once, in one line, rather than as dozens of tests answered 500 by a stack
+        # that PostgreSQL refuses connections.
+        reason = (f"PostgreSQL has {most - used} of its {most} connections free; the "
+                  f"integration tests need {CONNECTIONS_NEEDED}: stop what holds the rest")
+        if os.environ.get("CI") == "true":
+            pytest.exit(reason, returncode=1)
+        pytest.skip(reason)
     if not settings.REDIS_URL or not redis_answers(settings.REDIS_URL):
         _unavailable(f"Redis at {settings.REDIS_URL or '(REDIS_URL unset)'} unreachable")
 
