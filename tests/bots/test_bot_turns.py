@@ -219,9 +219,8 @@ def test_a_match_left_stuck_on_the_embedded_default_is_resumed_by_the_sweep(
     settings.COMPUTER_PLAYERS = "bots.interface"
     cache.clear()
     assert tasks.sweep_bot_turns() == 0  # not stale yet: left alone
-    Match.objects.filter(pk=match_id).update(
-        updated_at=timezone.now() - timedelta(seconds=settings.BOT_STALE_AFTER_SECONDS + 1)
-    )
+    stale = timezone.now() - timedelta(seconds=settings.BOT_STALE_AFTER_SECONDS + 1)
+    Match.objects.filter(pk=match_id).update(updated_at=stale, computer_turn_since=stale)
     assert owner.view(match_id)["version"] == version  # a read only reads
     assert tasks.sweep_bot_turns() == 1
     view = owner.view(match_id)
