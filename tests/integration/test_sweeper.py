@@ -40,6 +40,22 @@ def user(django_user_model: Any) -> AbstractBaseUser:
     return django_user_model.objects.get(pk=created.pk)
 
 
+def waiting_for_its_person(user: AbstractBaseUser, rng: random.Random) -> Match:
+    """A match of ``user`` against three computer players, played up to the person's turn."""
+    match = services.create_match(
+        user=user,
+        table=services.NewTable(game="auction", deal_count=1,
+                                seats=[services.SeatSpec(kind="me"), *BOTS]),
+    )
+    version = match.version
+    while (played := computer_moves.play_bot_turns(
+        match_id=match.pk, version=version,
+        choose=lambda observation, seat: choose_action(observation, seat.bot_level, rng),
+    )) is not None:
+        version = played
+    return match
+
+
 def idle_for_a_minute(match: Match) -> None:
     past = timezone.now() - timedelta(minutes=1)
     Match.objects.filter(pk=match.pk).update(updated_at=past)
@@ -81,21 +97,7 @@ def test_a_bot_turn_of_a_moving_match_is_left_alone(user: AbstractBaseUser, sent
 def test_a_match_waiting_for_a_person_is_replayed_once_per_version(
     user: AbstractBaseUser, sent: list, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    match = services.create_match(
-        user=user,
-        table=services.NewTable(
-            game="auction",
-            deal_count=1,
-            seats=[services.SeatSpec(kind="me"), *BOTS],
-        ),
-    )
-    rng = random.Random(5)
-    version = match.version
-    while (played := computer_moves.play_bot_turns(
-        match_id=match.pk, version=version,
-        choose=lambda observation, seat: choose_action(observation, seat.bot_level, rng),
-    )) is not None:
-        version = played
+    match = waiting_for_its_person(user, random.Random(5))
     idle_for_a_minute(match)
 
     assert sweeper.stuck_bot_turns() == []
@@ -113,18 +115,7 @@ def test_a_match_marked_before_its_turn_was_known_is_cleared_once(
 ) -> None:
     """A row marked as a computer player's turn where a person is to act (as the migration
     marks every match in play) is read once by the sweep and cleared."""
-    match = services.create_match(
-        user=user,
-        table=services.NewTable(game="auction", deal_count=1,
-                                seats=[services.SeatSpec(kind="me"), *BOTS]),
-    )
-    rng = random.Random(6)
-    version = match.version
-    while (played := computer_moves.play_bot_turns(
-        match_id=match.pk, version=version,
-        choose=lambda observation, seat: choose_action(observation, seat.bot_level, rng),
-    )) is not None:
-        version = played
+    match = waiting_for_its_person(user, random.Random(6))
     assert Match.objects.get(pk=match.pk).computer_turn_since is None  # a person is to act
     Match.objects.filter(pk=match.pk).update(
         computer_turn_since=timezone.now() - timedelta(minutes=1))
