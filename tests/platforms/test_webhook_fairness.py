@@ -46,8 +46,9 @@ def test_a_replay_storm_of_one_platform_delays_no_other_platform_s_event(setting
         receiver.stop()
     arrived = [record["body"]["data"]["match_id"] for record in receiver.got]
     assert arrived.count(stormy) == STORM and arrived.count(calm) == 1
-    # Behind the attempts under way (one a lane thread), not behind the storm.
-    assert arrived.index(calm) <= settings.WEBHOOK_WORKER_THREADS, arrived.index(calm)
+    # Behind the attempts under way (one a lane thread, and one a thread may have taken while
+    # the calm event was being committed), not behind the storm.
+    assert arrived.index(calm) <= settings.WEBHOOK_WORKER_THREADS + 1, arrived.index(calm)
 
 
 @pytest.mark.django_db
