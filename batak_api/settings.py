@@ -94,6 +94,8 @@ MIDDLEWARE = [
     "batak_api.middleware.AuthenticationMiddleware",
     "batak_api.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: it runs the API's views itself, to meter their server time.
+    "games.api.server_time.ServerTimeMiddleware",
 ]
 # The API proper, whose callers send a token or a key: not its docs pages (/api/docs/,
 # /api/redoc/, /api/schema/), which staff open in a browser.
@@ -315,6 +317,8 @@ REST_FRAMEWORK = {
         "rest_framework.throttling.UserRateThrottle",
         # One account's requests in flight at once, per process (games/api/in_flight.py).
         "games.api.in_flight.InFlightThrottle",
+        # One account's server time (games/api/server_time.py).
+        "games.api.server_time.ServerTimeThrottle",
     ],
     # Per client IP for sign-up and log-in, per account for everything else. Debug runs (the
     # development server, the test suite) leave them off unless set; a rate of None is no limit.
@@ -508,6 +512,17 @@ LONG_POLL_MAX_PER_PROCESS = env.int(
 API_MAX_IN_FLIGHT_PER_ACCOUNT = env.int(
     "API_MAX_IN_FLIGHT_PER_ACCOUNT",
     default=max(LONG_POLL_MAX_PER_ACCOUNT + 4, env.int("GUNICORN_THREADS", default=32) // 4),
+)
+# Server time (games/server_time.py): the CPU seconds a minute an account's requests and its
+# computer players' turns may take, summed over all processes, after a burst of what the budget
+# gives in 20 s. Past it the account's computer players' turns wait; past twice its burst its
+# requests are refused (429 `server_time_exhausted`). A person against Medium players, playing
+# a card a second, takes about 1.4 s a minute (web and workers); a flood of one account taking
+# more than a person's share slows everyone's turns. A platform's players also share the
+# platform's budget. 0 is no budget (debug runs, unless set).
+SERVER_TIME_PER_ACCOUNT = env.float("SERVER_TIME_PER_ACCOUNT", default=0 if DEBUG else 3) or None
+SERVER_TIME_PER_PLATFORM = (
+    env.float("SERVER_TIME_PER_PLATFORM", default=0 if DEBUG else 120) or None
 )
 # Metrics (batak_api/metrics.py, batak_api/scrape.py): `GET /metrics` answers a scrape that
 # sends this token (`Authorization: Bearer …`); unset, there is no such page. Scaled out, each

@@ -11,6 +11,7 @@ from bots import tasks
 from bots.advice import choice_values
 from bots.evaluation import bid_estimate
 from bots.players import warm_up
+from games import server_time
 from games.models import Deal, Match, Seat
 from runtime import work
 
@@ -22,10 +23,12 @@ def send_turns(match_id: str, version: int) -> None:
     computer turns at most, since a person's seat stops them; a table of computer players
     alone has no such seat: it plays on in the background (the computer players' lane), so
     that no request waits for a whole match; its task hands on every few seconds, so such
-    tables take turns."""
+    tables take turns. A match whose creator is past their server time's budget has its turn
+    wait until they are within it (games/server_time.py)."""
     account = _fair_share_account(match_id)
     if account is not None:
         work.later(tasks.play_bot_turns, match_id, version, account=account,
+                   delay=server_time.deferral(server_time.match_payers(match_id)),
                    wait_here=lambda: _has_person(match_id))
 
 

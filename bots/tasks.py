@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 import uuid
+from collections.abc import Iterator
 
 from celery import Task
 from django.conf import settings
@@ -16,7 +18,7 @@ from bots import analysis, turn_queue
 from bots.advice import seeded_rng
 from bots.players import choose_action
 from bots.turn_queue import TURNS
-from games import computer_moves, engine, selectors, services, sweeper
+from games import computer_moves, engine, selectors, server_time, services, sweeper
 from games.computer_players import computer_players
 from games.metrics import closed
 from games.models import BotLevel, Seat
@@ -66,7 +68,8 @@ def play_bot_turns(match_id: str, version: int) -> int:
     every move is made for the version the task holds, so a duplicate or late task can never
     move twice.
     """
-    with log_context(match_id=match_id):
+    # In a request (the embedded default's person's move) the request's own meter counts it.
+    with log_context(match_id=match_id), _metered(match_id, lanes.on_a_lane()):
         played, left_at = _play(match_id, version, time.monotonic() + TASK_BUDGET_SECONDS)
     if left_at is not None:
         computer_players().send_turns(match_id, left_at)
@@ -86,15 +89,28 @@ def play_next_turn(self: Task) -> int:
     while (turn := turn_queue.take(token)) is not None:
         started = time.monotonic()
         # In the trace of the move that made the turn, which the rest handed on stays in.
-        with log_context(match_id=turn.match_id), traces.carried_on(turn.traceparent):
+        with (log_context(match_id=turn.match_id), traces.carried_on(turn.traceparent),
+              _metered(turn.match_id)):
             played, left_at = _play(turn.match_id, turn.version, started + TASK_BUDGET_SECONDS,
                                     share_after=started + turn_queue.slice_for(turn))
         turn_queue.done(token, turn, time.monotonic() - started)
         if left_at is not None:
-            work.later(play_bot_turns, turn.match_id, left_at, account=turn.account)
+            work.later(play_bot_turns, turn.match_id, left_at, account=turn.account,
+                       delay=server_time.deferral(server_time.match_payers(turn.match_id)))
         if played:
             return played
     return 0
+
+
+@contextlib.contextmanager
+def _metered(match_id: str, metered: bool = True) -> Iterator[None]:
+    """Charge the CPU of what runs inside to whoever pays for ``match_id``'s turns."""
+    started = time.thread_time()
+    try:
+        yield
+    finally:
+        if metered:
+            server_time.charge(server_time.match_payers(match_id), time.thread_time() - started)
 
 
 def _play(

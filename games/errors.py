@@ -351,6 +351,18 @@ class TooManyHints(ServiceError):
     )
 
 
+class ServerTimeExhausted(ServiceError):
+    """The account (or its platform) used more server time than its budget allows for now
+    (games/server_time.py)."""
+
+    status = 429
+    code = "server_time_exhausted"
+    default_detail = _(
+        "Your account has used more of the server's time than it may in a minute; wait the "
+        "Retry-After seconds."
+    )
+
+
 class InvalidMatch(ServiceError):
     status = 400
     code = "invalid_input"

@@ -439,18 +439,13 @@ class MatchUnit:
         }
 
     def _turn(self) -> dict[str, Any] | None:
-        """The turn of a person who acts themselves, for their own stream only: the seat and
-        what it may do (as the seat view's `legal_actions`, and each refused card's reason)."""
+        """The turn of a person who acts themselves (`presenters.own_turn`)."""
         state = self._state
         if state is None or state.to_act is None or self.match.status != MatchStatus.ACTIVE:
             return None
         if self.seat(state.to_act).computer_plays:
             return None
-        return {
-            "seat": state.to_act,
-            "legal_actions": [action.to_dict() for action in state.legal_actions(state.to_act)],
-            "refusals": [[str(card), reason.value] for card, reason in state.refusals().items()],
-        }
+        return presenters.own_turn(state, state.to_act)
 
     def _set_deadline(self) -> None:
         self.match.turn_deadline = clock.deadline(self.match, self._state, timezone.now())

@@ -217,11 +217,18 @@ def _own_news(match: Match, seat: int) -> dict[str, Any]:
         "legal_actions": [action.to_dict() for action in state.legal_actions(seat)],
     }
     if state.to_act == seat and not seat_at(match, seat).computer_plays:
-        news["turn"] = {
-            "seat": seat, "legal_actions": news["deal"]["legal_actions"],
-            "refusals": [[str(card), reason.value] for card, reason in state.refusals().items()],
-        }
+        news["turn"] = own_turn(state, seat)
     return news
+
+
+def own_turn(state: engine.Deal, seat: int) -> dict[str, Any]:
+    """The turn of ``seat``'s person, for their own stream only: the seat and what it may do
+    (as the seat view's `legal_actions`, and each refused card's reason)."""
+    return {
+        "seat": seat,
+        "legal_actions": [action.to_dict() for action in state.legal_actions(seat)],
+        "refusals": [[str(card), reason.value] for card, reason in state.refusals().items()],
+    }
 
 
 def spectator_view(match: Match) -> dict[str, Any]:

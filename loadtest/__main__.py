@@ -240,6 +240,12 @@ def play_against_bots(
             return
         action = rng.choice([a for a in turn["legal_actions"] if a["kind"] != "redeal"])
         response = client.act(api, match_id, action, expected_version=turn["version"])
+        while response.status == 429 and budget.open():
+            # Past its server time (a hostile account): waits as Retry-After asks, and again.
+            tally.reads[f"refused 429 {response.body.get('code')}"] += 1
+            retry_after = {name.lower(): value for name, value in response.headers.items()}
+            time.sleep(float(retry_after.get("retry-after", "1")))
+            response = client.act(api, match_id, action, expected_version=turn["version"])
         answered = None
         if tally.answer(response):
             tally.accepted.append((match_id, response.body["version"], 0, action))

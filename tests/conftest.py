@@ -65,6 +65,15 @@ def _no_clock_timer(settings):
 
 
 @pytest.fixture(autouse=True)
+def _server_time_afresh():
+    """Every test starts with no account's server time used (the next test's accounts have the
+    same ids)."""
+    from games import server_time
+
+    server_time.forget()
+
+
+@pytest.fixture(autouse=True)
 def _no_deal_analysis(settings):
     """Ended deals are not analysed (seconds of search each, on a lane that would outlive the
     test's database): the tests of the analysis switch it on and run its task themselves."""

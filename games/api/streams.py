@@ -165,13 +165,11 @@ class Follower:
         the version the id of the last frame."""
         own: list[tuple[str, dict[str, Any]]] = []
         if self.seat is not None and self.own_at is not None:
-            if version.dealt is not None:
-                own.append(("hand", {
-                    "version": version.version, "deal_number": version.dealt["number"],
-                    "deal_sequence": version.dealt["sequence"],
-                    "hand": version.dealt["hands"][self.seat],
-                    "legal_actions": version.dealt["legal_actions"][self.seat],
-                }))
+            dealt = version.dealt
+            if dealt is not None:
+                own.append(self._hand(version.version, dealt["number"], dealt["sequence"],
+                                      dealt["hands"][self.seat],
+                                      dealt["legal_actions"][self.seat]))
             if version.turn is not None and version.turn["seat"] == self.seat:
                 own.append(self._turn(version.version, version.turn))
         if not own:
@@ -198,14 +196,19 @@ class Follower:
         deal = news["deal"]
         if deal is None:
             return b""
-        own = [("hand", {
-            "version": news["version"], "deal_number": deal["number"],
-            "deal_sequence": deal["sequence"], "hand": deal["hand"],
-            "legal_actions": deal["legal_actions"],
-        })]
+        own = [self._hand(news["version"], deal["number"], deal["sequence"], deal["hand"],
+                          deal["legal_actions"])]
         if news["turn"] is not None:
             own.append(self._turn(news["version"], news["turn"]))
         return stream_pages.frames(news["version"], own)
+
+    @staticmethod
+    def _hand(version: int, number: int, sequence: int, hand: list[str],
+              legal_actions: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+        return ("hand", {
+            "version": version, "deal_number": number, "deal_sequence": sequence,
+            "hand": hand, "legal_actions": legal_actions,
+        })
 
     def _turn(self, version: int, turn: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         legal = turn["legal_actions"]

@@ -36,8 +36,11 @@ QUICK_WEBHOOK_RETRIES = {"WEBHOOK_RETRY_SECONDS": "1,1,2,2,3,3,5,5,5,5",
 # Every test signs up guests from 127.0.0.1; the production rates (30 requests a minute, 20 new
 # guests an hour) are for people.
 # The races (tests/abuse/races.py) send an account's twenty requests at once: all in flight.
+# The tests play flat out, tables of computer players alone among them: server time is charged
+# as in production, against budgets no test reaches (tests/integration/test_server_time.py).
 TEST_RATES = {"THROTTLE_ANON_RATE": "10000/minute", "THROTTLE_USER_RATE": "10000/minute",
-              "GUEST_CREATION_RATE": "10000/minute", "API_MAX_IN_FLIGHT_PER_ACCOUNT": "100"}
+              "GUEST_CREATION_RATE": "10000/minute", "API_MAX_IN_FLIGHT_PER_ACCOUNT": "100",
+              "SERVER_TIME_PER_ACCOUNT": "600", "SERVER_TIME_PER_PLATFORM": "6000"}
 
 
 # The test process and a stack's processes (each pools at most DATABASE_POOL_MAX_SIZE, and most
