@@ -12,7 +12,7 @@ from bots.advice import choice_values
 from bots.evaluation import bid_estimate
 from bots.players import warm_up
 from games import server_time
-from games.models import Deal, Match, Seat
+from games.models import Deal, Seat
 from runtime import work
 
 
@@ -25,25 +25,11 @@ def send_turns(match_id: str, version: int) -> None:
     that no request waits for a whole match; its task hands on every few seconds, so such
     tables take turns. A match whose creator is past their server time's budget has its turn
     wait until they are within it (games/server_time.py)."""
-    account = _fair_share_account(match_id)
+    account = server_time.share_account(match_id)
     if account is not None:
         work.later(tasks.play_bot_turns, match_id, version, account=account,
                    delay=server_time.deferral(server_time.match_payers(match_id)),
                    wait_here=lambda: _has_person(match_id))
-
-
-def _fair_share_account(match_id: str) -> int | None:
-    """The account whose share of the workers the match's turns use: its creator's, or, when
-    its creator is a platform's player, the platform's own account. A platform creates players
-    at will, so each of them having a share of its own would let one platform take as many
-    shares as it likes; its matches and its players' matches share one."""
-    row = Match.objects.filter(pk=match_id).values_list(
-        "created_by_id", "created_by__platform_player__platform__user_id"
-    ).first()
-    if row is None:
-        return None
-    creator, platform_account = row
-    return platform_account or creator
 
 
 def _has_person(match_id: str) -> bool:
@@ -52,10 +38,10 @@ def _has_person(match_id: str) -> bool:
 
 def send_analysis(deal_id: int) -> None:
     """In the share of the analysis of the match's account (its turns' share,
-    `_fair_share_account`), so that one account ending deal after deal never holds up another
-    account's analysis (bots/tasks.py: the computer players' workers never take it)."""
+    `server_time.share_account`), so that one account ending deal after deal never holds up
+    another account's analysis (bots/tasks.py: the computer players' workers never take it)."""
     match_id = Deal.objects.filter(pk=deal_id).values_list("match_id", flat=True).first()
-    account = None if match_id is None else _fair_share_account(str(match_id))
+    account = None if match_id is None else server_time.share_account(str(match_id))
     if account is not None:
         work.later(tasks.analyse_deal, deal_id, account=account)
 

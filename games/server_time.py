@@ -42,6 +42,18 @@ def match_payers(match_id: str) -> tuple[Payer, ...]:
     return () if creator is None else payers(creator)
 
 
+def share_account(match_id: str) -> int | None:
+    """The account whose share of the workers ``match_id``'s turns and analyses use (the
+    fair queue's, runtime/fair_queue.py): its creator's, or, when its creator is a platform's
+    player, the platform's own account. A platform creates players at will, so each of them
+    having a share of its own would let one platform take as many shares as it likes; its
+    matches and its players' matches share one. None: no such match."""
+    creator = _creator_of(match_id)
+    if creator is None:
+        return None
+    return _platform_of(creator)[1] or creator
+
+
 def charge(payers: tuple[Payer, ...], seconds: float) -> None:
     server_time.charge(payers, seconds)
 
@@ -61,10 +73,11 @@ def forget() -> None:
     again in the next test's database)."""
     server_time.forget()
     _platform_of.cache_clear()
-    _creator_of.cache_clear()
+    _creators.clear()
 
 
-# Neither fact ever changes for an account or a match, so each process looks each up once.
+# Neither fact ever changes for an account or a match (a match's creator is protected from
+# deletion), so each process looks each up once.
 @functools.lru_cache(maxsize=65536)
 def _platform_of(account: int) -> tuple[bool, int | None]:
     """Whether ``account`` is a platform's own, and the account of the platform whose player
@@ -78,6 +91,16 @@ def _platform_of(account: int) -> tuple[bool, int | None]:
     return own_platform is not None, platform_account
 
 
-@functools.lru_cache(maxsize=65536)
 def _creator_of(match_id: str) -> int | None:
-    return Match.objects.filter(pk=match_id).values_list("created_by_id", flat=True).first()
+    creator = _creators.get(match_id)
+    if creator is None:
+        creator = Match.objects.filter(pk=match_id).values_list("created_by_id",
+                                                                flat=True).first()
+        if creator is not None:  # a match not found (yet) is looked for again
+            if len(_creators) >= 65536:
+                _creators.clear()
+            _creators[match_id] = creator
+    return creator
+
+
+_creators: dict[str, int] = {}
