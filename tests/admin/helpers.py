@@ -68,11 +68,10 @@ def play_match(
         acting = match.seats.get(index=seat)
         action = choose(legal, rng)
         if acting.user is None:
-            run = computer_moves.play_bot_turns(
+            assert computer_moves.play_bot_turns(
                 match_id=match.id, version=match.version,
                 choose=lambda *_, chosen=action: chosen, enough=lambda: True,
-            )
-            assert run is not None and run.version == match.version + 1
+            ) == match.version + 1
         else:
             services.submit_action(
                 match_id=match.id, action=action, user=acting.user,
