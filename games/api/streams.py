@@ -417,11 +417,13 @@ async def _look(
     *, seats_changed: bool,
 ) -> stream_pages.Page:
     """The actions after the follower's cursor: from the announcements heard, or read (always
-    when the seats changed: only a read tells how)."""
+    when the seats changed, and at a stream's first look: only a read tells them)."""
     since = moves.clear()  # before the look: an announcement after it sets it again
     heard, gap = moves.news_after(follower.after)
-    if heard and not gap and not seats_changed:
-        # Every version up to the latest announced was announced with its action.
+    if heard and not gap and not seats_changed and follower.seats is not None:
+        # Every version up to the latest announced was announced with its action (the
+        # process's hub may have heard them for another listener before this one's first
+        # look, which still owes the seats' state).
         return stream_pages.page_heard(follower.match_id, heard)
     # A version missed, or nothing heard for a while (one may have been lost): read, sharing
     # a read begun since with the match's other listeners.

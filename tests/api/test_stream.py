@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -318,3 +319,34 @@ def test_a_thread_held_stream_tells_its_seat_the_hand_and_the_turn(player, monke
             assert turns[0]["version"] == views[seat]["version"]
         else:
             assert turns == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_streams_first_look_reads_the_seats_even_when_its_versions_were_heard(player) -> None:
+    """The process's hub may have heard a match's versions for another listener before a new
+    stream's first look: that look still reads, so the stream tells the seats' state."""
+    import asyncio
+
+    from games.api import stream_pages
+
+    match_id, players = table_of_four(player)
+    match = Match.objects.get(pk=match_id)
+
+    class Heard:
+        """Every version after the cursor heard, none missing."""
+
+        def clear(self) -> float:
+            return time.monotonic()
+
+        def news_after(self, after: int) -> tuple[list[dict[str, Any]], bool]:
+            return [{"version": after + 1}], False
+
+    follower = streams.Follower(match, 0, User.objects.get(pk=players[0].user_id), None)
+
+    async def first_look() -> stream_pages.Page:
+        return await streams._look(follower, Heard(), stream_pages.SharedReads(), None,
+                                   seats_changed=False)
+
+    page = asyncio.run(first_look())
+    assert page.read and page.seats is not None
+    assert b"event: seats" in follower.take(page)
