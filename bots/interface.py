@@ -12,28 +12,41 @@ from bots.advice import choice_values
 from bots.evaluation import bid_estimate
 from bots.players import warm_up
 from games import server_time
-from games.models import Deal, Seat
+from games.models import BotLevel, Deal, Seat
 from runtime import work
 
 
 def send_turns(match_id: str, version: int) -> None:
-    """The computer players' turn of ``match_id`` from ``version`` on, in its account's share
-    of their workers (bots/turn_queue.py). On the embedded default a match with a person at
-    it plays the turn in the request that made the move, which then waits for one round of
-    computer turns at most, since a person's seat stops them; a table of computer players
-    alone has no such seat: it plays on in the background (the computer players' lane), so
-    that no request waits for a whole match; its task hands on every few seconds, so such
-    tables take turns. A match whose creator is past their server time's budget has its turn
-    wait until they are within it (games/server_time.py)."""
+    """The computer players' turn of ``match_id`` from ``version`` on. A table with a person at
+    it plays it in the thread that made the move (`_plays_here`), once that move's request has
+    answered (runtime/work.py `AfterAnswer`): one round of them at most, since a person's seat
+    stops them. Otherwise it goes to the workers (on the embedded default, the
+    computer players' lane) in its account's share (bots/turn_queue.py): a table of computer
+    players alone, whose task hands on every few seconds so that such tables take turns, and,
+    scaled out, a table with a computer player whose search takes a worker's time (Hard). A
+    match whose creator is past their server time's budget has its turn wait until they are
+    within it (games/server_time.py)."""
     account = server_time.share_account(match_id)
     if account is not None:
         work.later(tasks.play_bot_turns, match_id, version, account=account,
                    delay=server_time.deferral(server_time.match_payers(match_id)),
-                   wait_here=lambda: _has_person(match_id))
+                   wait_here=lambda: _plays_here(match_id))
 
 
-def _has_person(match_id: str) -> bool:
-    return Seat.objects.filter(match_id=match_id, bot_level="").exists()
+# Computer players who decide in a few milliseconds (Medium is also the stand-in of a person
+# whose clock ran out, who is on autopilot or who left).
+QUICK_LEVELS = frozenset({BotLevel.EASY, BotLevel.MEDIUM})
+
+
+def _plays_here(match_id: str) -> bool:
+    """Whether the computer players' turn is played in this thread: at a table with a person,
+    always on the embedded default (it has no workers); scaled out, when all its computer
+    players are quick (QUICK_LEVELS): their round then costs less than handing it to a worker
+    (a task, the fair queue's calls, reading the match again), and the person hears it sooner."""
+    levels = set(Seat.objects.filter(match_id=match_id).values_list("bot_level", flat=True))
+    if "" not in levels:
+        return False
+    return work.in_process() or levels - {""} <= QUICK_LEVELS
 
 
 def send_analysis(deal_id: int) -> None:

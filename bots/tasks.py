@@ -6,7 +6,6 @@ import contextlib
 import random
 import time
 import uuid
-from collections.abc import Iterator
 
 from celery import Task
 from django.conf import settings
@@ -62,14 +61,14 @@ _TURN_TASK = dict(
 @work.task(TURNS, autoretry_for=(OperationalError, InterfaceError), **_TURN_TASK)
 def play_bot_turns(match_id: str, version: int) -> int:
     """Play the computer players' moves from ``version`` on; returns how many were played
-    (on the embedded default, in the request or on the computer players' lane).
+    (in the thread of the request that made the move, or on a worker or the computer
+    players' lane).
 
     A task for an older version, or one whose move someone else already made, does nothing:
     every move is made for the version the task holds, so a duplicate or late task can never
     move twice.
     """
-    # In a request (the embedded default's person's move) the request's own meter counts it.
-    with log_context(match_id=match_id), _metered(match_id, lanes.on_a_lane()):
+    with log_context(match_id=match_id), _metered(match_id):
         played, left_at = _play(match_id, version, time.monotonic() + TASK_BUDGET_SECONDS)
     if left_at is not None:
         computer_players().send_turns(match_id, left_at)
@@ -102,15 +101,10 @@ def play_next_turn(self: Task) -> int:
     return 0
 
 
-@contextlib.contextmanager
-def _metered(match_id: str, metered: bool = True) -> Iterator[None]:
-    """Charge the CPU of what runs inside to whoever pays for ``match_id``'s turns."""
-    started = time.thread_time()
-    try:
-        yield
-    finally:
-        if metered:
-            server_time.charge(server_time.match_payers(match_id), time.thread_time() - started)
+def _metered(match_id: str) -> contextlib.AbstractContextManager[None]:
+    """Charge the CPU of what runs inside to whoever pays for ``match_id``'s turns (in a
+    request's view, the request's own meter counts it)."""
+    return server_time.metered(lambda: server_time.match_payers(match_id))
 
 
 def _play(

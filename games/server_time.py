@@ -10,7 +10,11 @@ budget: the account is never charged nor held (debug runs, unless set).
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
+import time
+from collections.abc import Callable, Iterator
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -56,6 +60,26 @@ def share_account(match_id: str) -> int | None:
 
 def charge(payers: tuple[Payer, ...], seconds: float) -> None:
     server_time.charge(payers, seconds)
+
+
+@contextlib.contextmanager
+def metered(payers_of: Callable[[], tuple[Payer, ...]]) -> Iterator[None]:
+    """Charge the CPU this thread spends inside to ``payers_of()`` (asked at the end: a
+    request's account is known once it is authenticated), once: inside another meter (a
+    request's view that plays computer players' turns itself), the outer one counts it."""
+    if getattr(_meter, "running", False):
+        yield
+        return
+    _meter.running = True
+    started = time.thread_time()
+    try:
+        yield
+    finally:
+        _meter.running = False
+        charge(payers_of(), time.thread_time() - started)
+
+
+_meter = threading.local()
 
 
 def deferral(payers: tuple[Payer, ...]) -> float:

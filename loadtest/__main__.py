@@ -13,15 +13,16 @@ moves  each client plays all four seats of matches between people, so that every
        move endpoint's throughput, reported as a share of the baseline's.
 bots   each client plays matches against three computer players of ``--level`` as a
        push-first app does, from its seat's stream (one POST a move, no read): move latency,
-       bot turnaround (the person's move answered → the person's next `turn` heard), actions
-       per second (the bots' included).
+       bot turnaround (the person's move answered → the person's next `turn` heard), the
+       person's wait (move sent → next `turn` heard: where the computer players play in the
+       move's request, its answer comes after them), actions per second (the bots' included).
 hard   the bots phase again, against three Hard computer players (whatever ``--level``
        says): the search's decision time under load, read off the log.
 hostile  the bots phase again, while ``--hostile`` accounts do everything their limits allow,
        flat out: each tries a match of computer players alone and more computer players'
        deals than it may have (both refused), and plays the heaviest match it may keep (52
        deals against three Hard computer players) without a pause. The clients' turnaround
-       is reported against the bots phase's, measured in the same run.
+       wait is reported against the bots phase's, measured in the same run.
 hostile-platform  the same with ``--hostile`` players of one partner platform in place of the
        hostile accounts, each doing with its player token all a hostile account does.
 hooks  the bots phase again, while ``--hostile`` partner platforms play matches of four of
@@ -29,12 +30,13 @@ hooks  the bots phase again, while ``--hostile`` partner platforms play matches 
        that answer at once.
 hostile-hooks  the hooks phase again, with receivers that misbehave every way they can: a
        header every half second, silence, no HTTP, a gigabyte of body, a redirect to
-       loopback. The clients' turnaround is reported against the hooks phase's: what the
+       loopback. The clients' wait is reported against the hooks phase's: what the
        receivers' behaviour alone costs other people.
 
 tables  ``--tables N --think S``: N tables at a person's pace (each a person against three
        computer players of ``--level``, thinking about S seconds a move), held for ``--seconds``:
-       the bots phase's figures and, per action and per table, what the service spent: CPU by
+       the bots phase's figures (and the latency once every table is set up, without the
+       arrivals' burst) and, per action and per table, what the service spent: CPU by
        part (PostgreSQL's backends included), transactions and rows written, WAL bytes, Redis
        commands: the measured inputs of a capacity model.
 
@@ -107,7 +109,14 @@ class Tally:
     """What one client thread saw; merged per phase."""
 
     latencies: list[float] = dataclasses.field(default_factory=list)
+    sent_at: list[float] = dataclasses.field(default_factory=list)  # of each latency's request
+    # When this client's first table was set up (bot phases): the phase is "seated" once every
+    # client's was, and the arrivals' burst of sign-ups and new matches is over.
+    seated_at: float = 0.0
     turnarounds: list[float] = dataclasses.field(default_factory=list)
+    # A person's move sent → their next turn heard: the move's request (which includes the
+    # computer players' round when they play in it) and the turnaround together.
+    waits: list[float] = dataclasses.field(default_factory=list)
     reads: Counter[str] = dataclasses.field(default_factory=Counter)
     errors: Counter[str] = dataclasses.field(default_factory=Counter)
     # (match id, version, seat, action) of every move answered with 200.
@@ -115,13 +124,17 @@ class Tally:
 
     def merge(self, other: Tally) -> None:
         self.latencies += other.latencies
+        self.sent_at += other.sent_at
+        self.seated_at = max(self.seated_at, other.seated_at)
         self.turnarounds += other.turnarounds
+        self.waits += other.waits
         self.reads.update(other.reads)
         self.errors.update(other.errors)
         self.accepted += other.accepted
 
     def answer(self, response: client.Response, expected: int = 200) -> bool:
         self.latencies.append(response.seconds)
+        self.sent_at.append(time.monotonic() - response.seconds)
         if response.status != expected:
             code = response.body.get("code") if isinstance(response.body, dict) else ""
             self.errors[f"{response.status} {code}".strip()] += 1
@@ -216,6 +229,7 @@ def bots_client(
     time.sleep(rng.uniform(0, think))
     while budget.open():
         match_id = client.match_against_bots(api, levels=[level] * 3, deals=4)
+        tally.seated_at = tally.seated_at or time.monotonic()
         play_against_bots(api, stream, match_id, budget, rng, think, tally)
     api.close()
     return tally
@@ -233,15 +247,19 @@ def play_against_bots(
     """The person's moves in ``match_id`` until it ends or the budget does, played as a
     push-first app plays: one stream of the match (on the stream server), each `turn` it tells
     answered with one POST ``think`` (about) after it. No view is read."""
-    answered: tuple[float, int] | None = None  # when the person's last move was answered
+    # When the person's last move was sent and answered, and the version it made.
+    answered: tuple[float, float, int] | None = None
     for turn in client.turns(api, match_id, stream=stream, quiet=STREAM_QUIET_SECONDS,
                              going=budget.open):
-        if answered is not None and turn["version"] > answered[1]:
-            tally.turnarounds.append(time.perf_counter() - answered[0])
+        if answered is not None and turn["version"] > answered[2]:
+            heard = time.perf_counter()
+            tally.turnarounds.append(heard - answered[1])
+            tally.waits.append(heard - answered[0])
         time.sleep(rng.uniform(0.5, 1.5) * think)
         if not budget.take():
             return
         action = rng.choice([a for a in turn["legal_actions"] if a["kind"] != "redeal"])
+        sent = time.perf_counter()
         response = client.act(api, match_id, action, expected_version=turn["version"])
         while response.status == 429 and budget.open():
             # Past its server time (a hostile account): waits as Retry-After asks, and again.
@@ -252,7 +270,7 @@ def play_against_bots(
         answered = None
         if tally.answer(response):
             tally.accepted.append((match_id, response.body["version"], 0, action))
-            answered = (time.perf_counter(), response.body["version"])
+            answered = (sent, time.perf_counter(), response.body["version"])
 
 
 def hostile_client(web: str, stream: str, token: str, budget: Budget,
@@ -758,6 +776,13 @@ def _run_measured_phase(
         hostile_matches = {match_id for one in make.hostiles for match_id, *_ in one.accepted}
         clients_matches = {match_id for match_id, *_ in tally.accepted} - hostile_matches
         figures = _bot_phase_figures(tally, clients_matches, started_at, elapsed)
+        # The same once every table was set up: the steady state at a person's pace, without
+        # the arrivals' burst (all the phase's people sign up and start a match in the first
+        # --think seconds).
+        figures["latency_seated_ms"] = _percentiles_ms([
+            seconds for seconds, sent in zip(tally.latencies, tally.sent_at, strict=True)
+            if sent >= tally.seated_at
+        ])
         cpu = {name: cpu_used(before[name], after[name]) for name in after}
         # A database backend started during the phase (a new connection) counts from zero.
         cpu["postgres"] += sum(after["postgres"][pid] for pid in
@@ -808,9 +833,10 @@ def _bot_phase_figures(tally: Tally, clients_matches: set[str], started_at: date
         "actions": actions,
         "actions_per_second": round(actions / elapsed, 1),
         "reads": dict(tally.reads),
-        # As the person sees it: their move answered → their next turn seen (event feed, then
-        # their seat's view).
+        # As the person sees it: their move answered → their next turn heard on the stream,
+        # and their move sent → the same (what they wait for, whichever part plays the bots).
         "bot_turnaround_ms": _percentiles_ms(tally.turnarounds),
+        "turn_wait_ms": _percentiles_ms(tally.waits),
         "bot_turnaround_in_log_ms": _percentiles_ms(served),
         "first_bot_move_in_log_ms": _percentiles_ms(first_moves),
         "bot_move_after_bot_move_ms": _percentiles_ms(intervals),
@@ -819,7 +845,9 @@ def _bot_phase_figures(tally: Tally, clients_matches: set[str], started_at: date
 
 def _phase_ratios(phases: dict[str, Any]) -> dict[str, float]:
     """The comparisons between phases run together: the hostile accounts' effect on the
-    clients' turnaround, and a move's throughput against the baseline's."""
+    clients' wait for their next turn (move sent → next turn heard: the computer players may
+    play in the move's request or after its answer), and a move's throughput against the
+    baseline's."""
     ratios: dict[str, float] = {}
     for calm_phase, loaded_phase, name in (
         ("bots", "hostile", "hostile_to_calm_turnaround_p95"),
@@ -827,8 +855,8 @@ def _phase_ratios(phases: dict[str, Any]) -> dict[str, float]:
         ("hooks", "hostile-hooks", "hostile_hooks_to_hooks_turnaround_p95"),
     ):
         if calm_phase in phases and loaded_phase in phases:
-            calm = phases[calm_phase]["bot_turnaround_ms"]["p95"]
-            loaded = phases[loaded_phase]["bot_turnaround_ms"]["p95"]
+            calm = phases[calm_phase]["turn_wait_ms"]["p95"]
+            loaded = phases[loaded_phase]["turn_wait_ms"]["p95"]
             ratios[name] = round(loaded / calm, 2)
     if "touch" in phases and "moves" in phases:
         ratios["moves_to_touch_throughput"] = round(

@@ -75,8 +75,8 @@ def row(name: str, report: dict[str, Any]) -> str:
         per = costs["per_action"]
         figures = (
             f"{phase['actions_per_second']} actions/s; move p50/p99 "
-            f"{phase['latency_ms']['p50']}/{phase['latency_ms']['p99']} ms; turnaround p50/p95 "
-            f"{phase['bot_turnaround_ms']['p50']}/{phase['bot_turnaround_ms']['p95']} ms; "
+            f"{phase['latency_ms']['p50']}/{phase['latency_ms']['p99']} ms; wait for the next "
+            f"turn p50/p95 {phase['turn_wait_ms']['p50']}/{phase['turn_wait_ms']['p95']} ms; "
             f"CPU ms/action web {cpu['web']}, worker {cpu['worker']}, PostgreSQL "
             f"{cpu['postgres']}, Redis {cpu['redis']}; per action {per['transactions']} "
             f"transactions, {per['rows_inserted'] + per['rows_updated']:.2f} rows written, "

@@ -30,7 +30,7 @@ from typing import Any, Protocol, TypeVar
 import redis
 from celery import Task, shared_task
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import close_old_connections, connection, transaction
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from runtime import fair_queue, lanes, traces
@@ -40,7 +40,7 @@ logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _in_process() -> bool:
+def in_process() -> bool:
     """Whether deferred work runs in this process (the embedded default)."""
     return bool(settings.CELERY_TASK_ALWAYS_EAGER)
 
@@ -55,7 +55,7 @@ def when_in_process(prepare: Callable[[], None]) -> None:
     """Call ``prepare`` now if this process runs the deferred work itself (the embedded
     default: the computer players' search is loaded before the first request; scaled out the
     workers load it)."""
-    if _in_process():
+    if in_process():
         prepare()
 
 
@@ -189,9 +189,10 @@ def later(task: _Sendable, *args: Any, account: Hashable = None, delay: float = 
           wait_here: Callable[[], bool] | None = None) -> None:
     """Run ``task`` with ``args`` once the current transaction commits (now, outside one),
     ``delay`` seconds from then, in ``account``'s share of its kind's workers: once however
-    often the same transaction asks for it. On the embedded default, when ``wait_here`` says
-    so, in this thread (a person's request waits for the computer players' round after their
-    move, which its answer includes)."""
+    often the same transaction asks for it. When it is due at once and ``wait_here`` says so,
+    in this thread instead, on either form: in a request served through `AfterAnswer`, once
+    its answer is sent (a person's move is answered, then the computer players' round after
+    it is played); elsewhere at once."""
     key = (task.name, args, account, delay)
     if connection.in_atomic_block and any(
         isinstance(entry[1], _Intent) and entry[1].key == key
@@ -204,12 +205,30 @@ def later(task: _Sendable, *args: Any, account: Hashable = None, delay: float = 
 def _send(task: _Sendable, args: tuple[Any, ...], account: Hashable, delay: float,
           wait_here: Callable[[], bool] | None) -> None:
     kind = _KIND_OF[task.name]
-    if _in_process():
-        if kind.only_with_jobs and not _jobs_here():
-            return
-        if delay <= 0 and wait_here is not None and wait_here():
-            task.run(*args)
-        elif delay > 0:
+    if in_process() and kind.only_with_jobs and not _jobs_here():
+        return
+    if delay <= 0 and wait_here is not None and wait_here():
+        held = getattr(_after_answer, "work", None)
+        if held is not None:
+            held.append((task, args, account))
+        else:
+            _run_here(task, args, account)
+        return
+    _queue(task, args, account, delay)
+
+
+def _run_here(task: _Sendable, args: tuple[Any, ...], account: Hashable) -> None:
+    try:
+        task.run(*args)
+    except Exception:  # the change is committed: its work goes to its workers instead
+        logger.exception("work failed in this thread: queued", extra={"task": task.name})
+        _queue(task, args, account, 0.0)
+
+
+def _queue(task: _Sendable, args: tuple[Any, ...], account: Hashable, delay: float) -> None:
+    kind = _KIND_OF[task.name]
+    if in_process():
+        if delay > 0:
             lanes.SCHEDULER.at(time.monotonic() + delay, kind.lane, task.run, args, account)
         else:
             kind.lane.send(task.run, *args, account=account)
@@ -229,6 +248,53 @@ def _send(task: _Sendable, args: tuple[Any, ...], account: Hashable, delay: floa
         # The kind's sweep sends it again once the broker is back.
         logger.warning("work not queued: broker unavailable",
                        extra={"task": task.name, "kind": kind.name})
+
+
+# The work a request's thread plays itself, held until the request's answer is sent.
+_after_answer = threading.local()
+
+
+class AfterAnswer:
+    """WSGI middleware: the work that a request's thread plays itself (`later`'s
+    ``wait_here``) runs once the request's answer is sent, still in that thread, so that the
+    answer does not wait for it: the WSGI server closes an answer's body once it has sent it
+    all, and this body's close runs the work, then gives its database connection back."""
+
+    def __init__(self, app: Callable[..., Any]) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        _after_answer.work = []
+        try:
+            return _ThenRunHeld(self.app(environ, start_response))
+        except BaseException:
+            _run_held()
+            raise
+
+
+class _ThenRunHeld:
+    def __init__(self, body: Any) -> None:
+        self.body = body
+
+    def __iter__(self) -> Any:
+        return iter(self.body)
+
+    def close(self) -> None:
+        try:
+            if hasattr(self.body, "close"):
+                self.body.close()  # Django's request_finished: its connection given back
+        finally:
+            _run_held()
+
+
+def _run_held() -> None:
+    held, _after_answer.work = getattr(_after_answer, "work", None), None
+    if held:
+        try:
+            for task, args, account in held:
+                _run_here(task, args, account)
+        finally:
+            close_old_connections()
 
 
 # --- every ----------------------------------------------------------------------------------
@@ -254,7 +320,7 @@ def every(interval_setting: str, task: _Sendable, name: str) -> None:
     first request on. Every job is safe to run any number of times at once."""
     JOBS.append(Job(name, task, interval_setting))
     interval = float(getattr(settings, interval_setting))
-    if not _in_process():
+    if not in_process():
         from celery import current_app
 
         current_app.conf.beat_schedule[name] = {
@@ -282,7 +348,7 @@ def start_in_process(**_: Any) -> None:
     """On the embedded default, start the periodic jobs in this process, once (a receiver of
     Django's `request_started`: commands and tests that serve no request never start them)."""
     global _started, _generation
-    if _started or not _in_process() or not _jobs_here():
+    if _started or not in_process() or not _jobs_here():
         return
     with _start_lock:
         if _started:

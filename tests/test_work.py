@@ -105,3 +105,14 @@ def test_every_process_declares_every_task_from_its_start() -> None:
     answer = subprocess.run([sys.executable, "-c", program], env=environment, check=True,
                             capture_output=True, text=True, cwd=ROOT)
     assert answer.stdout.split() == ["True", str(len(work.JOBS))]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_work_that_fails_in_the_thread_that_plays_it_goes_to_its_workers(sent,
+                                                                         monkeypatch) -> None:
+    def fail(*args: Any) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(tasks.play_bot_turns, "run", fail)
+    work.later(tasks.play_bot_turns, "m", 1, account=7, wait_here=lambda: True)
+    assert sent == [("m", 1, 7)]

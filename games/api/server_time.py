@@ -13,7 +13,6 @@ once the request's account is known and refuses it while its payers are past the
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -52,11 +51,11 @@ class ServerTimeMiddleware:
                 or not request.path_info.startswith(tuple(settings.API_PATH_PREFIXES))
                 or iscoroutinefunction(view)):
             return None
-        started = time.thread_time()
-        try:
+        with server_time.metered(lambda: _payers(request)):
             response: HttpResponseBase = view(request, *args, **kwargs)
-        finally:
-            user = request.__dict__.get("user")  # set by DRF once it authenticated the request
-            if user is not None and user.is_authenticated:
-                server_time.charge(server_time.payers(user.pk), time.thread_time() - started)
         return response
+
+
+def _payers(request: HttpRequest) -> tuple[server_time.Payer, ...]:
+    user = request.__dict__.get("user")  # set by DRF once it authenticated the request
+    return server_time.payers(user.pk) if user is not None and user.is_authenticated else ()

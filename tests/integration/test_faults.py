@@ -33,9 +33,13 @@ from tests.integration.harness.stack import Stack, wait_until
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
 
-def new_table(web: str, seed: int) -> Table:
+# A Hard player's search is a worker's: its table's turns all go to the workers.
+WORKERS_TABLE = ("easy", "easy", "hard")
+
+
+def new_table(web: str, seed: int, levels: tuple[str, ...] = ("easy",) * 3) -> Table:
     api = client.guest(web)
-    return Table(api, client.match_against_bots(api, levels=["easy"] * 3), random.Random(seed))
+    return Table(api, client.match_against_bots(api, levels=levels), random.Random(seed))
 
 
 def hand_over_to_a_bot(table: Table) -> None:
@@ -65,7 +69,8 @@ def pool_processes(pid: int) -> list[int]:
 
 @pytest.mark.parametrize("victim", ["pool process", "whole worker"])
 def test_a_worker_killed_in_the_middle_of_a_bots_move(stack: Stack, web: str, victim: str) -> None:
-    table = new_table(web, seed=7)
+    # Its turns go to the workers (quick players play in the person's request's thread).
+    table = new_table(web, seed=7, levels=WORKERS_TABLE)
     table.wait_for_turn()
     pause_between_moves(stack)
     try:
@@ -171,7 +176,9 @@ def test_a_person_plays_on_while_redis_is_down(stack: Stack, tmp_path: Path) -> 
         outage.start_worker()
         outage.start_beat()
         stream = outage.start_stream(STREAM_HEARTBEAT_SECONDS="1")
-        table = new_table(web, seed=3)
+        # A Hard player's table: its turns go through the broker (quick players would play
+        # in the person's request's thread, Redis or not).
+        table = new_table(web, seed=3, levels=WORKERS_TABLE)
         listening = sse.Listening(stream, table.match_id, table.api.token or "", timeout=30)
         table.wait_for_turn()
         hand_over_to_a_bot(table)
