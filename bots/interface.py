@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from django.utils import timezone
@@ -16,7 +17,7 @@ from games.models import BotLevel, Deal, Seat
 from runtime import work
 
 
-def send_turns(match_id: str, version: int) -> None:
+def send_turns(match_id: str, version: int, seat_levels: Sequence[str] | None = None) -> None:
     """The computer players' turn of ``match_id`` from ``version`` on. A table with a person at
     it plays it in the thread that made the move (`_plays_here`), once that move's request has
     answered (runtime/work.py `AfterAnswer`): one round of them at most, since a person's seat
@@ -30,7 +31,7 @@ def send_turns(match_id: str, version: int) -> None:
     if account is not None:
         work.later(tasks.play_bot_turns, match_id, version, account=account,
                    delay=server_time.deferral(server_time.match_payers(match_id)),
-                   wait_here=lambda: _plays_here(match_id))
+                   wait_here=lambda: _plays_here(match_id, seat_levels))
 
 
 # Computer players who decide in a few milliseconds (Medium is also the stand-in of a person
@@ -38,12 +39,13 @@ def send_turns(match_id: str, version: int) -> None:
 QUICK_LEVELS = frozenset({BotLevel.EASY, BotLevel.MEDIUM})
 
 
-def _plays_here(match_id: str) -> bool:
+def _plays_here(match_id: str, seat_levels: Sequence[str] | None) -> bool:
     """Whether the computer players' turn is played in this thread: at a table with a person,
     always on the embedded default (it has no workers); scaled out, when all its computer
     players are quick (QUICK_LEVELS): their round then costs less than handing it to a worker
     (a task, the fair queue's calls, reading the match again), and the person hears it sooner."""
-    levels = set(Seat.objects.filter(match_id=match_id).values_list("bot_level", flat=True))
+    levels = set(seat_levels if seat_levels is not None else
+                 Seat.objects.filter(match_id=match_id).values_list("bot_level", flat=True))
     if "" not in levels:
         return False
     return work.in_process() or levels - {""} <= QUICK_LEVELS

@@ -135,13 +135,15 @@ def _play_on(
     played = 0
     while True:
         # A run of moves (up to a person's turn or the deal's end) in one transaction.
-        new_version = computer_moves.play_bot_turns(
+        run = computer_moves.play_bot_turns(
             match_id=uuid.UUID(match_id), version=version, choose=choose, enough=enough
         )
-        if new_version is None:
+        if run is None:
             return played, None
-        played += new_version - version
-        version = new_version
+        played += run.version - version
+        version = run.version
+        if not run.computer_to_act:  # a person's turn, or the match's end: no read to know it
+            return played, None
         if enough():
             return played, version
 

@@ -9,6 +9,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from datetime import datetime
+from typing import NamedTuple
 
 from django.conf import settings
 from django.utils import timezone
@@ -26,15 +27,23 @@ STAND_IN_LEVEL = BotLevel.MEDIUM
 logger = logging.getLogger(__name__)
 
 
+class BotRun(NamedTuple):
+    """A run of computer players' moves, committed."""
+
+    version: int  # the match's, after it
+    computer_to_act: bool  # whether a computer player is still to act (the next deal's lead)
+
+
 def play_bot_turns(
     *,
     match_id: uuid.UUID,
     version: int,
     choose: Callable[[engine.Observation, Seat], engine.Action],
     enough: Callable[[], bool] = lambda: False,
-) -> int | None:
+) -> BotRun | None:
     """Let the computer players whose turn it is from ``version`` on move, as many in a row as
-    the deal gives them, in one transaction; returns the new version.
+    the deal gives them, in one transaction; returns the new version and whether a computer
+    player is still to act, as the change left them (under the lock).
 
     Each move is decided by ``choose(observation, seat)`` from its own seat's observation (the
     seat row tells what the player plays as), on a copy of the deal played on by the moves
@@ -63,7 +72,9 @@ def play_bot_turns(
                 if not seat_row.computer_plays:  # its person came back while the bots thought
                     break
                 unit.apply(seat, action, origin=seat_row.origin)
-            return unit.match.version if unit.match.version != version else None
+            if unit.match.version == version:
+                return None
+        return BotRun(unit.match.version, unit.computer_to_act)
     except MatchNotFound:
         return None
 

@@ -34,9 +34,11 @@ class ChoiceValue(Protocol):
 
 
 class ComputerPlayers(Protocol):
-    def send_turns(self, match_id: str, version: int) -> None:
+    def send_turns(self, match_id: str, version: int,
+                   seat_levels: Sequence[str] | None = None) -> None:
         """Have the computer players' turns of ``match_id`` from ``version`` on played (by a
-        worker, or in-process with the embedded default)."""
+        worker, or in-process with the embedded default); ``seat_levels``, when the caller
+        knows them, are the table's seats' `bot_level`s ("" for a person's)."""
 
     def choose(self, observation: engine.Observation, seat: Seat) -> engine.Action:
         """The move a computer player makes at ``seat``, now (a computer seat, or a person's

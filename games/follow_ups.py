@@ -135,12 +135,14 @@ class RatingsChanged(Event):
 class Committed(Event):
     """What the unit of work itself has sent once a change commits (games/match_unit.py): the
     new versions to announce (what `notify.announce` is told), whether the seats changed,
-    whether the computer players are to act, the ended deals to analyse."""
+    whether the computer players are to act (and then each seat's `bot_level`, "" for a
+    person's), the ended deals to analyse."""
 
     announcements: list[dict[str, Any]]
     seats_changed: bool
     computer_to_act: bool
     analyses: list[int]
+    seat_levels: tuple[str, ...] = ()
 
     kind: ClassVar[str] = "committed"
 

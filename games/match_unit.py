@@ -146,6 +146,8 @@ class MatchUnit:
     def __init__(self, match: Match, *, sends_bots: bool) -> None:
         self.match = match
         self.sends_bots = sends_bots
+        # Set by `close`: whether the change leaves a computer player to act.
+        self.computer_to_act = False
         self._deals: list[Deal] | None = None
         self._state: engine.Deal | None = None
         self._fields: set[str] = set()
@@ -336,6 +338,7 @@ class MatchUnit:
         # The state of a match that goes on; None when it is over (or has none loaded).
         live = self._state if match.status == MatchStatus.ACTIVE else None
         computer_to_act = live is not None and selectors.bot_seat(match, live) is not None
+        self.computer_to_act = computer_to_act
         if live is not None or match.status != MatchStatus.ACTIVE:
             self._note_computer_turn(computer_to_act)
         _write(match, self._fields, self._actions)
@@ -352,6 +355,8 @@ class MatchUnit:
                 announcements=[_news(news, dummy_plays) for news in self._announcements],
                 seats_changed=self._seats_changed or self._started,
                 computer_to_act=bots_to_act, analyses=self._analyses,
+                seat_levels=tuple(seat.bot_level for seat in match.seats.all())
+                if bots_to_act else (),
             ))
         follow_ups.tell(self._events)
 
@@ -651,4 +656,4 @@ def send_analyses(event: follow_ups.Committed) -> None:
 def send_computer_turns(event: follow_ups.Committed) -> None:
     """The computer players' turn, when it is theirs (the bots' sweep sends a lost one)."""
     if event.computer_to_act:
-        computer_players().send_turns(event.match_id, event.version)
+        computer_players().send_turns(event.match_id, event.version, event.seat_levels)

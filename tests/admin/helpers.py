@@ -68,10 +68,11 @@ def play_match(
         acting = match.seats.get(index=seat)
         action = choose(legal, rng)
         if acting.user is None:
-            assert computer_moves.play_bot_turns(
+            run = computer_moves.play_bot_turns(
                 match_id=match.id, version=match.version,
                 choose=lambda *_, chosen=action: chosen, enough=lambda: True,
-            ) == match.version + 1
+            )
+            assert run is not None and run.version == match.version + 1
         else:
             services.submit_action(
                 match_id=match.id, action=action, user=acting.user,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 
@@ -37,13 +37,14 @@ class Process:
 WORKER = Process("worker")
 
 
-def send_turns(match_id: str, version: int) -> None:
+def send_turns(match_id: str, version: int, seat_levels: Sequence[str] | None = None) -> None:
     """The worker plays the computer players' turns from ``version`` on, at once."""
     with WORKER.running():
-        while version is not None:
-            version = computer_moves.play_bot_turns(
-                match_id=uuid.UUID(match_id), version=version, choose=choose
-            )
+        run = computer_moves.play_bot_turns(match_id=uuid.UUID(match_id), version=version,
+                                            choose=choose)
+        while run is not None and run.computer_to_act:
+            run = computer_moves.play_bot_turns(match_id=uuid.UUID(match_id),
+                                                version=run.version, choose=choose)
 
 
 def send_timeout(match_id: str, version: int, at: datetime) -> None:

@@ -3,15 +3,20 @@ match's rows that never join another table just to order them."""
 
 from __future__ import annotations
 
+import json
 from unittest import mock
 
 import pytest
+from django.core.handlers.wsgi import WSGIHandler
 from django.db import connection
+from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
 
+from games import server_time
 from games.models import Action, Deal, Match, Seat
 from platforms.models import PlatformPlayer, WebhookSubscription
-from tests.api.conftest import submit, table_of_four
+from runtime import work
+from tests.api.conftest import API, create_match, submit, table_of_four
 
 
 @pytest.mark.parametrize("model", [Seat, Deal, Action, PlatformPlayer, WebhookSubscription])
@@ -73,3 +78,53 @@ def test_a_move_is_announced_as_the_feed_lists_it(player) -> None:
     version = answer.json()["version"]
     listed = mover.get(f"/matches/{match_id}/events?after={version - 1}&wait=0").json()
     assert announce.call_args.kwargs["event"] == listed["events"][0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_and_the_quick_computer_players_round_after_it_read_nothing_more(player) -> None:
+    """A person's move against Easy players, as a server serves it (the round once the answer
+    is sent): the token, then the move and the round each lock the match with its seats and
+    write; the round is known to be over from its own change, and who plays at the table from
+    the move's, with no read of either."""
+    person = player("P")
+    match_id = create_match(person, deals=1, seats=[{"kind": "me"}]
+                            + [{"kind": "bot", "bot_level": "easy"}] * 3)["id"]
+    # Who pays for the match's turns, which each process looks up once (games/server_time.py).
+    server_time.share_account(match_id)
+    server_time.payers(person.user_id)
+    rounds = 0
+    for _ in range(6):
+        view = person.view(match_id)
+        action = next(a for a in view["deal"]["legal_actions"] if a["kind"] != "redeal")
+        statements: list[str] = []
+
+        def record(execute, sql, params, many, context, statements=statements):
+            if not sql.startswith(("SAVEPOINT", "RELEASE SAVEPOINT", "BEGIN", "COMMIT")):
+                statements.append(sql)
+            return execute(sql, params, many, context)
+
+        environ = RequestFactory().post(
+            f"{API}/matches/{match_id}/actions",
+            json.dumps({**action, "expected_version": view["version"]}),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=person.client._credentials["HTTP_AUTHORIZATION"],
+        ).environ
+        with connection.execute_wrapper(record):
+            body = work.AfterAnswer(WSGIHandler())(environ, lambda *args: None)
+            assert json.loads(b"".join(body))["version"] == view["version"] + 1
+            body.close()
+        if person.view(match_id)["version"] == view["version"] + 1:
+            continue  # the person's turn again (the declarer names trumps)
+        rounds += 1
+        listing = "\n".join(sql[:80] for sql in statements)
+        assert not [sql for sql in statements
+                    if sql.startswith(('SELECT "games_deal"', 'SELECT "games_action"'))], listing
+        # The two locks: PostgreSQL's locks the match and reads its seats in one statement,
+        # SQLite's reads one then the other and writes a move's action and match in two;
+        # each change may also update its deal's row (a bid, a trick).
+        locks = [sql for sql in statements
+                 if sql.startswith(('SELECT "games_match"."id"', 'SELECT "games_seat"'))]
+        postgresql = connection.vendor == "postgresql"
+        assert len(locks) == (2 if postgresql else 4), listing
+        assert len(statements) <= (7 if postgresql else 11), listing
+    assert rounds >= 3
