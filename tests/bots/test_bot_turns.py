@@ -89,9 +89,10 @@ def test_bid_estimate_for_my_hand(player) -> None:
     assert player().get(f"/matches/{match_id}/bid-estimate").status_code == 403
 
 
-def bot_to_move(owner) -> tuple[str, int]:
-    """A match whose computer player is to act and has not moved (nothing sends its turn)."""
-    seats = [{"kind": "bot", "bot_level": "medium"}] * 3 + [{"kind": "me"}]
+def bot_to_move(owner, level: str = "medium") -> tuple[str, int]:
+    """A match whose computer player (of ``level``) is to act and has not moved (nothing sends
+    its turn)."""
+    seats = [{"kind": "bot", "bot_level": level}] * 3 + [{"kind": "me"}]
     for _ in range(20):
         match = owner.post("/matches", {"deals": 1, "seats": seats}).json()
         if Match.objects.get(pk=match["id"]).version == 0 and bot_to_act_in(match["id"]):

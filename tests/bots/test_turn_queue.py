@@ -153,7 +153,8 @@ def test_tokens_taking_at_once_take_every_turn_once() -> None:
 def test_sending_a_turn_queues_it_for_the_matchs_account(player, settings, monkeypatch) -> None:
     settings.COMPUTER_PLAYERS = "tests.bots.idle_players"
     owner = player("Owner")
-    match_id, version = bot_to_move(owner)
+    # Hard: a quick player's round at a person's table is played in the request, not queued.
+    match_id, version = bot_to_move(owner, "hard")
     tokens: list[tuple[object, ...]] = []
     monkeypatch.setattr(tasks.play_next_turn, "apply_async",
                         lambda *args, **options: tokens.append(args))
@@ -177,7 +178,7 @@ def test_a_platform_players_own_match_queues_for_the_platform(settings, monkeypa
     platform = new_platform("Many Players")
     app = platform.player("p1")
     owner = Player(app, user_id=0, name="p1")
-    match_id, version = bot_to_move(owner)
+    match_id, version = bot_to_move(owner, "hard")
     monkeypatch.setattr(tasks.play_next_turn, "apply_async", lambda *args, **options: None)
     settings.CELERY_TASK_ALWAYS_EAGER = False
 
