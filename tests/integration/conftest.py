@@ -57,7 +57,7 @@ def _unavailable(reason: str) -> None:
 @pytest.fixture(scope="session", autouse=True)
 def _real_services() -> None:
     database = settings.DATABASES["default"]
-    if database["ENGINE"] != "django.db.backends.postgresql":
+    if not database["ENGINE"].endswith("postgresql"):
         _unavailable(
             "integration tests need PostgreSQL and Redis: run them with scripts/test, "
             "which sets DATABASE_URL and REDIS_URL"
