@@ -252,29 +252,37 @@ def _queue(task: _Sendable, args: tuple[Any, ...], account: Hashable, delay: flo
 
 # The work a request's thread plays itself, held until the request's answer is sent.
 _after_answer = threading.local()
+_Held = tuple[_Sendable, tuple[Any, ...], Hashable]
 
 
 class AfterAnswer:
     """WSGI middleware: the work that a request's thread plays itself (`later`'s
     ``wait_here``) runs once the request's answer is sent, still in that thread, so that the
     answer does not wait for it: the WSGI server closes an answer's body once it has sent it
-    all, and this body's close runs the work, then gives its database connection back."""
+    all, and this body's close runs the work, then gives its database connection back. The
+    work is held by the thread only while the application makes the answer, then by its body:
+    a body never closed leaves nothing behind for the thread's next caller."""
 
     def __init__(self, app: Callable[..., Any]) -> None:
         self.app = app
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-        _after_answer.work = []
+        held: list[_Held] = []
+        _after_answer.work = held
         try:
-            return _ThenRunHeld(self.app(environ, start_response))
+            body = self.app(environ, start_response)
         except BaseException:
-            _run_held()
+            _after_answer.work = None
+            _run_held(held)
             raise
+        _after_answer.work = None
+        return _ThenRunHeld(body, held)
 
 
 class _ThenRunHeld:
-    def __init__(self, body: Any) -> None:
+    def __init__(self, body: Any, held: list[_Held]) -> None:
         self.body = body
+        self.held = held
 
     def __iter__(self) -> Any:
         return iter(self.body)
@@ -284,11 +292,11 @@ class _ThenRunHeld:
             if hasattr(self.body, "close"):
                 self.body.close()  # Django's request_finished: its connection given back
         finally:
-            _run_held()
+            held, self.held = self.held, []
+            _run_held(held)
 
 
-def _run_held() -> None:
-    held, _after_answer.work = getattr(_after_answer, "work", None), None
+def _run_held(held: list[_Held]) -> None:
     if held:
         try:
             for task, args, account in held:

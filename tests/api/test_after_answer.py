@@ -68,3 +68,20 @@ def test_work_held_for_an_answer_runs_once_the_answer_is_closed(monkeypatch) -> 
     # Outside a request: at once.
     work.later(tasks.play_bot_turns, "m", 2, account=7, wait_here=lambda: True)
     assert ran == [("m", 1), ("m", 2)]
+
+
+def test_an_answer_never_closed_leaves_no_work_held_for_the_thread(monkeypatch) -> None:
+    """The thread holds the work only while the application answers: a caller that never
+    closes the body (a test, a broken server) does not make the thread's later work wait."""
+    from bots import tasks
+
+    ran: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(tasks.play_bot_turns, "run", lambda *args: ran.append(args))
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        start_response("200 OK", [])
+        return [b"answer"]
+
+    assert list(work.AfterAnswer(app)({}, lambda *args: None)) == [b"answer"]  # not closed
+    work.later(tasks.play_bot_turns, "m", 1, account=7, wait_here=lambda: True)
+    assert ran == [("m", 1)]
