@@ -42,6 +42,14 @@ def _bind_task_to_logs(task_id: str, task: Task, **kwargs: Any) -> None:
 
 
 @worker_init.connect
+def lower_priority(**kwargs: Any) -> None:
+    # In the main process, before the pool forks: its processes inherit it.
+    from django.conf import settings
+
+    os.nice(max(0, min(19, settings.WORKER_NICENESS)))
+
+
+@worker_init.connect
 def warm_up_computer_players(**kwargs: Any) -> None:
     # The Hard player's search compiles on first use (a few seconds). Compiling in the worker's
     # main process, before the pool forks, spares every pool process and every first move.

@@ -444,6 +444,10 @@ ANALYSIS_SECONDS_PER_DEAL = env.float("ANALYSIS_SECONDS_PER_DEAL", default=10.0)
 # On the embedded default, deals analysed at once (each in a process of its own at the lowest
 # CPU priority); one account's analyses take all but one of them, so another's starts at once.
 ANALYSIS_PROCESSES = env.int("ANALYSIS_PROCESSES", default=2)
+# Scaled out, how much lower than the web's the Celery workers' CPU priority is (a Unix nice
+# increment, 0-19): a person's move, and the quick computer players' round played in its
+# request, come before the background's searches, deliveries and sweeps when cores are short.
+WORKER_NICENESS = env.int("WORKER_NICENESS", default=10)
 # An analysis still queued this long after it was sent has lost its task (the broker was down,
 # the process stopped): the sweep, every ANALYSIS_SWEEP_INTERVAL_SECONDS, sends it again.
 ANALYSIS_STALE_AFTER_SECONDS = env.float("ANALYSIS_STALE_AFTER_SECONDS", 900)

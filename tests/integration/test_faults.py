@@ -207,3 +207,12 @@ def test_a_person_plays_on_while_redis_is_down(stack: Stack, tmp_path: Path) -> 
         outage.stop_all()
         stack.resume("worker")
         stack.resume("beat")
+
+
+def test_the_workers_run_below_the_webs_cpu_priority(stack: Stack, web: str) -> None:
+    """When the cores are short, a person's move (and the quick computer players' round in its
+    request) comes before the workers' searches, deliveries and sweeps (WORKER_NICENESS)."""
+    worker = stack.processes["worker"].pid
+    web_priority = os.getpriority(os.PRIO_PROCESS, stack.processes["web"].pid)
+    for pid in [worker, *pool_processes(worker)]:
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, web_priority + 10)
