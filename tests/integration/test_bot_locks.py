@@ -36,9 +36,11 @@ def test_no_row_lock_is_held_while_a_computer_player_decides(settings) -> None:
         seen.append(holds_a_match_lock())
         return tasks.choose(observation, seat)
 
-    played_to = computer_moves.play_bot_turns(
+    run = computer_moves.play_bot_turns(
         match_id=uuid.UUID(match_id), version=version, choose=watched_choose
     )
-    assert played_to is not None and played_to > version
+    assert run is not None
+    played_to = run.version
+    assert played_to > version
     assert seen == [False] * (played_to - version)
     assert Action.objects.filter(match_id=match_id).count() == played_to - version

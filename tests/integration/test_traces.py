@@ -29,8 +29,10 @@ from tests.platforms.receiver import Receiver
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
+# A Hard player sends the computer players' turns to the worker (quick players alone would play
+# in the person's request's thread).
 SEATS = [{"kind": "player", "external_id": "ext-1"}, {"kind": "bot", "bot_level": "easy"},
-         {"kind": "bot", "bot_level": "medium"}, {"kind": "bot", "bot_level": "easy"}]
+         {"kind": "bot", "bot_level": "hard"}, {"kind": "bot", "bot_level": "easy"}]
 
 
 @dataclass(frozen=True)
