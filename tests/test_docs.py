@@ -89,3 +89,12 @@ def test_the_guides_webhook_verification_accepts_the_services_signatures_only(
 
     sent = body.replace("finished", "started") if tampered else body
     assert verify(secret, headers, sent.encode()) is not tampered
+
+
+def test_the_guides_example_subscription_names_every_event_type() -> None:
+    from platforms.models import EventType
+
+    guide = (ROOT / "docs" / "platforms.md").read_text()
+    example = re.search(r'"event_types": \[(.*?)\]', guide, re.S)
+    assert example is not None
+    assert sorted(re.findall(r'"([a-z_.]+)"', example.group(1))) == sorted(EventType.values)

@@ -378,3 +378,13 @@ def test_every_documented_default_is_valid_for_its_own_schema() -> None:
     for name, schema in _properties_with_defaults(document):
         assert_matches_schema(schema["default"], {k: v for k, v in schema.items()
                                                   if k != "default"}), name
+
+
+
+def test_a_rule_changed_to_null_matches_the_lobby_tables_schema() -> None:
+    """`rule_changes` takes any value, null included: a nullable child was `oneOf` of any value
+    and null, which a null matches twice, so `oneOf` refused it (and typed generators made
+    types that do not exist of it)."""
+    rule_changes = _document()["components"]["schemas"]["LobbyTable"]["properties"][
+        "rule_changes"]
+    assert_matches_schema({"min_bid": None, "clock": 5, "dummy": True}, rule_changes)

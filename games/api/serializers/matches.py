@@ -285,8 +285,10 @@ class LobbyTableSerializer(serializers.Serializer):
     deal_count = serializers.IntegerField()
     rules = TableRulesSerializer()
     preset = serializers.BooleanField(help_text="The game's preset rules, unchanged.")
+    # Any value, null included: `{}` in OpenAPI 3.1 (a nullable child was `oneOf: [{}, null]`,
+    # which a null matches twice, so `oneOf` refused it, and typed generators choked on it).
     rule_changes = serializers.DictField(
-        child=serializers.JSONField(allow_null=True),
+        child=serializers.JSONField(),
         help_text="The rules that differ from the game's preset, with their values.",
     )
     clock = ClockOutSerializer(allow_null=True)
