@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from games import access, rematch
 from games.api import examples
-from games.api.base import MatchEndpoint, errors, example, signed_in
+from games.api.base import PLATFORM_MATCH_READS, MatchEndpoint, errors, example, signed_in
 from games.api.problems import problem_type
 from games.api.serializers.feed import RematchOfferSerializer
 from games.models import RematchOffer
@@ -37,9 +37,11 @@ def _conflict(code: str, detail: str) -> OpenApiExample:
 
 
 class RematchView(MatchEndpoint):
-    # Reading the offer is for whoever follows the match; offering it, for its players only
-    # (the service's check under the lock: 403 `not_your_seat`).
+    # Reading the offer is for whoever follows the match, a platform's key for its own matches
+    # included; offering it, for its players only (the service's check under the lock: 403
+    # `not_your_seat`; a key: 403 `platform_key_not_accepted`).
     permission = access.Permission.WATCH
+    platform_key_scope = PLATFORM_MATCH_READS
 
     @extend_schema(
         operation_id="getRematch", tags=["tables"], summary="The rematch offer",

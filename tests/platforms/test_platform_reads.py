@@ -116,6 +116,18 @@ def test_a_key_makes_no_move_in_its_own_match(platform) -> None:
 
 
 
+def test_a_key_reads_its_matchs_rematch_offer_and_makes_none(platform) -> None:
+    match_id, apps = platform_match(platform)
+    rematch = f"{API}/matches/{match_id}/rematch"
+    play_to_the_end(platform, apps, match_id, random.Random(3))
+    problem(platform.client.get(rematch), 404, "not_found")  # nobody offered one
+    assert apps[0].post(rematch, {}, format="json").status_code == 201
+    offer = platform.client.get(rematch)
+    assert offer.status_code == 200, offer.content
+    assert offer.json()["offered_by"] == 0
+    problem(platform.client.post(rematch, {}, format="json"), 403, "platform_key_not_accepted")
+
+
 def test_a_match_made_before_circles_is_the_platforms_after_the_migration(platform) -> None:
     import importlib
 

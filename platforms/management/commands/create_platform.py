@@ -18,14 +18,16 @@ class Command(BaseCommand):
         parser.add_argument("name")
         parser.add_argument(
             "--scopes", default=",".join(scope.value for scope in Scope),
-            help="comma-separated scopes of the key (default: every scope)",
+            help=("comma-separated scopes of the key, of "
+                  f"{', '.join(scope.value for scope in Scope)} (default: every scope)"),
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
         scopes = [scope for scope in options["scopes"].split(",") if scope]
         unknown = set(scopes) - {scope.value for scope in Scope}
         if unknown:
-            self.stderr.write(f"unknown scopes: {', '.join(sorted(unknown))}")
+            self.stderr.write(f"unknown scopes: {', '.join(sorted(unknown))}; the scopes are "
+                              f"{', '.join(scope.value for scope in Scope)}")
             raise SystemExit(2)
         platform = Platform.objects.filter(name=options["name"]).first()
         if platform is None:
