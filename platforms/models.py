@@ -133,6 +133,10 @@ class WebhookSubscription(models.Model):
     # Deleted by the platform: nothing more is sent, but its delivery log stays readable until
     # WEBHOOK_LOG_RETENTION_DAYS after this (the purge then removes it).
     deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Since when its receiver has failed an attempt without answering one since (null: it
+    # answers). The first attempt it answers after that makes every delivery waiting out a
+    # backoff for it due at once (platforms/webhooks.py `_note_receiver`).
+    failing_since = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ("platform_id", "created_at")

@@ -393,8 +393,32 @@ def _attempt(delivery: WebhookDelivery) -> bool:
     if recorded and delivery.status == DeliveryStatus.PENDING:
         wait = (delivery.next_attempt_at - timezone.now()).total_seconds()
         send([delivery.pk], countdown=max(0.0, wait))
+    if recorded:
+        _note_receiver(delivery.subscription, delivered, sent_at)
     _hand_on(delivery.subscription.platform_id)
     return delivered
+
+
+def _note_receiver(subscription: WebhookSubscription, answered: bool, sent_at: datetime) -> None:
+    """Note a receiver's first failed attempt, and when it answers again catch up: what waits
+    out a backoff for it is due at once, in each match's order (`_sendable`), rather than each
+    delivery when its next attempt was set for (up to hours after a long outage). Costs a
+    statement only when the receiver's state changes (the subscription was read with the
+    claim)."""
+    if not answered:
+        if subscription.failing_since is None:
+            WebhookSubscription.objects.filter(
+                pk=subscription.pk, failing_since__isnull=True
+            ).update(failing_since=sent_at)
+        return
+    if subscription.failing_since is not None and WebhookSubscription.objects.filter(
+        pk=subscription.pk, failing_since__isnull=False
+    ).update(failing_since=None):
+        now = timezone.now()
+        WebhookDelivery.objects.filter(
+            _not_in_flight(now), subscription_id=subscription.pk,
+            status=DeliveryStatus.PENDING, next_attempt_at__gt=now,
+        ).update(next_attempt_at=now)
 
 
 def _hand_on(platform_id: int) -> None:

@@ -13,7 +13,7 @@ from django.utils import timezone
 from games import sweeper
 from games.models import Match
 from platforms import webhooks
-from platforms.models import DeliveryStatus, WebhookDelivery, WebhookEvent
+from platforms.models import DeliveryStatus, WebhookDelivery, WebhookEvent, WebhookSubscription
 
 from .conftest import API, new_platform, play_to_the_end
 from .receiver import Receiver
@@ -95,6 +95,32 @@ def test_a_refused_delivery_is_retried_with_the_same_id(receiver, quick_retries)
     assert {r["id"] for r in receiver.got} == {delivery.event_id}
     delivery.refresh_from_db()
     assert delivery.attempts == 3 and delivery.last_status_code == 204
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_receiver_that_answers_again_gets_what_waits_for_it_at_once(
+    receiver, quick_retries, settings
+) -> None:
+    """Two matches' deliveries fail and wait out a long backoff; the first attempt the receiver
+    answers again makes the other due at once, not when its backoff ends."""
+    settings.WEBHOOK_RETRY_SECONDS = "60,60"
+    platform = new_platform("Back again")
+    subscribe(platform, receiver, ["turn.started"])
+    receiver.answers.extend([500, 500])
+    platform.player("ext-1")
+    platform.player("ext-2")
+    for _ in range(2):
+        platform.post("/matches", {"game": "auction", "deals": 1, "seats": TWO_PLAYERS})
+    wait_for(lambda: [d.attempts for d in WebhookDelivery.objects.all()] == [1, 1])
+    first, second = WebhookDelivery.objects.order_by("pk")
+    assert WebhookSubscription.objects.get().failing_since is not None
+    # The receiver answers again: the first delivery's retry comes early, by hand.
+    WebhookDelivery.objects.filter(pk=first.pk).update(next_attempt_at=timezone.now())
+    assert webhooks.attempt(first.pk) is True
+    wait_for(lambda: WebhookDelivery.objects.get(pk=second.pk).status
+             == DeliveryStatus.SUCCEEDED, seconds=10)
+    assert WebhookDelivery.objects.get(pk=second.pk).attempts == 2
+    assert WebhookSubscription.objects.get().failing_since is None
 
 
 @pytest.mark.django_db(transaction=True)
