@@ -31,6 +31,8 @@ from platforms.errors import (
     WebhookNotFound,
 )
 from platforms.models import (
+    DeliveryStatus,
+    EventType,
     Scope,
     WebhookDelivery,
     WebhookSubscription,
@@ -140,6 +142,12 @@ class DeliveryPagination(MatchPagination):
 
 class DeliveryQuerySerializer(serializers.Serializer):
     page = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=1)
+    status = serializers.ChoiceField(choices=DeliveryStatus.choices, required=False,
+                                     help_text="Only the deliveries in this state.")
+    event_type = serializers.ChoiceField(choices=EventType.choices, required=False,
+                                         help_text="Only the deliveries of this event type.")
+    match_id = serializers.UUIDField(required=False,
+                                     help_text="Only the deliveries of this match's events.")
 
 
 class DeliveriesView(WebhookEndpoint, generics.GenericAPIView):
@@ -150,7 +158,8 @@ class DeliveriesView(WebhookEndpoint, generics.GenericAPIView):
         operation_id="listPlatformWebhookDeliveries", tags=["platform"],
         summary="Deliveries of a subscription",
         description="Newest first, 50 a page: status, attempts, the last response code and "
-        "latency; also of a deleted subscription, for as long as its log is kept. Scope "
+        "latency; also of a deleted subscription, for as long as its log is kept. Filtered by "
+        "`status`, `event_type` and `match_id` (each optional, all of them together). Scope "
         "`webhooks:manage`.",
         parameters=[DeliveryQuerySerializer],
         responses={200: ps.DeliverySerializer(many=True), **errors(400, 401, 403, 404)},
@@ -158,9 +167,15 @@ class DeliveriesView(WebhookEndpoint, generics.GenericAPIView):
                                  value=DELIVERY)],
     )
     def get(self, request: Request, webhook_id: int) -> Response:
-        valid_query(DeliveryQuerySerializer, request)
+        query = valid_query(DeliveryQuerySerializer, request)
         subscription = self.subscription(webhook_id, deleted=True)
         rows = subscription.deliveries.select_related("event").order_by("-created_at", "-pk")
+        if "status" in query:
+            rows = rows.filter(status=query["status"])
+        if "event_type" in query:
+            rows = rows.filter(event__type=query["event_type"])
+        if "match_id" in query:
+            rows = rows.filter(event__match_id=query["match_id"])
         page = self.paginate_queryset(rows)
         data = [delivery_data(row) for row in page or []]
         return self.get_paginated_response(ps.DeliverySerializer(data, many=True).data)

@@ -269,3 +269,29 @@ def test_replay_calls_send_each_event_once_across_instants_shared(platform, monk
     WebhookEvent.objects.filter(pk__in=ids[:4]).update(created_at=start)
     first = webhooks.replay(subscription, since=start)
     assert (first.count, first.next_since) == (4, instants[4])
+
+
+def test_the_log_is_filtered_by_status_type_and_match(platform) -> None:
+    webhook = hooked(platform)
+    other_match = uuid.uuid4()
+    events(platform, "deal.ended", "turn.started")
+    events(platform, "turn.started", match_id=other_match)
+    WebhookDelivery.objects.filter(event__type="deal.ended").update(
+        status=DeliveryStatus.FAILED)
+    log = f"/webhooks/{webhook}/deliveries"
+
+    def listed(query: str) -> list[tuple[str, str, str]]:
+        answer = platform.get(f"{log}?{query}")
+        assert answer.status_code == 200, answer.content
+        return sorted((row["status"], row["event_type"], row["match_id"])
+                      for row in answer.json()["results"])
+
+    assert len(listed("")) == 3
+    assert listed("status=failed") == [("failed", "deal.ended", str(MATCH))]
+    assert [row[2] for row in listed("event_type=turn.started")] == sorted(
+        [str(MATCH), str(other_match)])
+    assert listed(f"match_id={other_match}&status=pending") == [
+        ("pending", "turn.started", str(other_match))]
+    assert listed(f"match_id={other_match}&status=failed") == []
+    for bad in ("status=lost", "event_type=match.nothing", "match_id=7", "status="):
+        problem(platform.get(f"{log}?{bad}"), 400, "invalid_input")
