@@ -382,6 +382,7 @@ SPECTACULAR_SETTINGS = {
         "BotLevel": "games.models.BotLevel",
         "EventType": "platforms.models.EventType",
         "DeliveryStatus": "platforms.models.DeliveryStatus",
+        "SubscribedEventType": "platforms.api.serializers.SUBSCRIBED_TYPES",
         "Suit": ["S", "H", "D", "C"],
         "Card": "games.api.serializers.fields.CARD_CHOICES",
         "Phase": "games.api.serializers.fields.PHASES",

@@ -190,14 +190,14 @@ def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
     sequence) and their deliveries. A match's are written by its follow-ups' handler, one
     change after the other (games/follow_ups.py), its counter locked: that is what keeps a
     match's sequence free of races."""
-    subscriptions = list(WebhookSubscription.objects.filter(
-        platform_id=platform_id, active=True, deleted_at__isnull=True
-    ))
+    subscriptions = [(subscription, subscription.wanted_types()) for subscription in
+                     WebhookSubscription.objects.filter(
+                         platform_id=platform_id, active=True, deleted_at__isnull=True)]
     now = timezone.now()
     created: list[int] = []
     last: dict[str, int] = {}  # the last sequence of each match
     for event_type, data in events:
-        wanted = [sub for sub in subscriptions if event_type in sub.event_types]
+        wanted = [sub for sub, types in subscriptions if event_type in types]
         if not wanted:
             continue
         match_id, sequence = data.get("match_id"), None

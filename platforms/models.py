@@ -122,10 +122,15 @@ class EventType(models.TextChoices):
     DEAL_ANALYSED = "deal.analysed", "A scored deal's analysis is ready"
 
 
+# A subscription's event type that stands for every type, those to come included.
+EVERY_EVENT_TYPE = "*"
+
+
 class WebhookSubscription(models.Model):
     platform = models.ForeignKey(Platform, on_delete=models.CASCADE, related_name="webhooks")
     url = models.URLField(max_length=500)
-    event_types = models.JSONField(help_text="The `EventType`s sent to this URL.")
+    event_types = models.JSONField(
+        help_text="The `EventType`s sent to this URL, or `*` for every type.")
     # The Standard Webhooks signing secret, `whsec_` and base64; shown to the platform once.
     secret = models.CharField(max_length=100, editable=False)
     active = models.BooleanField(default=True)
@@ -143,6 +148,12 @@ class WebhookSubscription(models.Model):
 
     def __str__(self) -> str:
         return f"{self.platform}: {self.url}"
+
+    def wanted_types(self) -> set[str]:
+        """The event types sent to it: all of them for `*`, those to come included."""
+        if EVERY_EVENT_TYPE in self.event_types:
+            return set(EventType.values)
+        return set(self.event_types)
 
 
 class WebhookEvent(models.Model):

@@ -49,6 +49,7 @@ from games.metrics import closed
 from games.models import OVER, Match
 from platforms import transport
 from platforms.models import (
+    EVERY_EVENT_TYPE,
     DeliveryStatus,
     Platform,
     WebhookDelivery,
@@ -83,8 +84,11 @@ def new_secret() -> str:
 
 
 def subscribe(*, platform: Platform, url: str, event_types: Iterable[str]) -> WebhookSubscription:
+    types = set(event_types)
     return WebhookSubscription.objects.create(
-        platform=platform, url=url, event_types=sorted(set(event_types)), secret=new_secret()
+        platform=platform, url=url, secret=new_secret(),
+        # `*` already names every type.
+        event_types=[EVERY_EVENT_TYPE] if EVERY_EVENT_TYPE in types else sorted(types),
     )
 
 
@@ -163,7 +167,7 @@ def replay(
     none), and sent in the platform's share of the webhook workers, after its live events
     (`_claim`); one pending already is left as it is, and not sent again, so replaying twice,
     or at once, sends each event once more at most."""
-    types = set(subscription.event_types)
+    types = subscription.wanted_types()
     if event_types is not None:
         types &= set(event_types)
     events = WebhookEvent.objects.filter(

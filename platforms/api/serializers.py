@@ -35,7 +35,7 @@ from games.api.serializers.matches import (
 from games.models import BotLevel, GameChoice, MatchStatus, Visibility
 from games.privacy import ErasureReason
 from platforms.addresses import AddressNotAllowed, public_addresses
-from platforms.models import DeliveryStatus, EventType
+from platforms.models import EVERY_EVENT_TYPE, DeliveryStatus, EventType
 from ratings.api.leaderboard_serializers import (
     LeaderboardEntrySerializer,
     LeaderboardPageSerializer,
@@ -223,6 +223,10 @@ class PlatformMatchSerializer(MatchSerializer):
     )
 
 
+# What a subscription may name: the event types, or `*` for all of them.
+SUBSCRIBED_TYPES = [*EventType.choices, (EVERY_EVENT_TYPE, "Every type, those to come included")]
+
+
 class SubscriptionInputSerializer(StrictInputSerializer):
     url = StrictRegexField(
         WEBHOOK_URL_PATTERN, WEBHOOK_URL_ALLOWED, max_length=500,
@@ -231,8 +235,10 @@ class SubscriptionInputSerializer(StrictInputSerializer):
         "to, a private, loopback, link-local or other special-purpose address is refused.",
     )
     event_types = serializers.ListField(
-        child=StrictChoiceField(choices=EventType.choices), min_length=1,
-        max_length=len(EventType.choices),
+        child=StrictChoiceField(choices=SUBSCRIBED_TYPES), min_length=1,
+        max_length=len(SUBSCRIBED_TYPES),
+        help_text="The event types to send, or `[\"*\"]`: every type, those added later "
+        "included.",
     )
 
     def validate_url(self, url: str) -> str:
@@ -252,7 +258,9 @@ class SubscriptionInputSerializer(StrictInputSerializer):
 class SubscriptionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     url = serializers.CharField(help_text="As subscribed.")
-    event_types = serializers.ListField(child=serializers.ChoiceField(choices=EventType.choices))
+    event_types = serializers.ListField(
+        child=serializers.ChoiceField(choices=SUBSCRIBED_TYPES),
+        help_text="As subscribed: event types, or `*` for every type.")
     active = serializers.BooleanField()
     created_at = serializers.DateTimeField()
 

@@ -175,7 +175,25 @@ def test_a_range_of_events_is_replayed(platform, monkeypatch) -> None:
 
 def test_a_subscription_may_want_every_event_type() -> None:
     field = SubscriptionInputSerializer().fields["event_types"]
-    assert field.max_length == len(EventType.choices)
+    assert field.max_length == len(EventType.choices) + 1  # and `*`
+
+
+def test_a_subscription_to_every_type_gets_each_type_and_replays_them(platform) -> None:
+    response = platform.post("/webhooks", {"url": "https://a.example/h",
+                                           "event_types": ["*", "deal.ended"]})
+    assert response.status_code == 201, response.content
+    assert response.json()["event_types"] == ["*"]
+    webhook = response.json()["id"]
+    made = events(platform, "deal.ended", "turn.started", "rating.changed")
+    assert sorted(WebhookDelivery.objects.values_list("event__type", flat=True)) == sorted(
+        event.type for event in made)
+    WebhookDelivery.objects.update(status=DeliveryStatus.FAILED)
+    replayed = platform.post(f"/webhooks/{webhook}/replay", {
+        "since": (timezone.now() - timedelta(minutes=1)).isoformat()})
+    assert replayed.status_code == 202, replayed.content
+    assert WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING).count() == 3
+    problem(platform.post("/webhooks", {"url": "https://a.example/h", "event_types": ["**"]}),
+            400, "invalid_input")
 
 
 def test_a_match_idle_past_retention_goes_on_with_its_sequence(platform, settings) -> None:
