@@ -55,6 +55,7 @@ def _application() -> BodyLimitASGI:
 
     from batak_api.limits import BodyLimitASGI
     from games.computer_players import warm_up_if_in_process
+    from runtime.work import AfterAnswerASGI
 
     warm_up_if_in_process()
 
@@ -65,7 +66,9 @@ def _application() -> BodyLimitASGI:
         from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 
         handler = ASGIStaticFilesHandler(handler)
-    return BodyLimitASGI(handler)
+    # A person's move is answered before the quick computer players' round after it, which
+    # the request then plays (runtime/work.py), as under gunicorn (batak_api/wsgi.py).
+    return BodyLimitASGI(AfterAnswerASGI(handler))
 
 
 application = _application()

@@ -19,12 +19,14 @@ change that deferred the work is committed.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import dataclasses
 import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Any, Protocol, TypeVar
 
 import redis
@@ -192,7 +194,7 @@ def later(task: _Sendable, *args: Any, account: Hashable = None, delay: float = 
     often the same transaction asks for it. When it is due at once and ``wait_here`` says so,
     in this thread instead, on either form: in a request served through `AfterAnswer`, once
     its answer is sent (a person's move is answered, then the computer players' round after
-    it is played); elsewhere at once."""
+    it is played; `AfterAnswerASGI` the same on an ASGI server); elsewhere at once."""
     key = (task.name, args, account, delay)
     if connection.in_atomic_block and any(
         isinstance(entry[1], _Intent) and entry[1].key == key
@@ -208,7 +210,7 @@ def _send(task: _Sendable, args: tuple[Any, ...], account: Hashable, delay: floa
     if in_process() and kind.only_with_jobs and not _jobs_here():
         return
     if delay <= 0 and wait_here is not None and wait_here():
-        held = getattr(_after_answer, "work", None)
+        held = _held_for_the_answer.get()
         if held is not None:
             held.append((task, args, account))
         else:
@@ -250,9 +252,12 @@ def _queue(task: _Sendable, args: tuple[Any, ...], account: Hashable, delay: flo
                        extra={"task": task.name, "kind": kind.name})
 
 
-# The work a request's thread plays itself, held until the request's answer is sent.
-_after_answer = threading.local()
+# The work a request plays itself, held until the request's answer is sent: a context
+# variable, which a WSGI server's thread has of its own and which an ASGI request's sync code
+# shares with the request (asgiref runs it in a copy of the request's context).
 _Held = tuple[_Sendable, tuple[Any, ...], Hashable]
+_held_for_the_answer: contextvars.ContextVar[list[_Held] | None] = contextvars.ContextVar(
+    "held_for_the_answer", default=None)
 
 
 class AfterAnswer:
@@ -260,23 +265,44 @@ class AfterAnswer:
     ``wait_here``) runs once the request's answer is sent, still in that thread, so that the
     answer does not wait for it: the WSGI server closes an answer's body once it has sent it
     all, and this body's close runs the work, then gives its database connection back. The
-    work is held by the thread only while the application makes the answer, then by its body:
-    a body never closed leaves nothing behind for the thread's next caller."""
+    work is held by the thread only while the application answers, then by its body: a body
+    never closed leaves nothing behind for the thread's next caller."""
 
     def __init__(self, app: Callable[..., Any]) -> None:
         self.app = app
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         held: list[_Held] = []
-        _after_answer.work = held
+        token = _held_for_the_answer.set(held)
         try:
             body = self.app(environ, start_response)
         except BaseException:
-            _after_answer.work = None
+            _held_for_the_answer.reset(token)
             _run_held(held)
             raise
-        _after_answer.work = None
+        _held_for_the_answer.reset(token)
         return _ThenRunHeld(body, held)
+
+
+class AfterAnswerASGI:
+    """The same for an ASGI server (the embedded default's uvicorn): Django's handler returns
+    once the answer is sent, and the work the request held then runs in a thread of its own."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        held: list[_Held] = []
+        token = _held_for_the_answer.set(held)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _held_for_the_answer.reset(token)
+            if held:
+                await asyncio.to_thread(_run_held, held)
 
 
 class _ThenRunHeld:

@@ -85,3 +85,30 @@ def test_an_answer_never_closed_leaves_no_work_held_for_the_thread(monkeypatch) 
     assert list(work.AfterAnswer(app)({}, lambda *args: None)) == [b"answer"]  # not closed
     work.later(tasks.play_bot_turns, "m", 1, account=7, wait_here=lambda: True)
     assert ran == [("m", 1)]
+
+
+def test_on_an_asgi_server_the_work_runs_once_the_answer_is_sent(monkeypatch) -> None:
+    """The embedded default's uvicorn: the request's sync code (in asgiref's thread, a copy of
+    the request's context) holds the work, which runs once the handler has sent the answer."""
+    import asyncio
+
+    from asgiref.sync import sync_to_async
+
+    from bots import tasks
+
+    order: list[str] = []
+    monkeypatch.setattr(tasks.play_bot_turns, "run", lambda *args: order.append("work"))
+
+    def view() -> None:
+        work.later(tasks.play_bot_turns, "m", 1, account=7, wait_here=lambda: True)
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await sync_to_async(view)()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"answer"})
+
+    async def send(message: dict[str, Any]) -> None:
+        order.append(message["type"])
+
+    asyncio.run(work.AfterAnswerASGI(app)({"type": "http"}, None, send))
+    assert order == ["http.response.start", "http.response.body", "work"]

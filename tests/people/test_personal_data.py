@@ -111,7 +111,7 @@ FIELDS: dict[str, dict[str, str]] = {
                                  "language": P, "created_at": N, "updated_at": N},
     "platforms.WebhookSubscription": {"id": N, "platform": N, "url": N, "event_types": N,
                                       "secret": N, "active": N, "created_at": N,
-                                      "deleted_at": N},
+                                      "deleted_at": N, "failing_since": N},
     "platforms.WebhookEvent": {"id": N, "platform": N, "type": N, "payload": P,
                                "match_id": N, "sequence": N, "created_at": N,
                                "traceparent": N},
