@@ -89,15 +89,17 @@ def test_bid_estimate_for_my_hand(player) -> None:
     assert player().get(f"/matches/{match_id}/bid-estimate").status_code == 403
 
 
-def bot_to_move(owner, level: str = "medium") -> tuple[str, int]:
+def bot_to_move(owner, level: str = "medium", *, in_a_row: int = 1) -> tuple[str, int]:
     """A match whose computer player (of ``level``) is to act and has not moved (nothing sends
-    its turn)."""
+    its turn), with at least ``in_a_row`` computer players to act before the person (seat 3)."""
     seats = [{"kind": "bot", "bot_level": level}] * 3 + [{"kind": "me"}]
-    for _ in range(20):
+    for _ in range(50):
         match = owner.post("/matches", {"deals": 1, "seats": seats}).json()
-        if Match.objects.get(pk=match["id"]).version == 0 and bot_to_act_in(match["id"]):
+        first = (None if Match.objects.get(pk=match["id"]).version != 0
+                 else selectors.bot_to_act(Match.objects.get(pk=match["id"])))
+        if first is not None and 3 - first >= in_a_row:
             return match["id"], 0
-    raise AssertionError("no match with a computer player first")
+    raise AssertionError(f"no match with {in_a_row} computer players first")
 
 
 def bot_to_act_in(match_id: str) -> bool:

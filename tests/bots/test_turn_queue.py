@@ -199,7 +199,8 @@ def test_a_token_plays_on_until_another_account_waits(
 ) -> None:
     settings.COMPUTER_PLAYERS = "tests.bots.idle_players"
     owner = player("Owner")
-    match_id, version = bot_to_move(owner)
+    # Two computer players to act in a row: after the first move, the rest is handed on.
+    match_id, version = bot_to_move(owner, "hard", in_a_row=2)
     account = Match.objects.get(pk=match_id).created_by_id
     tokens: list[tuple[object, ...]] = []
     monkeypatch.setattr(tasks.play_next_turn, "apply_async",
