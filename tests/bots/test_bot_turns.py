@@ -95,8 +95,8 @@ def bot_to_move(owner, level: str = "medium", *, in_a_row: int = 1) -> tuple[str
     seats = [{"kind": "bot", "bot_level": level}] * 3 + [{"kind": "me"}]
     for _ in range(50):
         match = owner.post("/matches", {"deals": 1, "seats": seats}).json()
-        first = (None if Match.objects.get(pk=match["id"]).version != 0
-                 else selectors.bot_to_act(Match.objects.get(pk=match["id"])))
+        made = Match.objects.get(pk=match["id"])
+        first = None if made.version != 0 else selectors.bot_to_act(made)
         if first is not None and 3 - first >= in_a_row:
             return match["id"], 0
     raise AssertionError(f"no match with {in_a_row} computer players first")
