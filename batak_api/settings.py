@@ -84,6 +84,8 @@ MIDDLEWARE = [
     "batak_api.middleware.AllowedHostMiddleware",
     # Gives back the place a request held among its account's requests in flight.
     "games.api.in_flight.InFlightMiddleware",
+    # Tells every counted request's answer where its account stands (RateLimit fields).
+    "games.api.quotas.RateLimitFieldsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Django's sessions, authentication and messages, skipped by API requests that carry no
     # session (batak_api/middleware.py).
@@ -321,7 +323,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["games.api.parsers.JSONParser"],
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        # Per account, or the platform's own quota (games/api/quotas.py).
+        "games.api.quotas.AccountRateThrottle",
         # One account's requests in flight at once, per process (games/api/in_flight.py).
         "games.api.in_flight.InFlightThrottle",
         # One account's server time (games/api/server_time.py).

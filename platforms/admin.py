@@ -21,24 +21,35 @@ from platforms.models import (
     WebhookSubscription,
 )
 
+QUOTAS = ("requests_per_minute", "requests_in_flight", "live_streams", "long_polls")
+
 # The library's own key model is not used: platform keys are `PlatformKey`.
 admin.site.unregister(APIKey)
 
 
 @admin.register(Platform)
 class PlatformAdmin(admin.ModelAdmin):
-    list_display = ("name", "max_unfinished_matches", "max_bot_seat_deals", "created_at")
+    list_display = ("name", "max_unfinished_matches", "max_bot_seat_deals",
+                    "requests_per_minute", "live_streams", "created_at")
     search_fields = ("name",)
+    fieldsets = (
+        (None, {"fields": ("name",)}),
+        ("Matches", {"fields": ("max_unfinished_matches", "max_bot_seat_deals")}),
+        ("Quotas of the platform's key", {
+            "description": "In place of every account's limits: docs/platforms.md, Quotas.",
+            "fields": QUOTAS,
+        }),
+    )
 
     def save_model(self, request: HttpRequest, obj: Platform, form: Any, change: bool) -> None:
         if change:
             obj.save()
             return
         created = services.register_platform(name=obj.name)
-        Platform.objects.filter(pk=created.pk).update(
-            max_unfinished_matches=obj.max_unfinished_matches,
-            max_bot_seat_deals=obj.max_bot_seat_deals,
-        )
+        Platform.objects.filter(pk=created.pk).update(**{
+            field: getattr(obj, field)
+            for field in ("max_unfinished_matches", "max_bot_seat_deals", *QUOTAS)
+        })
         obj.pk, obj.user_id = created.pk, created.user_id
 
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from django.conf import settings
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.utils import timezone
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
+
+from games.quotas import Quotas
 
 
 class Scope(models.TextChoices):
@@ -42,6 +45,24 @@ class Platform(models.Model):
         default=20_000, help_text="Computer players' deals in them (a computer seat counts its "
         "match's deals)."
     )
+    # The platform's own quotas (games/api/quotas.py), in place of every account's: sized by
+    # default for a platform that follows 1,000 matches in play, one stream each.
+    requests_per_minute = models.PositiveIntegerField(
+        default=6000, validators=[MinValueValidator(1)],
+        help_text="Requests a minute, counted in each minute of the clock.",
+    )
+    requests_in_flight = models.PositiveIntegerField(
+        default=16, validators=[MinValueValidator(1)],
+        help_text="Requests served at once by one server process; more are refused at once.",
+    )
+    live_streams = models.PositiveIntegerField(
+        default=1100, validators=[MinValueValidator(1)],
+        help_text="Event streams open at once, across the service.",
+    )
+    long_polls = models.PositiveIntegerField(
+        default=16, validators=[MinValueValidator(1)],
+        help_text="Event-feed long polls waiting at once, across the service.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -49,6 +70,15 @@ class Platform(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def quotas(self) -> Quotas:
+        return Quotas(
+            requests=(self.requests_per_minute, 60),
+            requests_in_flight=self.requests_in_flight,
+            streams=self.live_streams,
+            long_polls=self.long_polls,
+        )
 
 
 # APIKeyManager, the type AbstractAPIKey gives `objects`, adds nothing to BaseAPIKeyManager.
@@ -67,6 +97,11 @@ class PlatformKey(AbstractAPIKey):
     scopes = models.JSONField(default=list, help_text="What the key may do (see Scope).")
 
     objects: ClassVar[PlatformKeyManager] = PlatformKeyManager()
+
+    @property
+    def quotas(self) -> Quotas:
+        """The platform's: a request made with the key counts against them."""
+        return self.platform.quotas
 
     def still_usable(self) -> bool:
         """Whether the key is usable now, read afresh (not revoked, expired nor deleted since it

@@ -30,4 +30,6 @@ urlpatterns = [
          subscriptions.RedeliverView.as_view(), name="platform-webhook-redeliver"),
     path("webhooks/<int:webhook_id>/replay", subscriptions.ReplayView.as_view(),
          name="platform-webhook-replay"),
+    path("webhooks/<int:webhook_id>/recover", subscriptions.RecoverView.as_view(),
+         name="platform-webhook-recover"),
 ]

@@ -159,6 +159,7 @@ class Replayed:
 def replay(
     subscription: WebhookSubscription, *, since: datetime, until: datetime | None = None,
     event_types: Iterable[str] | None = None, match_id: uuid.UUID | None = None,
+    failed_only: bool = False,
 ) -> Replayed:
     """Send the platform's events created in [since, until) again to ``subscription`` (those
     of its types, or of ``event_types`` among them, of ``match_id`` if given), oldest first and
@@ -166,7 +167,8 @@ def replay(
     their own `webhook-id`s. An event's delivery is made pending again (a new one if it had
     none), and sent in the platform's share of the webhook workers, after its live events
     (`_claim`); one pending already is left as it is, and not sent again, so replaying twice,
-    or at once, sends each event once more at most."""
+    or at once, sends each event once more at most. ``failed_only``: only the events whose
+    delivery to ``subscription`` failed (Svix's "recover")."""
     types = subscription.wanted_types()
     if event_types is not None:
         types &= set(event_types)
@@ -177,6 +179,9 @@ def replay(
         events = events.filter(created_at__lt=until)
     if match_id is not None:
         events = events.filter(match_id=match_id)
+    if failed_only:
+        events = events.filter(deliveries__subscription=subscription,
+                               deliveries__status=DeliveryStatus.FAILED)
     ordered = events.order_by("created_at", "sequence").values_list("id", "created_at")
     rows = list(ordered[:REPLAY_MAX_EVENTS + 1])
     next_since = None

@@ -32,6 +32,21 @@ def take(key: str, limit: int, seconds: int) -> int | None:
     return max(1, int(ends - now) + 1)
 
 
+def take_in_clock_window(key: str, limit: int, seconds: int) -> tuple[int, int]:
+    """Count one more try under ``key`` in the window of the clock it falls in (a minute from
+    :00 for 60 seconds): one step, with no note of when a window began, so it suits a count kept
+    on every request. The answer: the tries left in this window after this one (negative when
+    it is over ``limit``, and then not counted), and the seconds until the window ends."""
+    now = time.time()
+    window = int(now // seconds)
+    ends_in = max(1, int((window + 1) * seconds - now + 0.999))
+    windowed = f"{key}:{window}"
+    count = _count(windowed, seconds)
+    if count > limit:
+        give_back(windowed)
+    return limit - count, ends_in
+
+
 def give_back(key: str) -> None:
     """Uncount a try that took its place (it turned out not to count: a log-in that
     succeeded)."""

@@ -36,6 +36,7 @@ from games.api.base import (
     valid_query,
 )
 from games.api.problems import problem_type
+from games.api.quotas import quotas_of
 from games.api.serializers.analysis import AnalysisPendingSerializer, DealAnalysisSerializer
 from games.api.serializers.feed import DealRecordSerializer, EventPageSerializer
 from games.api.serializers.fields import MAX_VERSION
@@ -321,7 +322,8 @@ class EventsView(MatchEndpoint):
             "`submitted_by`; `origin` tells moves a computer player made for a person. Open to "
             "its seated people, its creator and staff, and to every signed-in user for a public "
             "match. A wait holds a server thread, so waits are bounded: an account has at most "
-            f"{settings.LONG_POLL_MAX_PER_ACCOUNT} at once (across the service's processes), and "
+            f"{settings.LONG_POLL_MAX_PER_ACCOUNT} at once (across the service's processes; a "
+            "platform's key, its platform's quota), and "
             f"a server process at most {settings.LONG_POLL_MAX_PER_PROCESS} for everyone; a "
             "request that would wait beyond either is answered at once with 429 "
             "`too_many_long_polls` (the account's bound) or `server_busy` (the process's), with "
@@ -346,7 +348,8 @@ class EventsView(MatchEndpoint):
         check_cursor(self.match, after)
         if wait > 0 and self._nothing_after(after):
             # The wait holds this thread: only within the account's and the process's bounds.
-            with slots.long_poll(signed_in(request).pk, wait):
+            with slots.long_poll(signed_in(request).pk, wait,
+                                 per_account=quotas_of(request).long_polls):
                 deadline = time.monotonic() + wait
                 while self._nothing_after(after) and (left := deadline - time.monotonic()) > 0:
                     selectors.wait_for_move(self.match, after, left)
@@ -420,7 +423,8 @@ STREAM_DESCRIPTION = (
     "and ends when not (a revoked or lapsed token, a seat given up; a seat given up ends it "
     "at once on a server that holds no thread per stream): the reconnection then gets the "
     "feed's answer (401, 403). An "
-    f"account has at most {settings.STREAM_MAX_PER_ACCOUNT} streams open (across the "
+    f"account has at most {settings.STREAM_MAX_PER_ACCOUNT} streams open (a platform's key, "
+    "its platform's quota; across the "
     f"service's processes; {streams.MAX_WSGI_PER_ACCOUNT} per process on a server that holds a "
     "thread per request): beyond, 429 `too_many_streams`. A server process holds at most "
     f"{settings.STREAM_MAX_PER_PROCESS} streams, and on a server that holds a thread per "
@@ -494,7 +498,8 @@ class StreamView(MatchEndpoint):
             self.match, after, signed_in(request), streams.credential_of(request.auth))
         # Served on an event loop (batak_api/asgi.py) the stream holds no thread.
         asynchronous = isinstance(request._request, ASGIRequest)
-        return streams.EventStreamResponse(follower, asynchronous=asynchronous)
+        return streams.EventStreamResponse(
+            follower, asynchronous=asynchronous, per_account=quotas_of(request).streams)
 
 
 LAST_EVENT_ID = re.compile(r"[0-9]{1,10}")

@@ -1,8 +1,9 @@
 """Requests in flight per account: however many requests one account sends at once, at most
-API_MAX_IN_FLIGHT_PER_ACCOUNT of them are served at a time by one server process; the others
-are refused at once (429 `throttled`, Retry-After 1 s) rather than queued for a thread. A
-gunicorn process has GUNICORN_THREADS threads: without this bound one account's burst of slow
-requests would hold all of them and everyone else's requests would wait behind it.
+API_MAX_IN_FLIGHT_PER_ACCOUNT of them (a platform: its own quota, games/api/quotas.py) are
+served at a time by one server process; the others are refused at once (429 `throttled`,
+Retry-After 1 s) rather than queued for a thread. A gunicorn process has GUNICORN_THREADS
+threads: without this bound one account's burst of slow requests would hold all of them and
+everyone else's requests would wait behind it.
 
 Counted per process, in memory, as threads are: `InFlightThrottle` (one of DRF's throttles,
 so it runs once the request's account is known) takes the account's place and
@@ -17,10 +18,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
-from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
+
+from games.api.quotas import quotas_of
 
 # Where the account whose place a request holds is noted, on Django's request.
 _HOLDER = "_batak_in_flight_account"
@@ -43,7 +45,7 @@ class InFlightThrottle(BaseThrottle):
         if not user.is_authenticated or hasattr(django_request, _HOLDER):
             return True
         with _lock:
-            if _in_flight[user.pk] >= settings.API_MAX_IN_FLIGHT_PER_ACCOUNT:
+            if _in_flight[user.pk] >= quotas_of(request).requests_in_flight:
                 return False
             _in_flight[user.pk] += 1
         setattr(django_request, _HOLDER, user.pk)

@@ -217,6 +217,24 @@ def _rules_of_each_game(schemas: dict[str, Any]) -> None:
         schemas[request]["allOf"] = per_game
 
 
+# The request rate's fields (games/api/quotas.py), on the answers of a signed-in caller's
+# requests that a request rate counts: one component each, referred to from every answer.
+RATE_LIMIT_HEADERS = {
+    "RateLimit-Policy": {
+        "schema": {"type": "string", "example": '"requests";q=6000;w=60'},
+        "description": "The caller's request quota (`q`) and its window in seconds (`w`), as "
+        "the IETF's RateLimit fields give them. Sent when a request rate applies to the caller "
+        "(always to a platform's key).",
+    },
+    "RateLimit": {
+        "schema": {"type": "string", "example": '"requests";r=5873;t=14'},
+        "description": "What is left of the caller's quota in this window (`r`), and the "
+        "seconds until the window is whole again (`t`). Sent with `RateLimit-Policy`.",
+    },
+}
+RATE_LIMIT_REFS = {name: {"$ref": f"#/components/headers/{name}"} for name in RATE_LIMIT_HEADERS}
+
+
 def _problem_response(description: str) -> dict[str, Any]:
     return {"description": description,
             "content": {"application/problem+json": {"schema": PROBLEM_REF}}}
@@ -241,6 +259,10 @@ def _exact_operation(operation: dict[str, Any]) -> None:
         "schema": {"type": "integer", "minimum": 1},
         "description": "Seconds to wait before retrying.",
     }})
+    if schemes:
+        for status, response in responses.items():
+            if status[0] == "2" or status == "429":
+                response.setdefault("headers", {}).update(RATE_LIMIT_REFS)
 
 
 def exact_contract(
@@ -256,6 +278,7 @@ def exact_contract(
     - a new match's seats are as exact as the server's checks (`_seat_specs`);
     - the enums of directions and phases say what each value means, the cards and suits name
       their values, and each set of values is one component (`_one_component_per_enum`);
+    - the answers to a signed-in caller carry the request rate's fields;
     - an operation open to anyone has no `security` at all (the document has no global one),
       rather than `[{}]`, which some client generators read as "needs credentials".
     """
@@ -263,6 +286,7 @@ def exact_contract(
     for operations in result.get("paths", {}).values():
         for operation in operations.values():
             _exact_operation(operation)
+    result.setdefault("components", {})["headers"] = RATE_LIMIT_HEADERS
     schemas = result.get("components", {}).get("schemas", {})
     _seat_specs(schemas)
     _rules_of_each_game(schemas)

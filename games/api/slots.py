@@ -10,7 +10,8 @@ anything:
 - per process, counted in memory: LONG_POLL_MAX_PER_PROCESS requests waiting in a thread (long
   polls, and streams on a WSGI server), half of gunicorn's threads by default, so that the rest
   always serve everyone else; STREAM_MAX_PER_PROCESS open streams in all;
-- per account: LONG_POLL_MAX_PER_ACCOUNT long polls and STREAM_MAX_PER_ACCOUNT streams. With
+- per account: LONG_POLL_MAX_PER_ACCOUNT long polls and STREAM_MAX_PER_ACCOUNT streams (a
+  platform: its own quotas, games/api/quotas.py). With
   Redis (scaled out, several processes) the count holds across processes: a sorted set per
   account and kind of the slots' ids, scored by when their lease lapses, so the slots of a
   process that died lapse by themselves; a slot held longer than its lease (a stream) renews
@@ -146,23 +147,23 @@ def _off_the_loop(call: Callable[[], None]) -> None:
     loop.run_in_executor(None, call)
 
 
-def long_poll(user_id: int, wait: float) -> Slot:
-    """A slot for a long poll that waits up to ``wait`` seconds."""
+def long_poll(user_id: int, wait: float, *, per_account: int) -> Slot:
+    """A slot for a long poll that waits up to ``wait`` seconds, of the ``per_account`` its
+    account may hold."""
     return Slot(
         LONG_POLLS, user_id,
-        per_account=settings.LONG_POLL_MAX_PER_ACCOUNT,
-        in_process_per_account=settings.LONG_POLL_MAX_PER_ACCOUNT,
+        per_account=per_account,
+        in_process_per_account=per_account,
         process_bounds=[(WAITING_THREADS, settings.LONG_POLL_MAX_PER_PROCESS)],
         lease_seconds=wait + LONG_POLL_LEASE_MARGIN_SECONDS,
         refusal=TooManyLongPolls, retry_after=LONG_POLL_RETRY_SECONDS,
     )
 
 
-def stream(user_id: int, *, thread_per_stream: int | None) -> Slot:
-    """A slot for a live stream. On a server that holds a thread for it (``thread_per_stream``:
-    the most an account may hold in one process there) it also waits in a thread, as a long
-    poll does."""
-    per_account = settings.STREAM_MAX_PER_ACCOUNT
+def stream(user_id: int, *, per_account: int, thread_per_stream: int | None) -> Slot:
+    """A slot for a live stream, of the ``per_account`` its account may hold. On a server that
+    holds a thread for it (``thread_per_stream``: the most an account may hold in one process
+    there) it also waits in a thread, as a long poll does."""
     bounds = [(STREAMS, settings.STREAM_MAX_PER_PROCESS)]
     if thread_per_stream is not None:
         bounds.append((WAITING_THREADS, settings.LONG_POLL_MAX_PER_PROCESS))

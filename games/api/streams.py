@@ -506,11 +506,12 @@ class EventStreamResponse(StreamingHttpResponse):
     content is closed (its end, or the server cancelling it when the client left), when the
     server closes the response, or when the response is dropped, whichever comes first."""
 
-    def __init__(self, follower: Follower, *, asynchronous: bool) -> None:
+    def __init__(self, follower: Follower, *, asynchronous: bool, per_account: int) -> None:
         # A WSGI server gives each stream one of its few threads: there, an account may hold
         # only MAX_WSGI_PER_ACCOUNT of them, so that no account can take the threads others need.
         slot = slots.stream(
-            follower.user_id, thread_per_stream=None if asynchronous else MAX_WSGI_PER_ACCOUNT
+            follower.user_id, per_account=per_account,
+            thread_per_stream=None if asynchronous else MAX_WSGI_PER_ACCOUNT,
         )
         self._events: AsyncIterator[bytes] | None = None
         if asynchronous:

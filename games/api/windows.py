@@ -3,11 +3,15 @@ data exports per account."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
-from rest_framework.views import APIView
 
 from runtime.windows import account_key, take
+
+if TYPE_CHECKING:
+    from rest_framework.views import APIView
 
 
 class WindowThrottle(SimpleRateThrottle):
@@ -22,7 +26,7 @@ class WindowThrottle(SimpleRateThrottle):
 
     def allow_request(self, request: Request, view: APIView) -> bool:
         limit, seconds = self.parse_rate(self.rate)
-        if limit is None or seconds is None or not _does_work(request, view):
+        if limit is None or seconds is None or not does_work(request, view):
             return True
         self._wait = take(self.counted_as(request), limit, seconds)
         return self._wait is None
@@ -35,7 +39,7 @@ class WindowThrottle(SimpleRateThrottle):
         return self._wait
 
 
-def _does_work(request: Request, view: APIView) -> bool:
+def does_work(request: Request, view: APIView) -> bool:
     """Whether the request is one the view serves (a HEAD is its GET); a preflight (OPTIONS)
     or a method it refuses (405) uses up nobody's quota."""
     method = (request.method or "").lower()

@@ -293,16 +293,10 @@ class DeliverySerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-class ReplayInputSerializer(StrictInputSerializer):
+class RecoverInputSerializer(StrictInputSerializer):
     since = serializers.DateTimeField(help_text="Events created at or after this.")
     until = serializers.DateTimeField(required=False,
                                       help_text="Events created before this; left out: now.")
-    event_types = serializers.ListField(
-        child=StrictChoiceField(choices=EventType.choices), min_length=1,
-        max_length=len(EventType.choices), required=False,
-        help_text="Only these types (among the subscription's); left out: all of its types.",
-    )
-    match_id = serializers.UUIDField(required=False, help_text="Only this match's events.")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if "until" in attrs and attrs["until"] <= attrs["since"]:
@@ -310,6 +304,15 @@ class ReplayInputSerializer(StrictInputSerializer):
                 {"until": [gettext("The end of the range must come after its start.")]}
             )
         return attrs
+
+
+class ReplayInputSerializer(RecoverInputSerializer):
+    event_types = serializers.ListField(
+        child=StrictChoiceField(choices=EventType.choices), min_length=1,
+        max_length=len(EventType.choices), required=False,
+        help_text="Only these types (among the subscription's); left out: all of its types.",
+    )
+    match_id = serializers.UUIDField(required=False, help_text="Only this match's events.")
 
 
 class ReplaySerializer(serializers.Serializer):

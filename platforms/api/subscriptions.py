@@ -13,8 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from games.api.base import (
-    MAX_PAGE,
-    MatchPagination,
+    TimeCursorPagination,
     errors,
     valid_input,
     valid_query,
@@ -135,13 +134,23 @@ class WebhookView(WebhookEndpoint):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class DeliveryPagination(MatchPagination):
+class DeliveryPagination(TimeCursorPagination):
+    """Newest first, by cursor: a walk through the log sees each delivery once while new ones
+    are made (they come before its first page)."""
+
     page_size = 50
+    max_page_size = 200
+    ordering = ("-created_at", "-pk")
     example_path = "/api/v1/platform/webhooks/7/deliveries"
 
 
 class DeliveryQuerySerializer(serializers.Serializer):
-    page = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=1)
+    cursor = serializers.CharField(
+        required=False, help_text="From a `next` or `previous` link; left out: the first page "
+        "(the newest). One this list did not give is 400 `invalid_cursor`.",
+    )
+    page_size = serializers.IntegerField(min_value=1, max_value=DeliveryPagination.max_page_size,
+                                         default=DeliveryPagination.page_size)
     status = serializers.ChoiceField(choices=DeliveryStatus.choices, required=False,
                                      help_text="Only the deliveries in this state.")
     event_type = serializers.ChoiceField(choices=EventType.choices, required=False,
@@ -157,7 +166,8 @@ class DeliveriesView(WebhookEndpoint, generics.GenericAPIView):
     @extend_schema(
         operation_id="listPlatformWebhookDeliveries", tags=["platform"],
         summary="Deliveries of a subscription",
-        description="Newest first, 50 a page: status, attempts, the last response code and "
+        description="Newest first, 50 a page (up to 200 with `page_size`), by cursor (follow "
+        "`next`): status, attempts, the last response code and "
         "latency; also of a deleted subscription, for as long as its log is kept. Filtered by "
         "`status`, `event_type` and `match_id` (each optional, all of them together). Scope "
         "`webhooks:manage`.",
@@ -169,7 +179,7 @@ class DeliveriesView(WebhookEndpoint, generics.GenericAPIView):
     def get(self, request: Request, webhook_id: int) -> Response:
         query = valid_query(DeliveryQuerySerializer, request)
         subscription = self.subscription(webhook_id, deleted=True)
-        rows = subscription.deliveries.select_related("event").order_by("-created_at", "-pk")
+        rows = subscription.deliveries.select_related("event")
         if "status" in query:
             rows = rows.filter(status=query["status"])
         if "event_type" in query:
@@ -250,4 +260,37 @@ class ReplayView(WebhookEndpoint):
             event_types=data.get("event_types"), match_id=data.get("match_id"),
         )
         body = {"count": replayed.count, "next_since": replayed.next_since}
+        return Response(ps.ReplaySerializer(body).data, status=status.HTTP_202_ACCEPTED)
+
+
+class RecoverView(WebhookEndpoint):
+    @extend_schema(
+        operation_id="recoverPlatformWebhook", tags=["platform"],
+        summary="Send every failed delivery again",
+        description=(
+            "Once your receiver is back after an outage long enough for deliveries to fail "
+            "(their retries spent): every delivery to this subscription that failed, of the "
+            "events created in [`since`, `until`), is made pending again with a fresh round of "
+            "retries and sent at once, oldest first, at most "
+            f"{webhooks.REPLAY_MAX_EVENTS} a call (then `next_since` says where to go on). "
+            "Each keeps its `webhook-id`. What succeeded, and what is still pending (it is "
+            "on its way), is not sent again; recovering twice sends nothing twice. Answers how "
+            "many were sent. Scope `webhooks:manage`."
+        ),
+        request=ps.RecoverInputSerializer,
+        responses={202: ps.ReplaySerializer, **errors(400, 401, 403, 404)},
+        examples=[
+            OpenApiExample("Since the receiver went down", request_only=True,
+                           value={"since": "2026-12-01T09:00:00Z"}),
+            OpenApiExample("Recovered", response_only=True, status_codes=["202"],
+                           value={"count": 12, "next_since": None}),
+            WEBHOOK_NOT_FOUND,
+        ],
+    )
+    def post(self, request: Request, webhook_id: int) -> Response:
+        subscription = self.subscription(webhook_id)
+        data = valid_input(ps.RecoverInputSerializer, request.data)
+        recovered = webhooks.replay(subscription, since=data["since"], until=data.get("until"),
+                                    failed_only=True)
+        body = {"count": recovered.count, "next_since": recovered.next_since}
         return Response(ps.ReplaySerializer(body).data, status=status.HTTP_202_ACCEPTED)

@@ -106,9 +106,10 @@ def twenty_joins_and_quick_matches_at_once_stop_at_the_account_cap(base_url: str
 
 def a_platforms_key(cap: int) -> str:
     """A new platform that may keep ``cap`` matches going (made in the test's database, which
-    the server reads); the key of its server."""
+    the server reads), serving all of a race's requests at once; the key of its server."""
     platform = platforms.register_platform(name="Racing Cards " + secrets.token_hex(3))
     platform.max_unfinished_matches = cap
+    platform.requests_in_flight = AT_ONCE
     platform.save()
     _, key = platforms.issue_key(platform=platform, name="server",
                                  scopes=[scope.value for scope in Scope])

@@ -37,20 +37,19 @@ def test_one_accounts_long_polls_leave_a_small_servers_threads_to_others(stack) 
 
 
 def test_an_accounts_waits_count_across_processes_and_lapse_with_a_dead_one(
-    settings, monkeypatch
+    monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Scaled out the per-account count is in Redis: what other processes hold counts, and the
     slots of a process that died (never given back) lapse with their lease."""
     user_id = 10**9 + secrets.randbelow(10**9)  # no account of any test run
-    settings.LONG_POLL_MAX_PER_ACCOUNT = 2
     monkeypatch.setattr(slots, "_held", Counter())  # one process's count in memory
-    held = [slots.long_poll(user_id, wait=5) for _ in range(2)]
+    held = [slots.long_poll(user_id, wait=5, per_account=2) for _ in range(2)]
     # Another process: nothing of this account's held in its memory.
     monkeypatch.setattr(slots, "_held", Counter())
     with pytest.raises(TooManyLongPolls):
-        slots.long_poll(user_id, wait=5)
+        slots.long_poll(user_id, wait=5, per_account=2)
     held[0].release()
-    with slots.long_poll(user_id, wait=5):
+    with slots.long_poll(user_id, wait=5, per_account=2):
         pass
     # A process dies holding both slots: they lapse with their lease.
     dead = [slots._Lease(slots.LONG_POLLS, user_id + 1, seconds=1) for _ in range(2)]

@@ -313,3 +313,52 @@ def test_the_log_is_filtered_by_status_type_and_match(platform) -> None:
     assert listed(f"match_id={other_match}&status=failed") == []
     for bad in ("status=lost", "event_type=match.nothing", "match_id=7", "status="):
         problem(platform.get(f"{log}?{bad}"), 400, "invalid_input")
+
+
+def test_the_log_pages_by_cursor_newest_first_while_deliveries_are_made(platform) -> None:
+    webhook = hooked(platform, types=("turn.started",))
+    for _ in range(5):
+        events(platform, "turn.started")
+    log = f"/webhooks/{webhook}/deliveries"
+    first = platform.get(f"{log}?page_size=2").json()
+    assert set(first) == {"next", "previous", "results"}
+    seen = [row["id"] for row in first["results"]]
+    events(platform, "turn.started")  # made during the walk: before its first page
+    link = first["next"]
+    while link:
+        page = platform.get(link.removeprefix(API + "/platform")).json()
+        seen += [row["id"] for row in page["results"]]
+        link = page["next"]
+    newest_first = list(WebhookDelivery.objects.order_by("-created_at", "-pk").values_list(
+        "pk", flat=True))
+    assert seen == newest_first[1:]
+    problem(platform.get(f"{log}?cursor=bm9wZQ"), 400, "invalid_cursor")
+    problem(platform.get(f"{log}?page_size=201"), 400, "invalid_input")
+
+
+def test_recover_sends_every_failed_delivery_again_and_nothing_else(platform) -> None:
+    webhook = hooked(platform)
+    before = timezone.now()
+    failed = events(platform, "deal.ended", "turn.started")
+    succeeded = events(platform, "turn.started")
+    WebhookDelivery.objects.filter(event__in=failed).update(
+        status=DeliveryStatus.FAILED, attempts=9, last_status_code=503)
+    WebhookDelivery.objects.filter(event__in=succeeded).update(
+        status=DeliveryStatus.SUCCEEDED, attempts=1, delivered_at=timezone.now())
+    recover = f"/webhooks/{webhook}/recover"
+
+    answer = platform.post(recover, {"since": before.isoformat()})
+    assert answer.status_code == 202, answer.content
+    assert answer.json() == {"count": 2, "next_since": None}
+    rows = WebhookDelivery.objects.order_by("event__created_at", "event__sequence")
+    assert [(row.event_id, row.status, row.attempts) for row in rows] == [
+        (failed[0].pk, "pending", 0), (failed[1].pk, "pending", 0),
+        (succeeded[0].pk, "succeeded", 1)]
+    # Again at once: what is pending is on its way, nothing is sent twice.
+    assert platform.post(recover, {"since": before.isoformat()}).json()["count"] == 0
+    problem(platform.post(recover, {"since": before.isoformat(),
+                                    "until": before.isoformat()}), 400, "invalid_input")
+    problem(platform.post(recover, {"since": before.isoformat(), "event_types": ["x"]}),
+            400, "unknown_field")
+    problem(platform.post("/webhooks/999999/recover", {"since": before.isoformat()}),
+            404, "not_found")
