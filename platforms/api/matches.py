@@ -134,6 +134,7 @@ class PlatformLeaderboardView(PlatformEndpoint):
         responses={200: ps.PlatformLeaderboardSerializer, **errors(400, 401, 403, 404)},
         examples=[OpenApiExample("The all-time board", response_only=True, status_codes=["200"],
                                  value={"game": "auction", "season": "all", "starts": None,
+                                        "min_rated_matches": 10,
                                         "results": [{**ENTRY, "external_id": "user-42"}],
                                         "next": None})],
     )

@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from games.models import GameChoice
 from ratings.leaderboards import ALL_TIME
+from ratings.model import PROVISIONAL_MATCHES
 from ratings.models import Period
 
 SEASONS = [ALL_TIME, *Period.values]
@@ -63,6 +64,12 @@ class LeaderboardSerializer(serializers.Serializer):
     season = serializers.ChoiceField(choices=SEASONS)
     starts = serializers.DateField(allow_null=True, help_text="The season's first day; null "
                                    "for the all-time board.")
+    min_rated_matches = serializers.IntegerField(
+        help_text="The rated matches of this game a player needs to be on this board: "
+        f"{PROVISIONAL_MATCHES} on the all-time board (a provisional rating moves too fast to "
+        "rank; a new platform's board stays empty until one of its players has played as "
+        "many), 1 on a season's.",
+    )
 
 
 class LeaderboardPageSerializer(LeaderboardSerializer):

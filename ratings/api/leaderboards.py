@@ -88,7 +88,8 @@ def entry_body(entry: Entry) -> dict[str, Any]:
 
 
 def board_body(board: Board) -> dict[str, Any]:
-    return {"game": board.game, "season": board.period or ALL_TIME, "starts": board.starts}
+    return {"game": board.game, "season": board.period or ALL_TIME, "starts": board.starts,
+            "min_rated_matches": 1 if board.period else PROVISIONAL_MATCHES}
 
 
 def board_of(request: Request, game: str, query: dict[str, Any]) -> Board:
@@ -124,7 +125,7 @@ class LeaderboardView(APIView):
         parameters=[GAME_PARAMETER, rs.PageQuerySerializer],
         responses={200: rs.LeaderboardPageSerializer, **errors(400, 401, 403, 404)},
         examples=[example("The all-time board", {
-            "game": "auction", "season": "all", "starts": None,
+            "game": "auction", "season": "all", "starts": None, "min_rated_matches": 10,
             "results": [ENTRY, {**ENTRY, "place": 2, "player": "mehmet",
                                 "display_name": "Mehmet", "rating": 1690}],
             "next": "/api/v1/leaderboards/auction?cursor=cz0xNjkwJnU9NDI%3D"})],
@@ -148,7 +149,8 @@ class AroundMeView(APIView):
         parameters=[GAME_PARAMETER, rs.AroundQuerySerializer],
         responses={200: rs.LeaderboardAroundSerializer, **errors(400, 401, 403, 404)},
         examples=[example("Around me", {
-            "game": "auction", "season": "all", "starts": None, "place": 2,
+            "game": "auction", "season": "all", "starts": None, "min_rated_matches": 10,
+            "place": 2,
             "results": [ENTRY, {**ENTRY, "place": 2, "player": "mehmet",
                                 "display_name": "Mehmet", "rating": 1690}]}),
             NOT_ON_BOARD],
@@ -173,7 +175,7 @@ class PlayerEntryView(APIView):
         parameters=[GAME_PARAMETER, USERNAME_PARAMETER, rs.BoardQuerySerializer],
         responses={200: rs.LeaderboardPlayerSerializer, **errors(400, 401, 403, 404)},
         examples=[example("A player", {"game": "auction", "season": "all", "starts": None,
-                                       **ENTRY})],
+                                       "min_rated_matches": 10, **ENTRY})],
     )
     def get(self, request: Request, game: str, username: str) -> Response:
         query = valid_query(rs.BoardQuerySerializer, request)

@@ -97,6 +97,7 @@ def test_provisional_players_are_left_out_of_all_time_but_on_season_boards() -> 
     assert [e["player"] for e in client.get(BOARD).json()["results"]] == ["p000"]
     body = client.get(f"{BOARD}?season=week").json()
     assert (body["season"], body["starts"]) == ("week", week.isoformat())
+    assert body["min_rated_matches"] == 1
     assert [(e["player"], e["points"], e["place"]) for e in body["results"]] == [
         ("p001", 40, 1), ("p000", 5, 2)]
     absent = client.get(f"{BOARD}/around-me")
@@ -165,7 +166,8 @@ def test_a_players_place() -> None:
     rate(users[:3], [1500, 1700, 1500])
     client = client_of(users[3])
     body = client.get(f"{BOARD}/players/p002").json()
-    assert body == {"game": "auction", "season": "all", "starts": None, "place": 2,
+    assert body == {"game": "auction", "season": "all", "starts": None,
+                    "min_rated_matches": PROVISIONAL_MATCHES, "place": 2,
                     "player": "p002", "display_name": "Name 2", "rating": 1500,
                     "deviation": 200, "matches": PROVISIONAL_MATCHES, "wins": 1}
     problem(client.get(f"{BOARD}/players/p003"), 404, "not_on_leaderboard")
