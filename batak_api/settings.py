@@ -280,6 +280,9 @@ WEBHOOK_SWEEP_INTERVAL_SECONDS = env.float("WEBHOOK_SWEEP_INTERVAL_SECONDS", 1)
 # The delivery log (events and their deliveries, also those of deleted subscriptions) is kept
 # this long, then purged every WEBHOOK_PURGE_INTERVAL_SECONDS; replays reach back as far.
 WEBHOOK_LOG_RETENTION_DAYS = env.float("WEBHOOK_LOG_RETENTION_DAYS", 30)
+# How long a platform's stream keeps its events (platforms/stream.py): a stream resumed with
+# Last-Event-ID within this misses nothing.
+PLATFORM_STREAM_RETENTION_HOURS = env.float("PLATFORM_STREAM_RETENTION_HOURS", 24)
 WEBHOOK_PURGE_INTERVAL_SECONDS = env.float("WEBHOOK_PURGE_INTERVAL_SECONDS", 3600)
 # Finished, abandoned and cancelled matches are deleted this many days after they ended, with
 # their deals, moves and the records of them (`purge_finished_matches`, every
@@ -355,6 +358,13 @@ REST_FRAMEWORK = {
 PROBLEM_TYPE_BASE_URL = env.str(
     "PROBLEM_TYPE_BASE_URL", default="https://batak-service.github.io/errors/#"
 )
+
+# The live streams' events, by the stream's operation: the schema names each event's data
+# (games/api/schema.py, `stream_events`).
+STREAM_EVENT_SCHEMAS = {
+    "streamEvents": "games.api.serializers.feed.STREAM_EVENTS",
+    "streamPlatformEvents": "platforms.api.serializers.WEBHOOK_BODIES",
+}
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Batak API",

@@ -120,6 +120,16 @@ def announce_analysis(match_id: uuid.UUID | str, ready: dict[str, Any]) -> None:
              "analysis")
 
 
+# What `announce_to` publishes: only a wake.
+WAKE = b"{}"
+
+
+def announce_to(feed: str) -> None:
+    """Wake whoever waits on ``feed``, a key of its own beside the matches' (a platform's stream:
+    platforms/stream.py), as `wait` and `listen` wait on a match: a wake, with no news."""
+    _publish(feed, WAKE, "wake")
+
+
 def _publish(match_id: uuid.UUID | str, message: bytes, what: str) -> None:
     """The one way every announcement goes: this process's long polls are woken, and the
     streams hear ``message`` (``what`` it tells, for the log), from Redis's channel of the match

@@ -4,7 +4,8 @@ A match's are written by the webhooks' handler of what follows its changes (game
 after the change commits, from the facts its transaction kept, each change's exactly once and in
 the order of the match's changes, so an event exists exactly when its change was committed (a
 little later). Each match's events are numbered (`sequence`) in that order. Once committed,
-platforms/webhooks.py sends the deliveries."""
+platforms/webhooks.py sends the deliveries, and the platform's streams (platforms/stream.py)
+send every event."""
 
 from __future__ import annotations
 
@@ -19,11 +20,12 @@ from django.utils import timezone
 from games import follow_ups, presenters
 from games.models import Deal, MatchStatus
 from games.signals import MatchChange
-from platforms import webhooks
+from platforms import stream, webhooks
 from platforms.models import (
     EventType,
     Platform,
     PlatformPlayer,
+    PlatformStreamEvent,
     WebhookDelivery,
     WebhookEvent,
     WebhookMatchSequence,
@@ -187,30 +189,37 @@ def _ratings_changed(platform_id: int, event: follow_ups.RatingsChanged) -> None
 
 def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
     """Write ``events`` (type, data with its `match_id`; a player's event has none, and no
-    sequence) and their deliveries. A match's are written by its follow-ups' handler, one
-    change after the other (games/follow_ups.py), its counter locked: that is what keeps a
-    match's sequence free of races."""
+    sequence): each to the platform's stream, and with its deliveries to the subscriptions
+    that want its type. A match's are written by its follow-ups' handler, one change after the
+    other (games/follow_ups.py), its counter locked: that is what keeps a match's sequence free
+    of races."""
     subscriptions = [(subscription, subscription.wanted_types()) for subscription in
                      WebhookSubscription.objects.filter(
                          platform_id=platform_id, active=True, deleted_at__isnull=True)]
     now = timezone.now()
     created: list[int] = []
+    streamed: list[PlatformStreamEvent] = []
     last: dict[str, int] = {}  # the last sequence of each match
     for event_type, data in events:
-        wanted = [sub for sub, types in subscriptions if event_type in types]
-        if not wanted:
-            continue
         match_id, sequence = data.get("match_id"), None
         if match_id is not None:
             if match_id not in last:
                 last[match_id] = _last_sequence(match_id)
             last[match_id] += 1
             sequence = last[match_id]
+        event_id = f"msg_{uuid.uuid4().hex}"
+        payload = {"type": event_type, "timestamp": now.isoformat(),
+                   **({} if sequence is None else {"sequence": sequence}), "data": data}
+        streamed.append(PlatformStreamEvent(
+            platform_id=platform_id, event_id=event_id, type=event_type, match_id=match_id,
+            payload=payload,
+        ))
+        wanted = [sub for sub, types in subscriptions if event_type in types]
+        if not wanted:
+            continue
         event = WebhookEvent.objects.create(
-            id=f"msg_{uuid.uuid4().hex}", platform_id=platform_id, type=event_type,
-            match_id=match_id, sequence=sequence, traceparent=traces.traceparent(),
-            payload={"type": event_type, "timestamp": now.isoformat(),
-                     **({} if sequence is None else {"sequence": sequence}), "data": data},
+            id=event_id, platform_id=platform_id, type=event_type, match_id=match_id,
+            sequence=sequence, traceparent=traces.traceparent(), payload=payload,
         )
         deliveries = WebhookDelivery.objects.bulk_create(
             WebhookDelivery(subscription=sub, event=event, next_attempt_at=now) for sub in wanted
@@ -218,6 +227,7 @@ def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
         created.extend(delivery.pk for delivery in deliveries)
     for match_id, sequence in last.items():
         WebhookMatchSequence.objects.filter(match_id=match_id).update(last=sequence)
+    stream.write(platform_id, streamed)
     if created:
         transaction.on_commit(lambda: webhooks.send(created))
 
@@ -248,16 +258,25 @@ def redact_player(*, platform_id: int, external_id: str, match_ids: Iterable[uui
     events of ``match_ids`` (an `external_id` field, at any depth, as in a `rating.changed`'s
     `changes`; an entry of `players`: None instead, as for a seat that is no player of the
     platform), so that the log, and a redelivery or a replay from it, no longer names them.
-    Deliveries already made cannot be recalled. Returns how many events changed."""
-    changed: list[WebhookEvent] = []
-    events = WebhookEvent.objects.filter(platform_id=platform_id, match_id__in=list(match_ids))
+    The platform's stream's copies are redacted alike. Deliveries already made, and events
+    already streamed, cannot be recalled. Returns how many webhook events changed."""
+    matches = list(match_ids)
+    counts = [_redact(model, platform_id, external_id, matches)
+              for model in (WebhookEvent, PlatformStreamEvent)]
+    return counts[0]
+
+
+def _redact(model: type[WebhookEvent | PlatformStreamEvent], platform_id: int,
+            external_id: str, match_ids: list[uuid.UUID]) -> int:
+    changed: list[Any] = []
+    events = model.objects.filter(platform_id=platform_id, match_id__in=match_ids)
     for event in events.only("id", "payload").iterator(chunk_size=webhooks.CHUNK):
         data = event.payload["data"]
         redacted = _without(data, external_id)
         if redacted != data:
             event.payload["data"] = redacted
             changed.append(event)
-    WebhookEvent.objects.bulk_update(changed, ["payload"], batch_size=webhooks.CHUNK)
+    model.objects.bulk_update(changed, ["payload"], batch_size=webhooks.CHUNK)
     return len(changed)
 
 

@@ -224,6 +224,35 @@ class WebhookEvent(models.Model):
         return f"{self.type} {self.id}"
 
 
+class PlatformStreamEvent(models.Model):
+    """One event of a platform as its stream (platforms/stream.py) sends it: every event of
+    every type, whether or not a subscription wants it, kept PLATFORM_STREAM_RETENTION_HOURS.
+    Its ``event_id`` is its webhook event's id when one was written (the same `webhook-id`).
+
+    A stream's cursor is (``txid``, ``id``): on PostgreSQL ``txid`` is the id of the transaction
+    that wrote the row, and a stream reads only rows of transactions finished before every
+    transaction still running began, so that a row committed late can never fall behind a
+    cursor already past it; on SQLite, which commits one writer at a time in the order of its
+    rows' ids, it is 0."""
+
+    id = models.BigAutoField(primary_key=True)
+    platform = models.ForeignKey(Platform, on_delete=models.CASCADE,
+                                 related_name="stream_events", db_index=False)
+    txid = models.BigIntegerField(default=0)
+    event_id = models.CharField(max_length=40)
+    type = models.CharField(max_length=32, choices=EventType.choices)
+    match_id = models.UUIDField(null=True, blank=True)
+    payload = models.JSONField(help_text="As a webhook's body: {type, timestamp, sequence, data}.")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        indexes = (models.Index(fields=["platform", "txid", "id"],
+                                name="platform_stream_cursor"),)
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.event_id}"
+
+
 class WebhookMatchSequence(models.Model):
     """The last `sequence` given to an event of a match. Kept apart from the events, which
     the purge removes, so that a match idle past the retention does not start again at 1

@@ -6,7 +6,7 @@ from celery import Task
 from django.db import InterfaceError, OperationalError
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
-from platforms import webhooks
+from platforms import stream, webhooks
 from runtime import work
 
 
@@ -33,8 +33,9 @@ def sweep_webhooks() -> int:
 
 @work.task(webhooks.DELIVERIES)
 def purge_webhook_log() -> int:
-    """Remove the delivery log past WEBHOOK_LOG_RETENTION_DAYS (a periodic job)."""
-    return webhooks.purge_log()
+    """Remove the delivery log past WEBHOOK_LOG_RETENTION_DAYS, and the platforms' streams'
+    events past PLATFORM_STREAM_RETENTION_HOURS (a periodic job)."""
+    return webhooks.purge_log() + stream.purge()
 
 
 work.every("WEBHOOK_SWEEP_INTERVAL_SECONDS", sweep_webhooks, "sweep-webhooks")

@@ -2,7 +2,7 @@
 
 from django.urls import path, re_path
 
-from platforms.api import matches, players, subscriptions
+from platforms.api import matches, players, stream, subscriptions
 from ratings.urls import GAME
 
 urlpatterns = [
@@ -22,6 +22,7 @@ urlpatterns = [
          name="platform-match-cancel"),
     re_path(rf"^leaderboards/{GAME}$", matches.PlatformLeaderboardView.as_view(),
             name="platform-leaderboard"),
+    path("stream", stream.PlatformStreamView.as_view(), name="platform-stream"),
     path("webhooks", subscriptions.WebhooksView.as_view(), name="platform-webhooks"),
     path("webhooks/<int:webhook_id>", subscriptions.WebhookView.as_view(), name="platform-webhook"),
     path("webhooks/<int:webhook_id>/deliveries", subscriptions.DeliveriesView.as_view(),

@@ -50,7 +50,7 @@ class Follower:
     """An app following a match's stream over HTTP, as EventSource would."""
 
     def __init__(self, base: str, match_id: str, token: str, last_event_id: str | None = None,
-                 timeout: float = 10, scheme: str = "Token") -> None:
+                 timeout: float = 10, scheme: str = "Token", path: str | None = None) -> None:
         import http.client
         from urllib.parse import urlsplit
 
@@ -60,7 +60,9 @@ class Follower:
         headers = {"Authorization": f"{scheme} {token}", "Accept": "text/event-stream"}
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
-        self.connection.request("GET", f"/api/v1/matches/{match_id}/stream", headers=headers)
+        # ``path``: another stream than the match's (a platform's).
+        self.connection.request("GET", path or f"/api/v1/matches/{match_id}/stream",
+                                headers=headers)
         self.response = self.connection.getresponse()
         self.status = self.response.status
 

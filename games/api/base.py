@@ -302,8 +302,13 @@ def valid_query(
     serializer_class: type[serializers.Serializer], request: Request
 ) -> dict[str, Any]:
     # As a plain dict: DRF reads a QueryDict as a form, where an empty value counts as absent,
-    # and `?status=` must be refused, not ignored.
-    return valid_input(serializer_class, request.query_params.dict())
+    # and `?status=` must be refused, not ignored. A list is the parameter repeated.
+    query = request.query_params
+    data: dict[str, Any] = query.dict()
+    for name, field in serializer_class().fields.items():
+        if isinstance(field, serializers.ListField) and name in query:
+            data[name] = query.getlist(name)
+    return valid_input(serializer_class, data)
 
 
 def valid_input(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:

@@ -498,7 +498,7 @@ class StreamView(MatchEndpoint):
             self.match, after, signed_in(request), streams.credential_of(request.auth))
         # Served on an event loop (batak_api/asgi.py) the stream holds no thread.
         asynchronous = isinstance(request._request, ASGIRequest)
-        return streams.EventStreamResponse(
+        return streams.match_stream(
             follower, asynchronous=asynchronous, per_account=quotas_of(request).streams)
 
 

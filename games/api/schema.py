@@ -23,15 +23,16 @@ def _has_example(operation: dict[str, Any]) -> bool:
 def stream_events(
     result: dict[str, Any], generator: Any, request: Any, public: bool
 ) -> dict[str, Any]:
-    """The data of each event of the live stream as components, named by the event's name in
-    `streamEvents`' 200 answer (`x-sse-events`): OpenAPI 3.1 describes no event stream, so
+    """The data of each event of a live stream as components, named by the event's name in the
+    stream operation's 200 answer (`x-sse-events`): OpenAPI 3.1 describes no event stream, so
     nothing else would bring their shapes into the schema, and clients type each event's data
-    with its component (clients/python/batak_sse.py, clients/typescript/sse.ts). Runs before
-    the enums' hook, so their enums are named as everywhere else."""
+    with its component (clients/python/batak_sse.py, clients/typescript/sse.ts). The streams
+    and their events are settings.STREAM_EVENT_SCHEMAS: by operation, the dotted path of a map
+    of event names to serializers. Runs before the enums' hook, so their enums are named as
+    everywhere else."""
+    from django.utils.module_loading import import_string
     from drf_spectacular.openapi import AutoSchema
     from rest_framework.views import APIView
-
-    from games.api.serializers.feed import STREAM_EVENTS
 
     schema = AutoSchema()
     schema.registry = generator.registry
@@ -40,17 +41,20 @@ def stream_events(
     view.request = request
     schema.view, schema.method, schema.path = view, "GET", "/"
     refs = {
-        name: schema.resolve_serializer(serializer, "response").ref
-        for name, serializer in STREAM_EVENTS.items()
+        operation_id: {
+            str(name): schema.resolve_serializer(serializer, "response").ref
+            for name, serializer in import_string(events).items()
+        }
+        for operation_id, events in settings.STREAM_EVENT_SCHEMAS.items()
     }
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     for name, component in generator.registry.build({}).get("schemas", {}).items():
         schemas.setdefault(name, component)
     for operations in result.get("paths", {}).values():
         for operation in operations.values():
-            if operation.get("operationId") == "streamEvents":
+            if operation.get("operationId") in refs:
                 stream = operation["responses"]["200"]["content"]["text/event-stream"]
-                stream["x-sse-events"] = refs
+                stream["x-sse-events"] = refs[operation["operationId"]]
     return result
 
 

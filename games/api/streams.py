@@ -502,24 +502,33 @@ def open_streams(user_id: int) -> int:
 
 
 class EventStreamResponse(StreamingHttpResponse):
-    """An open stream, holding its slot (games/api/slots.py) until it ends: given back when its
-    content is closed (its end, or the server cancelling it when the client left), when the
-    server closes the response, or when the response is dropped, whichever comes first."""
+    """An open stream of ``events`` (an async generator on a server that holds no thread per
+    stream, else a generator), holding its account's slot (games/api/slots.py) until it ends:
+    given back when its content is closed (its end, or the server cancelling it when the
+    client left), when the server closes the response, or when the response is dropped,
+    whichever comes first. A match's stream (`match_stream`) and a platform's
+    (platforms/stream.py) are both one."""
 
-    def __init__(self, follower: Follower, *, asynchronous: bool, per_account: int) -> None:
+    def __init__(
+        self, user_id: int,
+        events: AsyncGenerator[bytes, None] | Generator[bytes, None, None], *, per_account: int,
+    ) -> None:
+        asynchronous = isinstance(events, AsyncGenerator)
         # A WSGI server gives each stream one of its few threads: there, an account may hold
         # only MAX_WSGI_PER_ACCOUNT of them, so that no account can take the threads others need.
         slot = slots.stream(
-            follower.user_id, per_account=per_account,
+            user_id, per_account=per_account,
             thread_per_stream=None if asynchronous else MAX_WSGI_PER_ACCOUNT,
         )
         self._events: AsyncIterator[bytes] | None = None
-        if asynchronous:
-            self._events = _released(async_events(follower, settings.STREAM_MAX_SECONDS), slot)
+        if isinstance(events, AsyncGenerator):
+            self._events = _released(events, slot)
             content: Any = self._events
         else:
-            content = _released_sync(sync_events(follower, MAX_WSGI_SECONDS), slot)
+            content = _released_sync(events, slot)
         super().__init__(content, content_type=CONTENT_TYPE)
+        if not asynchronous:
+            self["X-Stream-Notice"] = WSGI_NOTICE.format(seconds=MAX_WSGI_SECONDS)
         self["Cache-Control"] = "no-cache"
         # Tells nginx (and proxies that follow it) to pass each event on at once.
         self["X-Accel-Buffering"] = "no"
@@ -549,6 +558,25 @@ async def _released(
                 yield frames
     finally:
         slot.release()
+
+
+def match_stream(follower: Follower, *, asynchronous: bool, per_account: int
+                 ) -> EventStreamResponse:
+    """A match's live stream for ``follower``: on an event loop (``asynchronous``) for up to
+    STREAM_MAX_SECONDS, else in a thread for up to MAX_WSGI_SECONDS."""
+    events: AsyncGenerator[bytes, None] | Generator[bytes, None, None] = (
+        async_events(follower, settings.STREAM_MAX_SECONDS) if asynchronous
+        else sync_events(follower, MAX_WSGI_SECONDS))
+    return EventStreamResponse(follower.user_id, events, per_account=per_account)
+
+
+# What a stream served in a thread says in a header: it ends soon, and where a stream is held
+# longer.
+WSGI_NOTICE = (
+    "This server ends a stream after {seconds} s (reconnect with Last-Event-ID: nothing is "
+    "lost); the stream server, where the front door routes /stream paths, keeps it open far "
+    "longer."
+)
 
 
 def _released_sync(events: Generator[bytes, None, None], slot: slots.Slot) -> Iterator[bytes]:

@@ -26,7 +26,7 @@ from games import errors, privacy, services
 from games.models import Deal, IdempotencyRecord, Match, Seat, Spectator
 from games.services import SeatSpec
 from platforms import events
-from platforms.models import PlatformPlayer, WebhookEvent
+from platforms.models import PlatformPlayer, PlatformStreamEvent, WebhookEvent
 from ratings.models import GameRecord, Privacy, Rating
 from tests.admin.helpers import person, play_match
 from tests.api.conftest import API
@@ -118,6 +118,8 @@ FIELDS: dict[str, dict[str, str]] = {
                                "match_id": N, "sequence": N, "created_at": N,
                                "traceparent": N},
     "platforms.WebhookMatchSequence": {"match_id": N, "last": N},
+    "platforms.PlatformStreamEvent": {"id": N, "platform": N, "txid": N, "event_id": N,
+                                      "type": N, "match_id": N, "payload": P, "created_at": N},
     "platforms.WebhookDelivery": {
         "id": N, "subscription": N, "event": N, "status": N, "attempts": N,
         "next_attempt_at": N, "in_flight_until": N, "resent": N, "last_status_code": N,
@@ -256,7 +258,8 @@ def test_an_erasure_leaves_no_personal_value_anywhere(platform, django_user_mode
     }
     assert {label for label, _, _ in before} >= {
         "auth.User", "knox.AuthToken", "games.Seat", "games.IdempotencyRecord",
-        "platforms.PlatformPlayer", "platforms.WebhookEvent", "admin.LogEntry",
+        "platforms.PlatformPlayer", "platforms.WebhookEvent", "platforms.PlatformStreamEvent",
+        "admin.LogEntry",
     }
 
     closed = zeynep_app.post(f"{API}/me/close", {"password": PASSWORD}, format="json")
@@ -275,6 +278,10 @@ def test_an_erasure_leaves_no_personal_value_anywhere(platform, django_user_mode
     assert_matches_schema(told.payload, webhook_body("player.erased"))
     assert told.payload["data"] == {"external_id": "ext-cem-9", "reason": "staff"}
     told.delete()
+    # The platform's stream has it too (and only it).
+    streamed = PlatformStreamEvent.objects.filter(payload__icontains="ext-cem-9")
+    assert [event.type for event in streamed] == ["player.erased"]
+    streamed.delete()
     assert values_holding(markers) == []
     for user in (zeynep, cem):
         user.refresh_from_db()
