@@ -176,6 +176,8 @@ def _retry() -> bytes:
 # After a wake that found nothing readable yet (on PostgreSQL, behind a transaction still
 # running), a stream looks again this soon, then twice as late each time, up to a heartbeat.
 SOON_SECONDS = 0.05
+# How long a stream waits after a wake before it reads.
+GATHER_SECONDS = 0.02
 
 
 def sync_events(follower: Follower, seconds: float) -> Generator[bytes, None, None]:
@@ -225,5 +227,8 @@ async def async_events(follower: Follower, seconds: float) -> AsyncGenerator[byt
                 yield HEARTBEAT
             if await news.wait(min(left, heartbeat if soon is None else soon)):
                 soon = SOON_SECONDS
+                # A platform's events come many a second, each announced: a moment's wait
+                # lets one read take all those of the moment, not one read an event.
+                await asyncio.sleep(GATHER_SECONDS)
             elif soon is not None:
                 soon = soon * 2 if soon * 2 < heartbeat else None
