@@ -315,6 +315,7 @@ OPERATION_IDS = {
     "getPlatformLeaderboard",
     "listPlatformWebhooks", "createPlatformWebhook", "deletePlatformWebhook",
     "listPlatformWebhookDeliveries", "redeliverPlatformWebhookDelivery", "replayPlatformWebhook",
+    "recoverPlatformWebhook", "streamPlatformEvents",
     "getPlatformPlayerProfile", "listPlatformPlayerMatches",
     "getPlayer", "listPlayerMatches", "listPlayerRatings", "getPrivacy", "patchPrivacy",
     "getDailyDealSet", "createDealSet", "getDealSet", "playDealSet", "getDealSetResults",
