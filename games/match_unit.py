@@ -257,10 +257,11 @@ class MatchUnit:
 
     def start(self) -> None:
         """Start the match once no seat is open and its people are ready (or the wait for them,
-        `ready_by`, is over): the first deal is dealt. A person not ready by then starts on
+        `ready_by`, is over), and not before a scheduled match's `starts_at`: the first deal
+        is dealt. A person not ready by then starts on
         autopilot: nobody waits on the turn clock of an app that never connected."""
         match = self.match
-        if match.open_seats:
+        if match.open_seats or (match.starts_at is not None and match.starts_at > timezone.now()):
             return
         unready = [seat for seat in match.seats.all() if seat.is_person and not seat.ready]
         if unready and match.ready_by is not None and match.ready_by > timezone.now():

@@ -118,6 +118,9 @@ class Match(models.Model):
     # A match that waits for its people to say they are ready (`Seat.ready`) starts anyway
     # then; null for one that starts as its last seat is taken. Kept once it started.
     ready_by = models.DateTimeField(null=True, blank=True, db_index=True)
+    # A scheduled match starts at this time, not before (its `ready_by` too, so that the wait
+    # for people's readiness is over then): its seats are ready from the first.
+    starts_at = models.DateTimeField(null=True, blank=True)
     # Only the people of this circle sit here (games/circles.py); null: anyone may.
     circle = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,

@@ -157,7 +157,9 @@ class NewTable:
     (later ones are shuffled): the table's rules must be the deal's, and such a match is never
     rated nor found by quick match. ``fill_bots_at`` (quick match) is when its still open seats
     go to computer players of ``fill_bots_level``. With ``ready_by`` (no seat open) it waits for
-    its people to be ready (`seating.ready`), and then at the latest. ``bot_seed`` seeds the
+    its people to be ready (`seating.ready`), and then at the latest. With ``starts_at`` it
+    starts then, its people ready from the first (a platform's scheduled match), once no seat
+    is open. ``bot_seed`` seeds the
     computer players' choices (`Match.bot_seed`: a deal set's tables), whose cards stay sealed
     until ``cards_sealed_until`` (`access.cards_sealed`)."""
 
@@ -171,6 +173,7 @@ class NewTable:
     fill_bots_at: datetime | None = None
     fill_bots_level: str = ""
     ready_by: datetime | None = None
+    starts_at: datetime | None = None
     rated: bool = False
     hints: bool = False
     deal: engine.DealStart | None = None
@@ -247,7 +250,8 @@ def create_match(*, user: User, table: NewTable, limits: AccountLimits | None = 
             leave_forfeits=table.leave_forfeits,
             fill_bots_at=table.fill_bots_at if open_seats else None,
             fill_bots_level=table.fill_bots_level,
-            ready_by=table.ready_by,
+            ready_by=table.ready_by if table.starts_at is None else table.starts_at,
+            starts_at=table.starts_at,
             rated=table.rated,
             hints=table.hints,
             imported_hands=None if deal is None else deal.to_dict()["hands"],
@@ -263,7 +267,8 @@ def create_match(*, user: User, table: NewTable, limits: AccountLimits | None = 
                 bot_level=spec.bot_level if spec.kind == SeatKind.BOT else "",
                 display_name=spec.display_name or _default_name(spec, user),
                 character=spec.character if spec.kind == SeatKind.BOT else "",
-                ready=table.ready_by is None or spec.kind == SeatKind.BOT,
+                ready=table.ready_by is None or table.starts_at is not None
+                or spec.kind == SeatKind.BOT,
             )
         with creating(match) as unit:
             unit.start()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from games import follow_ups, retention
+import uuid
+
+from games import follow_ups, retention, seating
 from runtime import work
 
 
@@ -22,3 +24,10 @@ def resume_follow_ups() -> int:
 
 
 work.every("FOLLOW_UP_SWEEP_INTERVAL_SECONDS", resume_follow_ups, "resume-follow-ups")
+
+
+@work.task(work.PERIODIC, acks_late=True)
+def start_scheduled(match_ids: list[str]) -> int:
+    """Start scheduled matches at their time (sent for it when they are made: the periodic
+    clock sweep starts any it missed); returns how many started."""
+    return sum(seating.start_after_wait(match_id=uuid.UUID(match_id)) for match_id in match_ids)

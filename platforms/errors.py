@@ -74,3 +74,9 @@ class InvalidStreamCursor(ServiceError):
         "Last-Event-ID (or after) must be the id of an event of this stream: two numbers "
         "joined by a dot."
     )
+
+
+class BatchNotFound(ServiceError):
+    status = 404
+    code = "not_found"
+    default_detail = _("Your platform has no such batch.")

@@ -9,6 +9,7 @@ which is what keeps each platform's data apart: everything is looked up through 
 
 from __future__ import annotations
 
+import uuid
 from typing import ClassVar
 
 from django.conf import settings
@@ -222,6 +223,26 @@ class WebhookEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.type} {self.id}"
+
+
+class MatchBatch(models.Model):
+    """Matches a platform made in one call (`createPlatformMatchBatch`), each optionally
+    starting at ``starts_at``: listed, followed and cancelled together."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    platform = models.ForeignKey(Platform, on_delete=models.CASCADE, related_name="batches")
+    starts_at = models.DateTimeField(null=True, blank=True)
+    # The batch's matches, in the order they were asked for (a match may be purged later,
+    # with its history: its id stays here).
+    match_ids = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = (models.Index(fields=["platform", "created_at"],
+                                name="platform_batches_newest"),)
+
+    def __str__(self) -> str:
+        return f"{self.platform}: {len(self.match_ids)} matches"
 
 
 class PlatformStreamEvent(models.Model):

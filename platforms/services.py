@@ -22,12 +22,14 @@ from knox.models import AuthToken
 
 from games import access, engine, privacy
 from games import services as games_services
-from games.errors import InvalidMatch, MatchNotFound
+from games import tasks as games_tasks
+from games.errors import InvalidMatch, MatchNotFound, ServiceError
 from games.match_unit import changing
 from games.models import UNFINISHED, Match, MatchStatus, Seat
 from platforms import events
 from platforms.errors import MatchOver, PlatformMatchNotFound, PlayerNotFound, UnknownPlayer
-from platforms.models import Platform, PlatformKey, PlatformPlayer
+from platforms.models import MatchBatch, Platform, PlatformKey, PlatformPlayer
+from runtime import work
 
 # A key replaced by `rotate_key` keeps working this long, so that the platform can deploy the
 # new one first.
@@ -312,11 +314,13 @@ def create_match(
     rated: bool = False,
     hints: bool = False,
     deal: engine.DealStart | None = None,
+    starts_at: datetime | None = None,
 ) -> Match:
     """A match created by the platform's account, its players seated by external id, computer
     players or open seats beside them (for the platform's players only: games/circles.py);
     counted against the platform's own limits. With
-    ``ready_within`` it waits that many seconds at most for its players to be ready."""
+    ``ready_within`` it waits that many seconds at most for its players to be ready; with
+    ``starts_at`` it starts then (`create_batch` sends its start for that time)."""
     _check_seats(seats, when_ready=ready_within is not None)
     with transaction.atomic():
         players = players_by_id(
@@ -344,6 +348,7 @@ def create_match(
                     None if ready_within is None
                     else timezone.now() + timedelta(seconds=ready_within)
                 ),
+                starts_at=starts_at,
                 rated=rated,
                 hints=hints,
                 deal=deal,
@@ -352,6 +357,55 @@ def create_match(
                 platform.max_unfinished_matches, platform.max_bot_seat_deals
             ),
         )
+
+
+# Scheduled matches a start task takes: the tasks of a batch start them side by side.
+STARTS_PER_TASK = 20
+
+
+def create_batch(*, platform: Platform, matches: Sequence[dict[str, Any]],
+                 starts_at: datetime | None = None) -> MatchBatch:
+    """The platform's ``matches`` (each `create_match`'s arguments), made together in one
+    transaction: all of them or, at the first refused, none (its problem's `field` says which,
+    `matches[i]`). With ``starts_at`` each starts then, its clocks with it: tasks are sent for
+    that time, STARTS_PER_TASK matches each (the clock sweep starts any they miss)."""
+    with transaction.atomic():
+        made = []
+        for index, arguments in enumerate(matches):
+            try:
+                made.append(create_match(platform=platform, starts_at=starts_at, **arguments))
+            except ServiceError as error:
+                field = error.extra.get("field")
+                error.extra["field"] = f"matches[{index}]" + (f".{field}" if field else "")
+                raise
+        batch = MatchBatch.objects.create(platform=platform, starts_at=starts_at,
+                                          match_ids=[str(match.pk) for match in made])
+        if starts_at is not None:
+            delay = max(0.0, (starts_at - timezone.now()).total_seconds())
+            ids = batch.match_ids
+            for first in range(0, len(ids), STARTS_PER_TASK):
+                work.later(games_tasks.start_scheduled, ids[first:first + STARTS_PER_TASK],
+                           delay=delay)
+    return batch
+
+
+def batch_matches(batch: MatchBatch) -> QuerySet[Match]:
+    """The batch's matches that are still kept, in no order."""
+    return Match.objects.filter(pk__in=batch.match_ids).prefetch_related("seats")
+
+
+def cancel_batch(*, platform: Platform, batch: MatchBatch) -> dict[str, int]:
+    """Call off every match of the batch not over yet (`cancel_match`); how many were
+    cancelled (still waiting) and abandoned (in play)."""
+    counts = {"cancelled": 0, "abandoned": 0}
+    for match_id in batch_matches(batch).filter(status__in=UNFINISHED).values_list(
+            "pk", flat=True):
+        try:
+            match = cancel_match(platform=platform, match_id=match_id)
+        except MatchOver:  # it ended meanwhile
+            continue
+        counts[match.status] += 1
+    return counts
 
 
 def cancel_match(*, platform: Platform, match_id: uuid.UUID) -> Match:

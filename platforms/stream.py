@@ -104,10 +104,10 @@ def _readable(platform_id: int) -> QuerySet[PlatformStreamEvent]:
 
 @dataclass(frozen=True)
 class Filter:
-    """What a stream sends: every event, or those of ``types`` and of ``match_id``."""
+    """What a stream sends: every event, or those of ``types`` and of ``match_ids``."""
 
     types: frozenset[str] | None = None
-    match_id: uuid.UUID | None = None
+    match_ids: frozenset[uuid.UUID] | None = None
 
 
 def read_after(platform_id: int, after: Cursor, wanted: Filter, limit: int = PAGE
@@ -123,7 +123,7 @@ def read_after(platform_id: int, after: Cursor, wanted: Filter, limit: int = PAG
         last = Cursor(txid, row_id)
         if wanted.types is not None and event_type not in wanted.types:
             continue
-        if wanted.match_id is not None and match_id != wanted.match_id:
+        if wanted.match_ids is not None and match_id not in wanted.match_ids:
             continue
         found.append((last, event_type, payload))
     return found, last

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from drf_spectacular.utils import OpenApiExample, extend_schema
-from rest_framework import generics, status
+from rest_framework import generics, serializers, status
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,6 +18,7 @@ from games import services as games_services
 from games.api import examples
 from games.api.base import (
     MatchPagination,
+    TimeCursorPagination,
     errors,
     valid_input,
     valid_query,
@@ -30,9 +31,11 @@ from platforms.api import serializers as ps
 from platforms.api.base import READ_PLAYERS, PlatformEndpoint, platform_match
 from platforms.authentication import scoped
 from platforms.errors import (
+    BatchNotFound,
     PlatformMatchNotFound,
 )
 from platforms.models import (
+    MatchBatch,
     PlatformPlayer,
     Scope,
 )
@@ -103,20 +106,180 @@ class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
     )
     def post(self, request: Request) -> Response:
         data = valid_input(ps.PlatformMatchInputSerializer, request.data)
-        game, rules, deal = match_table(data, request.data)
-        match = services.create_match(
-            platform=self.platform, game=game, rules=rules, deal=deal,
-            deal_count=data["deals"], seats=data["seats"], visibility=data["visibility"],
-            clock_seconds=data.get("clock", games_services.DefaultClock.FOR_THE_SEATS),
-            ready_within=(
-                data.get("ready_within", ps.READY_WITHIN_DEFAULT)
-                if data["start"] == "when_ready" else None
-            ),
-            rated=data["rated"], hints=data["hints"],
-        )
+        match = services.create_match(platform=self.platform,
+                                      **_match_arguments(data, request.data))
         match = Match.objects.prefetch_related("seats").get(pk=match.pk)
         return Response(ps.PlatformMatchSerializer(platform_match(match)).data,
                         status=status.HTTP_201_CREATED)
+
+
+def _match_arguments(data: dict[str, Any], sent: Any) -> dict[str, Any]:
+    """`services.create_match`'s arguments for one match asked for (``data`` validated from
+    ``sent``)."""
+    game, rules, deal = match_table(data, sent)
+    return {
+        "game": game, "rules": rules, "deal": deal, "deal_count": data["deals"],
+        "seats": data["seats"], "visibility": data["visibility"],
+        "clock_seconds": data.get("clock", games_services.DefaultClock.FOR_THE_SEATS),
+        "ready_within": (data.get("ready_within", ps.READY_WITHIN_DEFAULT)
+                         if data["start"] == "when_ready" else None),
+        "rated": data["rated"], "hints": data["hints"],
+    }
+
+
+def batch_body(batch: MatchBatch, *, with_matches: bool) -> dict[str, Any]:
+    body: dict[str, Any] = {"id": batch.id, "starts_at": batch.starts_at,
+                            "match_count": len(batch.match_ids), "created_at": batch.created_at}
+    if with_matches:
+        found = {str(match.pk): match for match in services.batch_matches(batch)}
+        body["matches"] = [platform_match(found[match_id]) for match_id in batch.match_ids
+                           if match_id in found]
+    return body
+
+
+BATCH = {"id": "5f0c6a1e-3b8d-4c2e-9a71-0d4e8b2f6c13", "starts_at": "2026-12-01T20:00:00Z",
+         "match_count": 200, "created_at": "2026-12-01T19:00:00Z"}
+BATCH_NOT_FOUND = OpenApiExample(
+    "No such batch", status_codes=["404"], response_only=True,
+    value={"type": problem_type("not_found"), "title": "Not Found",
+           "status": 404, "code": "not_found", "detail": "Your platform has no such batch."},
+)
+
+
+class BatchPagination(TimeCursorPagination):
+    """Newest first, by cursor."""
+
+    page_size = 50
+    max_page_size = 200
+    ordering = ("-created_at", "-pk")
+    example_path = "/api/v1/platform/batches"
+
+
+class BatchListQuerySerializer(serializers.Serializer):
+    cursor = serializers.CharField(
+        required=False, help_text="From a `next` or `previous` link; left out: the first page "
+        "(the newest). One this list did not give is 400 `invalid_cursor`.",
+    )
+    page_size = serializers.IntegerField(min_value=1, max_value=BatchPagination.max_page_size,
+                                         default=BatchPagination.page_size)
+
+
+class BatchesView(PlatformEndpoint, generics.GenericAPIView):
+    pagination_class = BatchPagination
+    serializer_class = ps.MatchBatchSerializer
+
+    def get_permissions(self) -> list[Any]:
+        scope = Scope.MATCHES_WRITE if self.request.method == "POST" else Scope.MATCHES_READ
+        return [scoped(scope)()]
+
+    @extend_schema(
+        operation_id="listPlatformMatchBatches", tags=["platform"],
+        summary="The platform's batches of matches",
+        description="Newest first, 50 a page (up to 200 with `page_size`), by cursor. Scope "
+        "`matches:read`.",
+        parameters=[BatchListQuerySerializer],
+        responses={200: ps.MatchBatchSerializer(many=True), **errors(400, 401, 403)},
+        examples=[OpenApiExample("A batch", response_only=True, status_codes=["200"],
+                                 value=BATCH)],
+    )
+    def get(self, request: Request) -> Response:
+        valid_query(BatchListQuerySerializer, request)
+        page = self.paginate_queryset(MatchBatch.objects.filter(platform=self.platform))
+        data = [batch_body(batch, with_matches=False) for batch in page or []]
+        return self.get_paginated_response(ps.MatchBatchSerializer(data, many=True).data)
+
+    @extend_schema(
+        operation_id="createPlatformMatchBatch", tags=["platform"],
+        summary="Create many matches at once",
+        description=(
+            f"1 to {ps.MAX_BATCH} matches in one call, each as `createPlatformMatch` takes it: "
+            "all of them or, when one is refused, none (the problem's `field` says which, "
+            "`matches[i]…`). Counted against the platform's limits like as many single "
+            "matches. With `starts_at` every match of the batch starts then, its turn clocks "
+            "with it, its players ready from the first (a match with an open seat starts "
+            "once it is taken, not before its time); until then it is `waiting`, with "
+            "`ready_by` the start. Follow a batch's matches on the platform's stream "
+            "(`streamPlatformEvents` with `batch_id`) or by webhooks, as any of the "
+            "platform's matches. Scope `matches:write`."
+        ),
+        request=ps.MatchBatchInputSerializer,
+        responses={201: ps.MatchBatchDetailSerializer, **errors(400, 401, 403, 409)},
+        examples=[
+            OpenApiExample(
+                "Two matches at eight", request_only=True,
+                value={"starts_at": "2026-12-01T20:00:00Z", "matches": [
+                    {"game": "auction", "deals": 4, "seats": [
+                        {"kind": "player", "external_id": "user-42"},
+                        {"kind": "bot", "bot_level": "medium"},
+                        {"kind": "player", "external_id": "user-7"},
+                        {"kind": "bot", "bot_level": "hard"}]},
+                    {"game": "spades", "deals": 4, "seats": [
+                        {"kind": "player", "external_id": "user-9"},
+                        {"kind": "bot", "bot_level": "easy"},
+                        {"kind": "bot", "bot_level": "easy"},
+                        {"kind": "bot", "bot_level": "easy"}]}]},
+            ),
+            OpenApiExample("The batch", response_only=True, status_codes=["201"],
+                           value={**BATCH, "match_count": 1, "matches": [
+                               {**PLATFORM_MATCH, "players": ["user-42", None, "user-7",
+                                                               None]}]}),
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        data = valid_input(ps.MatchBatchInputSerializer, request.data)
+        sent = request.data["matches"]
+        batch = services.create_batch(
+            platform=self.platform, starts_at=data.get("starts_at"),
+            matches=[_match_arguments(one, sent[index])
+                     for index, one in enumerate(data["matches"])],
+        )
+        return Response(ps.MatchBatchDetailSerializer(batch_body(batch, with_matches=True)).data,
+                        status=status.HTTP_201_CREATED)
+
+
+class BatchEndpoint(PlatformEndpoint):
+    def batch(self, batch_id: uuid.UUID) -> MatchBatch:
+        batch = MatchBatch.objects.filter(pk=batch_id, platform=self.platform).first()
+        if batch is None:
+            raise BatchNotFound()
+        return batch
+
+
+class BatchView(BatchEndpoint):
+    permission_classes: Sequence[type[BasePermission]] = [scoped(Scope.MATCHES_READ)]
+
+    @extend_schema(
+        operation_id="getPlatformMatchBatch", tags=["platform"], summary="A batch of matches",
+        description="The batch and each of its matches as `getPlatformMatch` answers it. "
+        "Scope `matches:read`.",
+        responses={200: ps.MatchBatchDetailSerializer, **errors(401, 403, 404)},
+        examples=[BATCH_NOT_FOUND],
+    )
+    def get(self, request: Request, batch_id: uuid.UUID) -> Response:
+        body = batch_body(self.batch(batch_id), with_matches=True)
+        return Response(ps.MatchBatchDetailSerializer(body).data)
+
+
+class CancelBatchView(BatchEndpoint):
+    permission_classes: Sequence[type[BasePermission]] = [scoped(Scope.MATCHES_WRITE)]
+
+    @extend_schema(
+        operation_id="cancelPlatformMatchBatch", tags=["platform"],
+        summary="Cancel a batch of matches",
+        description="Every match of the batch not over yet is called off as "
+        "`cancelPlatformMatch` does: one waiting (a scheduled one before its time) is "
+        "cancelled, one in play abandoned; those over stay as they are. Answers how many of "
+        "each. Scope `matches:write`.",
+        request=None,
+        responses={200: ps.BatchCancelledSerializer, **errors(401, 403, 404)},
+        examples=[OpenApiExample("Called off before its time", response_only=True,
+                                 status_codes=["200"], value={"cancelled": 200,
+                                                              "abandoned": 0}),
+                  BATCH_NOT_FOUND],
+    )
+    def post(self, request: Request, batch_id: uuid.UUID) -> Response:
+        counts = services.cancel_batch(platform=self.platform, batch=self.batch(batch_id))
+        return Response(ps.BatchCancelledSerializer(counts).data)
 
 
 class PlatformLeaderboardView(PlatformEndpoint):

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import urllib.parse
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
@@ -221,6 +223,60 @@ class PlatformMatchSerializer(MatchSerializer):
         help_text="A private match with open seats: the code its players join with (`POST "
         "/invitations/{code}/join`); null otherwise, and once the match started.",
     )
+
+
+# A batch's size, and how far ahead its matches may be scheduled.
+MAX_BATCH = 500
+MAX_SCHEDULE_DAYS = 7
+
+
+class MatchBatchInputSerializer(StrictInputSerializer):
+    # many=True hands min_length/max_length to the ListSerializer; the stubs do not list them.
+    matches = PlatformMatchInputSerializer(  # type: ignore[call-arg]
+        many=True, min_length=1, max_length=MAX_BATCH,
+        help_text=f"1 to {MAX_BATCH} matches, each as `createPlatformMatch` takes it.",
+    )
+    starts_at = serializers.DateTimeField(
+        required=False,
+        help_text="When every match of the batch starts, its turn clocks with it (its seats "
+        "ready from the first: no `start`), once no seat of it is open; at most "
+        f"{MAX_SCHEDULE_DAYS} days ahead. Left out: each starts as `start` says.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        starts_at = attrs.get("starts_at")
+        if starts_at is None:
+            return attrs
+        now = timezone.now()
+        if not now <= starts_at <= now + timedelta(days=MAX_SCHEDULE_DAYS):
+            raise serializers.ValidationError({"starts_at": [gettext(
+                "A scheduled start is a time to come, at most %(days)d days ahead."
+            ) % {"days": MAX_SCHEDULE_DAYS}]})
+        if any(match["start"] != "now" for match in attrs["matches"]):
+            raise serializers.ValidationError({"starts_at": [gettext(
+                "Scheduled matches start at their time: leave `start` out of them."
+            )]})
+        return attrs
+
+
+class MatchBatchSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    starts_at = serializers.DateTimeField(allow_null=True,
+                                          help_text="When its matches start; null: unscheduled.")
+    match_count = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+
+
+class MatchBatchDetailSerializer(MatchBatchSerializer):
+    matches = PlatformMatchSerializer(
+        many=True, help_text="In the order they were asked for (a match purged since, "
+        "with its history, is left out).",
+    )
+
+
+class BatchCancelledSerializer(serializers.Serializer):
+    cancelled = serializers.IntegerField(help_text="Matches still waiting, now cancelled.")
+    abandoned = serializers.IntegerField(help_text="Matches in play, now abandoned.")
 
 
 # What a subscription may name: the event types, or `*` for all of them.

@@ -3,7 +3,9 @@ matches and players on one connection (platforms/stream.py)."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncGenerator, Generator, Sequence
+from typing import Any
 
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
@@ -27,8 +29,8 @@ from games.api.streams import (
 from platforms import stream
 from platforms.api.base import PlatformEndpoint
 from platforms.authentication import scoped
-from platforms.errors import InvalidStreamCursor
-from platforms.models import EventType, Scope
+from platforms.errors import BatchNotFound, InvalidStreamCursor
+from platforms.models import EventType, MatchBatch, Scope
 
 EXAMPLE = (
     "retry: 1000\n\n"
@@ -52,6 +54,10 @@ class StreamQuerySerializer(serializers.Serializer):
         help_text="Only these types (repeat the parameter); left out: every type.",
     )
     match_id = serializers.UUIDField(required=False, help_text="Only this match's events.")
+    batch_id = serializers.UUIDField(
+        required=False, help_text="Only the events of this batch's matches "
+        "(`createPlatformMatchBatch`); one not of the platform is 404 `not_found`.",
+    )
 
 
 class PlatformStreamView(PlatformEndpoint):
@@ -97,7 +103,7 @@ class PlatformStreamView(PlatformEndpoint):
                 OpenApiTypes.STR, description="The stream of events.",
                 examples=[OpenApiExample("A turn", EXAMPLE)],
             ),
-            **errors(400, 401, 403),
+            **errors(400, 401, 403, 404),
             429: OpenApiResponse(PROBLEM, description=(
                 "Too many streams: the platform's (`too_many_streams`), the server process's "
                 "(`server_busy`), or the request rate (`throttled`). Retry after "
@@ -116,10 +122,8 @@ class PlatformStreamView(PlatformEndpoint):
         credential = credential_of(request.auth)
         assert credential is not None  # a platform's key
         follower = stream.Follower(
-            platform_id, after,
-            stream.Filter(frozenset(types) if types else None, query.get("match_id")),
-            credential,
-        )
+            platform_id, after, stream.Filter(frozenset(types) if types else None,
+                                              self._matches(query)), credential)
         # Served on an event loop (batak_api/asgi.py) the stream holds no thread.
         events: AsyncGenerator[bytes, None] | Generator[bytes, None, None] = (
             stream.async_events(follower, settings.STREAM_MAX_SECONDS)
@@ -127,3 +131,17 @@ class PlatformStreamView(PlatformEndpoint):
             else stream.sync_events(follower, MAX_WSGI_SECONDS))
         return EventStreamResponse(self.platform.user_id, events,
                                    per_account=quotas_of(request).streams)
+
+    def _matches(self, query: dict[str, Any]) -> frozenset[uuid.UUID] | None:
+        """The matches whose events the stream sends (None: all of them)."""
+        wanted: frozenset[uuid.UUID] | None = None
+        if "match_id" in query:
+            wanted = frozenset([query["match_id"]])
+        if "batch_id" in query:
+            batch = MatchBatch.objects.filter(pk=query["batch_id"],
+                                              platform=self.platform).first()
+            if batch is None:
+                raise BatchNotFound()
+            of_batch = frozenset(uuid.UUID(match_id) for match_id in batch.match_ids)
+            wanted = of_batch if wanted is None else wanted & of_batch
+        return wanted

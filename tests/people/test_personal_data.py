@@ -61,7 +61,8 @@ FIELDS: dict[str, dict[str, str]] = {
         "open_seats": N, "table_key": N, "clock": N, "turn_deadline": N,
         "computer_turn_since": N, "fill_bots_at": N,
         "fill_bots_level": N, "leave_forfeits": N, "rated": N, "imported_hands": N,
-        "bot_seed": N, "ready_by": N, "circle": N, "hints": N, "cards_sealed_until": N,
+        "bot_seed": N, "ready_by": N, "starts_at": N, "circle": N, "hints": N,
+        "cards_sealed_until": N,
     },
     "games.Seat": {
         "id": N, "match": N, "index": N, "user": N, "bot_level": N, "display_name": P,
@@ -118,6 +119,8 @@ FIELDS: dict[str, dict[str, str]] = {
                                "match_id": N, "sequence": N, "created_at": N,
                                "traceparent": N},
     "platforms.WebhookMatchSequence": {"match_id": N, "last": N},
+    "platforms.MatchBatch": {"id": N, "platform": N, "starts_at": N, "match_ids": N,
+                             "created_at": N},
     "platforms.PlatformStreamEvent": {"id": N, "platform": N, "txid": N, "event_id": N,
                                       "type": N, "match_id": N, "payload": P, "created_at": N},
     "platforms.WebhookDelivery": {

@@ -147,3 +147,20 @@ def test_the_stream_server_sends_each_event_as_it_is_committed(asgi_server) -> N
             assert got.json()["data"]["match_id"] == str(uuid.UUID(int=number))
     finally:
         follower.close()
+
+
+def test_a_batch_is_followed_on_the_stream(platform) -> None:
+    for name in ("p0", "p1", "p2"):
+        platform.player(name)
+
+    def table(name: str) -> dict[str, object]:
+        return {"game": "auction", "deals": 1, "seats": [
+            {"kind": "player", "external_id": name}, *[{"kind": "bot", "bot_level": "easy"}] * 3]}
+
+    batch = platform.post("/batches", {"matches": [table("p0"), table("p1")]}).json()
+    alone = platform.post("/matches", table("p2")).json()
+    got = read(platform, f"?after=0.0&batch_id={batch['id']}&event_type=match.started")
+    assert sorted(message.json()["data"]["match_id"] for message in got) == sorted(
+        match["id"] for match in batch["matches"])
+    assert alone["id"] not in {message.json()["data"]["match_id"] for message in got}
+    problem(platform.client.get(f"{STREAM}?batch_id={uuid.uuid4()}"), 404, "not_found")
