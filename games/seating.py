@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import uuid
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -241,6 +242,23 @@ def start_after_wait(*, match_id: uuid.UUID) -> bool:
     except MatchNotFound:
         return False
     return True
+
+
+def start_together(match_ids: Sequence[uuid.UUID]) -> int:
+    """`start_after_wait` for each of ``match_ids`` (a batch scheduled for one time), in one
+    transaction: each is started (dealt, its clock running) before what follows any start
+    runs (its events, its announcements, its computer players' turns), which comes once all
+    of them are. A match that fails to start is left waiting (the clock sweep tries again);
+    the others start. Returns how many started."""
+    started = 0
+    with transaction.atomic():
+        for match_id in match_ids:
+            try:
+                with transaction.atomic():
+                    started += start_after_wait(match_id=match_id)
+            except Exception:  # one match's failure must not hold back the others' start
+                logger.exception("starting a match failed", extra={"match_id": str(match_id)})
+    return started
 
 
 # --- leaving and coming back -------------------------------------------------------------------

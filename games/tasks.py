@@ -30,4 +30,4 @@ work.every("FOLLOW_UP_SWEEP_INTERVAL_SECONDS", resume_follow_ups, "resume-follow
 def start_scheduled(match_ids: list[str]) -> int:
     """Start scheduled matches at their time (sent for it when they are made: the periodic
     clock sweep starts any it missed); returns how many started."""
-    return sum(seating.start_after_wait(match_id=uuid.UUID(match_id)) for match_id in match_ids)
+    return seating.start_together([uuid.UUID(match_id) for match_id in match_ids])
