@@ -98,3 +98,22 @@ def test_the_guides_example_subscription_names_every_event_type() -> None:
     example = re.search(r'"event_types": \[(.*?)\]', guide, re.S)
     assert example is not None
     assert sorted(re.findall(r'"([a-z_.]+)"', example.group(1))) == sorted(EventType.values)
+
+
+def test_the_link_checker_finds_a_missing_file_and_a_missing_heading(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("check_links", ROOT / "scripts/check_links.py")
+    assert spec is not None and spec.loader is not None
+    check_links = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check_links)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs/guide.md").write_text("# The guide\n\n## Playing over HTTP\n")
+    (tmp_path / "README.md").write_text(
+        "[ok](docs/guide.md#playing-over-http) [gone](docs/gone.md) "
+        "[no heading](docs/guide.md#generated-clients) [web](https://example.org/x#y) "
+        "`[in code](nowhere.md)`\n\n[ref]: docs/guide.md#the-guide\n")
+    assert check_links.broken_links(tmp_path / "README.md", tmp_path) == [
+        "README.md: docs/gone.md (no such file)",
+        "README.md: docs/guide.md#generated-clients (no such heading)",
+    ]
+    assert [line for path in check_links.markdown_files()
+            for line in check_links.broken_links(path)] == []
