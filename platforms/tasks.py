@@ -25,10 +25,11 @@ def deliver_webhooks(self: Task) -> bool | None:
 # job runs on the periodic jobs' lane in-process, whatever its kind.
 @work.task(webhooks.DELIVERIES)
 def sweep_webhooks() -> int:
-    """Send the deliveries that are due but were never attempted again (a periodic job)."""
+    """Send the deliveries that are due but were never attempted again, and probe the
+    receivers that fail (a periodic job)."""
     due = webhooks.due_deliveries()
     webhooks.send(due)
-    return len(due)
+    return len(due) + webhooks.probe_failing_receivers()
 
 
 @work.task(webhooks.DELIVERIES)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, When, Window
 from django.db.models.functions import RowNumber
@@ -58,13 +59,15 @@ from platforms.models import (
     WebhookSubscription,
 )
 from runtime import fair_queue, traces, work
+from runtime.windows import accounts_scope
 
 logger = logging.getLogger(__name__)
 ATTEMPTS = closed(Counter(
     "batak_webhook_attempts_total", "Webhook delivery attempts, by outcome: `delivered` (a 2xx), "
-    "`retrying` (failed, another attempt is due), `failed` (failed, the last attempt).",
+    "`retrying` (failed, another attempt is due), `failed` (failed, the last attempt), "
+    "`probe_refused` (a failing receiver's probe, still failing: nothing changed).",
     ["outcome"],
-), outcome=("delivered", "retrying", "failed"))
+), outcome=("delivered", "retrying", "failed", "probe_refused"))
 ATTEMPT_DURATION = Histogram(
     "batak_webhook_attempt_duration_seconds", "How long a receiver took to answer an attempt "
     "(or the attempt to fail).", buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
@@ -345,11 +348,13 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
 
 
 @work.task(DELIVERIES)
-def attempt(delivery_id: int) -> bool | None:
+def attempt(delivery_id: int, probe: bool = False) -> bool | None:
     """One attempt of a delivery of ``delivery_id``'s platform (see `_claim`); True when the
-    receiver took it, False when it did not, None when none was made. Traced as
-    `webhooks.attempt` in the trace of the change that made its event."""
-    delivery = _claim(delivery_id)
+    receiver took it, False when it did not, None when none was made. A ``probe`` is an
+    attempt of that delivery to a receiver that is failing (`probe_failing_receivers`), which
+    counts only if it is taken. Traced as `webhooks.attempt` in the trace of the change that
+    made its event."""
+    delivery = _claim_probe(delivery_id) if probe else _claim(delivery_id)
     if delivery is None:
         return None
     event = delivery.event
@@ -357,12 +362,68 @@ def attempt(delivery_id: int) -> bool | None:
         traces.MATCH_ID: str(event.match_id or ""), "batak.webhook.event_type": event.type,
         "batak.webhook.delivery_id": delivery.pk, "batak.webhook.attempt": delivery.attempts,
     }) as span:
-        delivered = _attempt(delivery)
+        delivered = _attempt(delivery, probe)
         span.set_attribute("batak.webhook.delivered", delivered)
         return delivered
 
 
-def _attempt(delivery: WebhookDelivery) -> bool:
+def _claim_probe(delivery_id: int) -> WebhookDelivery | None:
+    """Take ``delivery_id`` for a probe, if it is still pending, first of its match and not
+    under way, and its platform has a free place: its lease is set, its attempts and
+    schedule left as they are."""
+    now = timezone.now()
+    head = WebhookDelivery.objects.filter(
+        _not_in_flight(now), pk=delivery_id, status=DeliveryStatus.PENDING,
+    ).exclude(_waiting_for_an_earlier())
+    platform_id = head.values_list("subscription__platform_id", flat=True).first()
+    if platform_id is None:
+        return None
+    with transaction.atomic():
+        list(Platform.objects.select_for_update().filter(pk=platform_id).values_list("pk"))
+        if WebhookDelivery.objects.filter(
+            subscription__platform_id=platform_id, in_flight_until__gt=now
+        ).count() >= settings.WEBHOOK_PLATFORM_CONCURRENCY:
+            return None
+        delivery = head.select_related("subscription", "event").first()
+        if delivery is None:
+            return None
+        delivery.in_flight_until = now + timedelta(
+            seconds=settings.WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS)
+        delivery.save(update_fields=["in_flight_until"])
+    return delivery
+
+
+def probe_failing_receivers() -> int:
+    """While a subscription's receiver fails (for WEBHOOK_PROBE_SECONDS at least), one of its
+    deliveries (the first of its match whose retry is due soonest) is tried every
+    WEBHOOK_PROBE_SECONDS whatever its backoff, as a
+    probe that counts only if it is taken: a receiver back after an outage is found within
+    seconds, and then everything waiting for it is due at once (`_note_receiver`), rather
+    than at the next retry's time (up to hours later). A refused probe changes nothing.
+    Returns how many probes were sent (a periodic job's part: `sweep_webhooks`)."""
+    now = timezone.now()
+    sent = 0
+    every = settings.WEBHOOK_PROBE_SECONDS
+    # Failing for a probe's interval at least: a retry comes soon after the first failure.
+    failing = WebhookSubscription.objects.filter(
+        failing_since__lte=now - timedelta(seconds=every), active=True,
+        deleted_at__isnull=True,
+    ).values_list("pk", "platform_id")
+    for subscription_id, platform_id in failing[:CHUNK]:
+        if not cache.add(f"webhook-probe:{accounts_scope()}:{subscription_id}", 1, every):
+            continue
+        head = WebhookDelivery.objects.filter(
+            _not_in_flight(now), subscription_id=subscription_id,
+            status=DeliveryStatus.PENDING, next_attempt_at__gt=now,
+        ).exclude(_waiting_for_an_earlier()).order_by("next_attempt_at").values_list(
+            "pk", flat=True).first()
+        if head is not None:
+            work.later(attempt, head, True, account=platform_id)
+            sent += 1
+    return sent
+
+
+def _attempt(delivery: WebhookDelivery, probe: bool = False) -> bool:
     body = json.dumps(delivery.event.payload, separators=(",", ":"), ensure_ascii=False)
     sent_at = timezone.now()
     signature = Webhook(delivery.subscription.secret).sign(delivery.event.id, sent_at, body)
@@ -377,8 +438,17 @@ def _attempt(delivery: WebhookDelivery) -> bool:
     code, error = transport.post(delivery.subscription.url, headers, body.encode())
     latency = round((time.perf_counter() - started) * 1000)
     delivered = code is not None and 200 <= code < 300
+    if probe and not delivered:
+        WebhookDelivery.objects.filter(pk=delivery.pk, status=DeliveryStatus.PENDING).update(
+            in_flight_until=None, last_status_code=code, last_latency_ms=latency,
+            last_error=error or f"HTTP {code}")
+        ATTEMPTS.labels(outcome="probe_refused").inc()
+        _hand_on(delivery.subscription.platform_id)
+        return False
     delays = retry_delays()
     if delivered:
+        if probe:  # a probe taken counts: it was the attempt that delivered it
+            delivery.attempts += 1
         delivery.status = DeliveryStatus.SUCCEEDED
         delivery.delivered_at = timezone.now()
     elif delivery.attempts > len(delays):
@@ -395,7 +465,8 @@ def _attempt(delivery: WebhookDelivery) -> bool:
     recorded = WebhookDelivery.objects.filter(
         pk=delivery.pk, status=DeliveryStatus.PENDING
     ).update(
-        status=delivery.status, last_status_code=code, last_latency_ms=latency,
+        status=delivery.status, attempts=delivery.attempts, last_status_code=code,
+        last_latency_ms=latency,
         last_error="" if delivered else error or f"HTTP {code}", delivered_at=delivery.delivered_at,
         next_attempt_at=delivery.next_attempt_at, in_flight_until=None,
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import time
+from datetime import timedelta
 
 import pytest
 from django.utils import timezone
@@ -34,6 +35,8 @@ def quick_retries(settings):
     settings.WEBHOOK_RETRY_SECONDS = "0.2,0.2"
     settings.WEBHOOK_SWEEP_INTERVAL_SECONDS = 0.1
     settings.WEBHOOK_TIMEOUT_SECONDS = 2
+    # No probe of a failing receiver (each test that wants them says so).
+    settings.WEBHOOK_PROBE_SECONDS = 3600
     # Deliveries on the webhooks' lane, retries by the periodic sweep, both in-process.
     settings.IN_PROCESS_JOBS = True
 
@@ -121,6 +124,51 @@ def test_a_receiver_that_answers_again_gets_what_waits_for_it_at_once(
              == DeliveryStatus.SUCCEEDED, seconds=10)
     assert WebhookDelivery.objects.get(pk=second.pk).attempts == 2
     assert WebhookSubscription.objects.get().failing_since is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failing_receiver_is_probed_and_a_probe_it_refuses_changes_nothing(
+    receiver, quick_retries, settings, monkeypatch
+) -> None:
+    """While a receiver fails, the sweep tries one of its waiting deliveries every
+    WEBHOOK_PROBE_SECONDS whatever its backoff; a refused probe uses up no attempt and moves
+    no retry, and the first one taken makes everything waiting due at once."""
+    settings.WEBHOOK_RETRY_SECONDS = "600,600"
+    settings.IN_PROCESS_JOBS = False  # the test sends the probes by hand
+    platform = new_platform("Probed")
+    subscribe(platform, receiver, ["turn.started"])
+    receiver.decide = lambda body: 503
+    platform.player("ext-1")
+    platform.player("ext-2")
+    for _ in range(2):
+        platform.post("/matches", {"game": "auction", "deals": 1, "seats": TWO_PLAYERS})
+    first, second = WebhookDelivery.objects.order_by("pk")
+    for delivery in (first, second):
+        assert webhooks.attempt(delivery.pk) is False
+    assert WebhookSubscription.objects.get().failing_since is not None
+    settings.WEBHOOK_PROBE_SECONDS = 60
+    WebhookSubscription.objects.update(failing_since=timezone.now() - timedelta(minutes=2))
+    waiting = {row.pk: (row.attempts, row.next_attempt_at) for row in
+               WebhookDelivery.objects.all()}
+
+    sent: list[tuple[object, ...]] = []
+    monkeypatch.setattr(webhooks.work, "later",
+                        lambda task, *args, **kwargs: sent.append(args))
+    assert webhooks.probe_failing_receivers() == 1
+    assert webhooks.probe_failing_receivers() == 0  # not again within the interval
+    monkeypatch.undo()
+    [(probed, probe)] = sent
+    assert probe is True and probed in waiting
+    assert webhooks.attempt(probed, True) is False
+    assert {row.pk: (row.attempts, row.next_attempt_at) for row in
+            WebhookDelivery.objects.all()} == waiting
+    assert WebhookDelivery.objects.get(pk=probed).last_status_code == 503
+
+    receiver.decide = None  # back
+    assert webhooks.attempt(probed, True) is True
+    assert WebhookSubscription.objects.get().failing_since is None
+    other = WebhookDelivery.objects.exclude(pk=probed).get()
+    assert other.status == DeliveryStatus.PENDING and other.next_attempt_at <= timezone.now()
 
 
 @pytest.mark.django_db(transaction=True)
