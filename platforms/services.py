@@ -359,8 +359,10 @@ def create_match(
         )
 
 
-# Scheduled matches a start task takes: the tasks of a batch start them side by side.
-STARTS_PER_TASK = 20
+# Scheduled matches a start task takes. A task starts all of its matches before what follows
+# any start runs (`seating.start_together`), so a few large tasks, side by side on the
+# workers' processes, start a batch sooner than many small ones one after another.
+STARTS_PER_TASK = 100
 
 
 def create_batch(*, platform: Platform, matches: Sequence[dict[str, Any]],
