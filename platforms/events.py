@@ -222,7 +222,8 @@ def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
             sequence=sequence, traceparent=traces.traceparent(), payload=payload,
         )
         deliveries = WebhookDelivery.objects.bulk_create(
-            WebhookDelivery(subscription=sub, event=event, next_attempt_at=now) for sub in wanted
+            WebhookDelivery(subscription=sub, event=event, next_attempt_at=now,
+                            match_id=match_id, sequence=sequence) for sub in wanted
         )
         created.extend(delivery.pk for delivery in deliveries)
     for match_id, sequence in last.items():

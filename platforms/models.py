@@ -299,6 +299,13 @@ class WebhookDelivery(models.Model):
         WebhookSubscription, on_delete=models.CASCADE, related_name="deliveries"
     )
     event = models.ForeignKey(WebhookEvent, on_delete=models.CASCADE, related_name="deliveries")
+    # The event's match and sequence, copied: whether an earlier one of its match holds it
+    # back is then one probe of an index (`webhooks._waiting_for_an_earlier`), where through
+    # the event it was one per earlier event of the match, and a backlog cost its square.
+    # Null on a player's event (of no match) and on one sent again (`resent`: outside the
+    # order).
+    match_id = models.UUIDField(null=True, blank=True, editable=False)
+    sequence = models.PositiveIntegerField(null=True, blank=True, editable=False)
     status = models.CharField(max_length=10, choices=DeliveryStatus.choices,
                               default=DeliveryStatus.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)
@@ -326,8 +333,9 @@ class WebhookDelivery(models.Model):
         indexes = (
             models.Index(fields=["status", "next_attempt_at"], name="webhook_delivery_due"),
             # The deliveries that hold back later ones of their match (`_waiting_for_an_earlier`
-            # probes it once per earlier event): only those pending and live.
-            models.Index(fields=["subscription", "event"], name="webhook_delivery_holding",
+            # probes it once): only those pending and live.
+            models.Index(fields=["subscription", "match_id", "sequence"],
+                         name="webhook_delivery_holding_match",
                          condition=models.Q(status="pending", resent=False)),
             # Few rows are in flight at any time: the index holds only those.
             models.Index(fields=["in_flight_until"], name="webhook_delivery_in_flight",

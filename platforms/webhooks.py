@@ -272,8 +272,7 @@ def _waiting_for_an_earlier() -> Q:
     # (for each of a replay's hundreds of one match, it would look through all the others).
     return Q(resent=False) & Q(Exists(WebhookDelivery.objects.filter(
         subscription_id=OuterRef("subscription_id"), status=DeliveryStatus.PENDING,
-        resent=False, event__match_id=OuterRef("event__match_id"),
-        event__sequence__lt=OuterRef("event__sequence"),
+        resent=False, match_id=OuterRef("match_id"), sequence__lt=OuterRef("sequence"),
     )))
 
 

@@ -124,7 +124,8 @@ FIELDS: dict[str, dict[str, str]] = {
     "platforms.PlatformStreamEvent": {"id": N, "platform": N, "txid": N, "event_id": N,
                                       "type": N, "match_id": N, "payload": P, "created_at": N},
     "platforms.WebhookDelivery": {
-        "id": N, "subscription": N, "event": N, "status": N, "attempts": N,
+        "id": N, "subscription": N, "event": N, "match_id": N, "sequence": N, "status": N,
+        "attempts": N,
         "next_attempt_at": N, "in_flight_until": N, "resent": N, "last_status_code": N,
         "last_latency_ms": N, "last_error": N, "delivered_at": N, "created_at": N,
     },
