@@ -16,7 +16,7 @@ import os
 import time
 from datetime import timedelta
 
-from loadtest.scratch import scaled_out
+from loadtest.scratch import scaled_out, use_django
 from tests.integration.harness import client
 
 BID_SECONDS = 30
@@ -30,12 +30,7 @@ def main() -> None:
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/postgres")
     args = parser.parse_args()
     with scaled_out(args.database_url, "batches", LOG_LEVEL="WARNING") as stack:
-        for name in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "DJANGO_DEBUG",
-                     "DJANGO_SECRET_KEY", "CELERY_QUEUE"):
-            os.environ[name] = stack.env[name]
-        import django
-
-        django.setup()
+        use_django(stack.env)
         from django.utils import timezone
 
         from games.models import Deal, Match

@@ -27,7 +27,7 @@ import uuid
 from collections import defaultdict
 from datetime import datetime
 
-from loadtest.scratch import scaled_out
+from loadtest.scratch import scaled_out, use_django
 from loadtest.streams import _cpu_seconds, _delay_figures, _machine_busy
 from tests import sse
 
@@ -68,12 +68,7 @@ def main() -> None:
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/postgres")
     args = parser.parse_args()
     with scaled_out(args.database_url, "platform_stream", LOG_LEVEL="WARNING") as stack:
-        for name in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "DJANGO_DEBUG",
-                     "DJANGO_SECRET_KEY", "CELERY_QUEUE"):
-            os.environ[name] = stack.env[name]
-        import django
-
-        django.setup()
+        use_django(stack.env)
         from platforms import services
         from platforms.models import Scope
 

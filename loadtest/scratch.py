@@ -47,3 +47,14 @@ def scaled_out(admin_url: str, name: str, **env: str) -> Iterator[Stack]:
         with psycopg.connect(admin_url, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{scratch}" WITH (FORCE)')
         shutil.rmtree(logs, ignore_errors=True)
+
+
+def use_django(env: dict[str, str], *more: str) -> None:
+    """Set Django up in the benchmark's own process on ``env``'s database, Redis and queues
+    (a Stack's), with the settings named in ``more`` too."""
+    for name in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "DJANGO_DEBUG",
+                 "DJANGO_SECRET_KEY", "CELERY_QUEUE", *more):
+        os.environ[name] = env[name]
+    import django
+
+    django.setup()

@@ -18,7 +18,7 @@ import threading
 import time
 import uuid
 
-from loadtest.scratch import scaled_out
+from loadtest.scratch import scaled_out, use_django
 from tests.platforms.receiver import Receiver
 
 
@@ -58,13 +58,7 @@ def main() -> None:
     args = parser.parse_args()
     with scaled_out(args.database_url, "webhook_outage", LOG_LEVEL="WARNING",
                     WEBHOOK_ALLOW_PRIVATE_ADDRESSES="true") as stack:
-        for name in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "DJANGO_DEBUG",
-                     "DJANGO_SECRET_KEY", "CELERY_QUEUE", "WEBHOOK_QUEUE",
-                     "WEBHOOK_ALLOW_PRIVATE_ADDRESSES"):
-            os.environ[name] = stack.env[name]
-        import django
-
-        django.setup()
+        use_django(stack.env, "WEBHOOK_QUEUE", "WEBHOOK_ALLOW_PRIVATE_ADDRESSES")
         from platforms import services, webhooks
 
         stack.start_webhook_worker()

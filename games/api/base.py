@@ -305,7 +305,8 @@ def valid_query(
     # and `?status=` must be refused, not ignored. A list is the parameter repeated.
     query = request.query_params
     data: dict[str, Any] = query.dict()
-    for name, field in serializer_class().fields.items():
+    # The class's declared fields: no serializer made on every request just to look.
+    for name, field in serializer_class._declared_fields.items():
         if isinstance(field, serializers.ListField) and name in query:
             data[name] = query.getlist(name)
     return valid_input(serializer_class, data)

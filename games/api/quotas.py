@@ -16,12 +16,11 @@ quota, the window, what is left of it and the seconds until it is whole again.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
+from django.utils.deprecation import MiddlewareMixin
 from rest_framework.request import Request
 
 from games.api.windows import WindowThrottle, does_work
@@ -74,35 +73,15 @@ class AccountRateThrottle(WindowThrottle):
         return self._wait is None
 
 
-def add_fields(request: HttpRequest, response: HttpResponseBase) -> None:
-    noted = getattr(request, _NOTED, None)
-    if noted is None:
-        return
-    quota, seconds, left, resets_in = noted
-    response["RateLimit-Policy"] = f'"{POLICY}";q={quota};w={seconds}'
-    response["RateLimit"] = f'"{POLICY}";r={left};t={resets_in}'
+class RateLimitFieldsMiddleware(MiddlewareMixin):
+    """Adds the RateLimit fields to the answer of every request the account rate counted
+    (sync or async: Django's mixin)."""
 
-
-class RateLimitFieldsMiddleware:
-    """Adds the RateLimit fields to the answer of every request the account rate counted."""
-
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
-
-    def __call__(self, request: HttpRequest) -> HttpResponseBase | Awaitable[HttpResponseBase]:
-        if self.is_async:
-            return self._call_async(request)
-        response: HttpResponseBase = self.get_response(request)
-        add_fields(request, response)
-        return response
-
-    async def _call_async(self, request: HttpRequest) -> HttpResponseBase:
-        response: HttpResponseBase = await self.get_response(request)
-        add_fields(request, response)
+    def process_response(self, request: HttpRequest, response: HttpResponseBase
+                         ) -> HttpResponseBase:
+        noted = getattr(request, _NOTED, None)
+        if noted is not None:
+            quota, seconds, left, resets_in = noted
+            response["RateLimit-Policy"] = f'"{POLICY}";q={quota};w={seconds}'
+            response["RateLimit"] = f'"{POLICY}";r={left};t={resets_in}'
         return response

@@ -49,13 +49,18 @@ class PlatformMatchPagination(MatchPagination):
     example_path = "/api/v1/platform/matches"
 
 
-class PlatformMatchesView(PlatformEndpoint, generics.GenericAPIView):
-    pagination_class = PlatformMatchPagination
-    serializer_class = ps.PlatformMatchSerializer
+class ReadsAndCreates(PlatformEndpoint, generics.GenericAPIView):
+    """A list that a POST adds to: `matches:write` to create, `matches:read` to list."""
 
     def get_permissions(self) -> list[Any]:
         scope = Scope.MATCHES_WRITE if self.request.method == "POST" else Scope.MATCHES_READ
         return [scoped(scope)()]
+
+
+class PlatformMatchesView(ReadsAndCreates):
+    pagination_class = PlatformMatchPagination
+    serializer_class = ps.PlatformMatchSerializer
+
 
     @extend_schema(
         operation_id="listPlatformMatches", tags=["platform"], summary="The platform's matches",
@@ -164,13 +169,10 @@ class BatchListQuerySerializer(serializers.Serializer):
                                          default=BatchPagination.page_size)
 
 
-class BatchesView(PlatformEndpoint, generics.GenericAPIView):
+class BatchesView(ReadsAndCreates):
     pagination_class = BatchPagination
     serializer_class = ps.MatchBatchSerializer
 
-    def get_permissions(self) -> list[Any]:
-        scope = Scope.MATCHES_WRITE if self.request.method == "POST" else Scope.MATCHES_READ
-        return [scoped(scope)()]
 
     @extend_schema(
         operation_id="listPlatformMatchBatches", tags=["platform"],
