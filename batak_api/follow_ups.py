@@ -8,7 +8,7 @@ missed; the others start what has a sweep of its own.
 from __future__ import annotations
 
 from deal_sets import services as deal_sets
-from games import match_unit, metrics
+from games import account_stream, match_unit, metrics
 from games.follow_ups import (
     Committed,
     DealAnalysed,
@@ -22,6 +22,9 @@ from ratings import services as ratings
 from ratings import statistics
 
 FOLLOW_UPS = [
+    # Within the change: a person's own stream has its events exactly when the change is.
+    Handler("account_streams", (MatchProgressed, MatchChanged, RatingsChanged),
+            account_stream.record, within=True),
     # First: the feed's long polls and the live streams wait for it.
     Handler("announce", (Committed,), match_unit.announce),
     Handler("metrics", (MatchProgressed,), metrics.count_move),

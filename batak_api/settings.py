@@ -273,6 +273,9 @@ WEBHOOK_PLATFORM_CONCURRENCY = env.int("WEBHOOK_PLATFORM_CONCURRENCY", default=2
 # Threads of the webhook workers (`python -m batak_api.webhook_worker`) and of the embedded
 # default's webhooks lane: deliveries wait on receivers, not on the CPU.
 WEBHOOK_WORKER_THREADS = env.int("WEBHOOK_WORKER_THREADS", default=16)
+# An attempt that its receiver takes goes on, in the same worker's turn, with its platform's
+# next due deliveries for up to this long: a backlog drains at the pace of the attempts.
+WEBHOOK_DRAIN_SECONDS = env.float("WEBHOOK_DRAIN_SECONDS", 0.5)
 WEBHOOK_RETRY_SECONDS = env.str(
     "WEBHOOK_RETRY_SECONDS", default="5,30,120,600,1800,3600,7200,14400,28800,28800"
 )
@@ -286,6 +289,8 @@ WEBHOOK_LOG_RETENTION_DAYS = env.float("WEBHOOK_LOG_RETENTION_DAYS", 30)
 # How long a platform's stream keeps its events (platforms/stream.py): a stream resumed with
 # Last-Event-ID within this misses nothing.
 PLATFORM_STREAM_RETENTION_HOURS = env.float("PLATFORM_STREAM_RETENTION_HOURS", 24)
+# How long a person's own stream keeps its events (games/account_stream.py).
+ACCOUNT_STREAM_RETENTION_HOURS = env.float("ACCOUNT_STREAM_RETENTION_HOURS", 24)
 WEBHOOK_PURGE_INTERVAL_SECONDS = env.float("WEBHOOK_PURGE_INTERVAL_SECONDS", 3600)
 # Finished, abandoned and cancelled matches are deleted this many days after they ended, with
 # their deals, moves and the records of them (`purge_finished_matches`, every
@@ -367,6 +372,7 @@ PROBLEM_TYPE_BASE_URL = env.str(
 STREAM_EVENT_SCHEMAS = {
     "streamEvents": "games.api.serializers.feed.STREAM_EVENTS",
     "streamPlatformEvents": "platforms.api.serializers.WEBHOOK_BODIES",
+    "streamMyEvents": "games.api.serializers.account_stream.ACCOUNT_EVENTS",
 }
 
 SPECTACULAR_SETTINGS = {
@@ -397,6 +403,7 @@ SPECTACULAR_SETTINGS = {
         "MatchStatus": "games.models.MatchStatus",
         "BotLevel": "games.models.BotLevel",
         "EventType": "platforms.models.EventType",
+        "AccountEventType": "games.models.AccountEventType",
         "DeliveryStatus": "platforms.models.DeliveryStatus",
         "SubscribedEventType": "platforms.api.serializers.SUBSCRIBED_TYPES",
         "Suit": ["S", "H", "D", "C"],

@@ -145,6 +145,17 @@ class InvalidLastEventId(ServiceError):
     default_detail = _("Last-Event-ID must be the id of an event: a version, 0 or more.")
 
 
+class InvalidStreamCursor(ServiceError):
+    """Of a stream whose cursor runs across matches (games/event_log.py)."""
+
+    status = 400
+    code = "invalid_last_event_id"
+    default_detail = _(
+        "Last-Event-ID (or after) must be the id of an event of this stream: two numbers "
+        "joined by a dot."
+    )
+
+
 class CursorAhead(ServiceError):
     status = 400
     code = "cursor_ahead"

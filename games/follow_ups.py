@@ -12,6 +12,8 @@ its order once the change's transaction commits:
   it removes the row in the transaction of its work, so its work is done exactly once, in the
   order of the match's changes; a row left behind (the handler failed, the process stopped
   after the commit) is taken up by the periodic sweep (`resume`), later each time it fails;
+- a handler **within** the change (the people's own streams) runs as the change is told, in
+  its transaction: what it writes is part of the change, there exactly when the change is;
 - the others (announcements, metrics, the post-deal analysis, the computer players' turns)
   are told in memory; what they start has a sweep or a resync of its own.
 """
@@ -168,12 +170,13 @@ def _decode(data: dict[str, Any]) -> Event:
 @dataclasses.dataclass(frozen=True)
 class Handler:
     """``run`` one event of the ``takes`` kinds; with ``kept``, only the events ``wants``
-    says it wants, through a `FollowUp` row."""
+    says it wants, through a `FollowUp` row; ``within``: in the change's transaction."""
 
     name: str
     takes: tuple[type[Event], ...]
     run: Callable[[Any], None]
     kept: bool = False
+    within: bool = False
     wants: Callable[[Any], bool] = lambda event: True
 
     def takes_event(self, event: Event) -> bool:
@@ -211,6 +214,11 @@ def tell(events: Iterable[Event]) -> None:
     told = list(events)
     if not told:
         return
+    for handler in _table:
+        if handler.within:
+            for event in told:
+                if handler.takes_event(event):
+                    handler.run(event)
     rows = FollowUp.objects.bulk_create(
         FollowUp(match_id=match_id, handler=handler.name, events=[_encode(e) for e in wanted],
                  due_at=timezone.now() + timedelta(seconds=settings.FOLLOW_UP_RETRY_SECONDS))
@@ -231,6 +239,8 @@ def _by_match(events: list[Event]) -> list[tuple[str, list[Event]]]:
 def _run(events: list[Event], rows_of: dict[tuple[str, str], int]) -> None:
     for handler in _table:
         try:
+            if handler.within:
+                continue
             if handler.kept:
                 for (name, match_id), up_to in rows_of.items():
                     if name == handler.name:

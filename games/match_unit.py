@@ -255,16 +255,19 @@ class MatchUnit:
         ))
         self._events.append(self._progressed(seat, origin, ended))
 
-    def start(self) -> None:
+    def start(self, at: datetime | None = None) -> None:
         """Start the match once no seat is open and its people are ready (or the wait for them,
         `ready_by`, is over), and not before a scheduled match's `starts_at`: the first deal
         is dealt. A person not ready by then starts on
-        autopilot: nobody waits on the turn clock of an app that never connected."""
+        autopilot: nobody waits on the turn clock of an app that never connected. ``at``: the
+        start as of that time, prepared before it (`seating.start_together`): the deal is
+        dated then and the first turn clock runs from then."""
         match = self.match
-        if match.open_seats or (match.starts_at is not None and match.starts_at > timezone.now()):
+        now = at or timezone.now()
+        if match.open_seats or (match.starts_at is not None and match.starts_at > now):
             return
         unready = [seat for seat in match.seats.all() if seat.is_person and not seat.ready]
-        if unready and match.ready_by is not None and match.ready_by > timezone.now():
+        if unready and match.ready_by is not None and match.ready_by > now:
             return
         self._tell_seat_changes()  # who sat down, first
         for seat in unready:
@@ -277,9 +280,9 @@ class MatchUnit:
         # Nobody joins a full table: its invitation and the wait for computer players are over.
         match.invitation_code = None
         match.fill_bots_at = None
-        deal_row = _deal(match, dealer=match.first_dealer, number=1)
+        deal_row = _deal(match, dealer=match.first_dealer, number=1, at=now)
         self._deals, self._state = [deal_row], engine.Deal(selectors.deal_start(match, deal_row))
-        self._set_deadline()
+        self._set_deadline(now)
         self._fields.update(["status", "invitation_code", "fill_bots_at", "turn_deadline"])
         self._started = True
         self._events.append(self._changed(MatchChange.STARTED))
@@ -453,8 +456,9 @@ class MatchUnit:
             return None
         return presenters.own_turn(state, state.to_act)
 
-    def _set_deadline(self) -> None:
-        self.match.turn_deadline = clock.deadline(self.match, self._state, timezone.now())
+    def _set_deadline(self, now: datetime | None = None) -> None:
+        self.match.turn_deadline = clock.deadline(self.match, self._state,
+                                                  now or timezone.now())
 
     def _end_deal(self, deal_row: Deal, state: engine.Deal) -> None:
         """Record the end of a deal and deal the next one, or finish the match."""
@@ -546,7 +550,7 @@ def _catch_up(match: Match, snapshot: snapshots.Snapshot) -> bool:
     return True
 
 
-def _deal(match: Match, *, dealer: int, number: int) -> Deal:
+def _deal(match: Match, *, dealer: int, number: int, at: datetime | None = None) -> Deal:
     rules = selectors.table_rules(match)
     sequence = match.deals.count() + 1
     if sequence == 1 and match.imported_hands is not None:
@@ -567,6 +571,7 @@ def _deal(match: Match, *, dealer: int, number: int) -> Deal:
         salt=salt,
         commitment=deck_commitment(deck_text, salt),
         hands=start.to_dict()["hands"],
+        started_at=at or timezone.now(),
     )
 
 

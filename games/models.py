@@ -256,7 +256,7 @@ class Deal(models.Model):
     tricks = models.JSONField(null=True, blank=True, help_text="Tricks won per seat.")
     scores = models.JSONField(null=True, blank=True, help_text="Points per seat.")
     outcomes = models.JSONField(null=True, blank=True)
-    started_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -425,3 +425,43 @@ class FollowUp(models.Model):
 
     def __str__(self) -> str:
         return f"{self.handler} of {self.match_id}"
+
+
+class AccountEventType(models.TextChoices):
+    """What a person's own stream tells them (games/account_stream.py)."""
+
+    MATCH_SEATED = "match.seated", "You were given a seat at a match someone else made"
+    MATCH_STARTED = "match.started", "A match of yours started: its first deal is dealt"
+    TURN_STARTED = "turn.started", "You are to act"
+    MATCH_FINISHED = "match.finished", "A match of yours ended, with its ranking"
+    MATCH_CANCELLED = "match.cancelled", "A match of yours was called off before its start"
+    MATCH_ABANDONED = "match.abandoned", "A match of yours in play was stopped unfinished"
+    SEAT_TIMED_OUT = "seat.timed_out", "Your turn clock ran out"
+    SEAT_TAKEN = "seat.taken", "A seat at a table of yours was taken (yours included)"
+    SEAT_LEFT = "seat.left", "A seat at a table of yours was left (yours included)"
+    AUTOPILOT_ON = "seat.autopilot_on", "Your seat went on autopilot"
+    AUTOPILOT_OFF = "seat.autopilot_off", "You are back: your seat is off autopilot"
+    REMATCH_OFFERED = "rematch.offered", "A rematch of a match you played was offered to you"
+    REMATCH_STARTED = "rematch.started", "Everyone accepted: the rematch started"
+    RATING_CHANGED = "rating.changed", "A rated match changed your rating"
+
+
+class AccountStreamEvent(models.Model):
+    """One event of a person's own stream (games/account_stream.py): about their matches and
+    the offers made to them, kept ACCOUNT_STREAM_RETENTION_HOURS. The cursor is (``txid``,
+    ``id``), as a platform's stream's (games/event_log.py)."""
+
+    id = models.BigAutoField(primary_key=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="+", db_index=False)
+    txid = models.BigIntegerField(default=0)
+    type = models.CharField(max_length=32, choices=AccountEventType.choices)
+    match_id = models.UUIDField(null=True, blank=True)
+    payload = models.JSONField(help_text="{type, timestamp, data}.")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        indexes = (models.Index(fields=["user", "txid", "id"], name="account_stream_cursor"),)
+
+    def __str__(self) -> str:
+        return f"{self.type} of {self.user_id}"

@@ -35,6 +35,7 @@ from games.errors import (
 )
 from games.models import (
     UNFINISHED,
+    AccountStreamEvent,
     Action,
     Deal,
     DealStatus,
@@ -110,6 +111,7 @@ def erase_account(user: User, *, reason: ErasureReason) -> bool:
         _leave_every_match(user)
         _revoke_access(user)
         IdempotencyRecord.objects.filter(user=user).delete()
+        AccountStreamEvent.objects.filter(user=user).delete()
         Spectator.objects.filter(user=user).delete()
         Seat.objects.filter(user=user).update(display_name=FORMER_PLAYER)
         forget_in_admin_history(user)

@@ -1,8 +1,9 @@
 """Retention: matches that ended more than FINISHED_MATCH_RETENTION_DAYS ago are deleted, with
 everything kept of them (seats, deals, moves, rematch offers, rating history rows, players'
 history rows, deal sets' and the tour's results), and always the idempotency records past
-IDEMPOTENCY_KEY_HOURS and the expired tokens (a request reads its own token only:
-games/api/authentication.py). Matches are kept for ever (0) by default: a match's record is the
+IDEMPOTENCY_KEY_HOURS, the expired tokens (a request reads its own token only:
+games/api/authentication.py) and the people's own streams' events past
+ACCOUNT_STREAM_RETENTION_HOURS. Matches are kept for ever (0) by default: a match's record is the
 players' history, and ratings are recounted from it. What is counted of a purged match
 (ratings, seasons, statistics) stays as counted. The webhook log has its own retention
 (WEBHOOK_LOG_RETENTION_DAYS, platforms/webhooks.py)."""
@@ -15,6 +16,7 @@ from django.conf import settings
 from django.utils import timezone
 from knox.models import AuthToken
 
+from games import account_stream
 from games.models import OVER, IdempotencyRecord, Match
 
 # Matches deleted a statement: each takes its rows in every table with it.
@@ -33,6 +35,7 @@ def purge_finished_matches() -> int:
     (`finished_at`, set by each)."""
     IdempotencyRecord.objects.filter(created_at__lt=idempotency_cutoff()).delete()
     AuthToken.objects.filter(expiry__lt=timezone.now()).delete()
+    account_stream.LOG.purge()
     days = settings.FINISHED_MATCH_RETENTION_DAYS
     if days <= 0:
         return 0

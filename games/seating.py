@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 import uuid
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -225,39 +226,55 @@ def ready(*, match_id: uuid.UUID, user: User) -> Match:
     return match
 
 
-def start_after_wait(*, match_id: uuid.UUID) -> bool:
+def start_after_wait(*, match_id: uuid.UUID, at: datetime | None = None) -> bool:
     """The wait for a match's people to be ready is over: it starts without those not ready
-    (`MatchUnit.start`). False, changing nothing, when it no longer waits or is not yet due."""
+    (`MatchUnit.start`; ``at``: as of that time). False, changing nothing, when it no longer
+    waits or is not yet due."""
     try:
         with changing(match_id) as unit:
             match = unit.match
             if (
                 match.status != MatchStatus.WAITING
                 or match.ready_by is None
-                or match.ready_by > timezone.now()
+                or match.ready_by > (at or timezone.now())
                 or match.open_seats
             ):
                 return False
-            unit.start()
+            unit.start(at)
     except MatchNotFound:
         return False
     return True
 
 
-def start_together(match_ids: Sequence[uuid.UUID]) -> int:
+# How early a scheduled batch's start task is sent, to prepare its matches before their time
+# (`start_together`); only where the database locks rows: SQLite would stop every other writer.
+SCHEDULED_START_LEAD_SECONDS = 2.0
+
+
+def start_together(match_ids: Sequence[uuid.UUID], at: datetime | None = None) -> int:
     """`start_after_wait` for each of ``match_ids`` (a batch scheduled for one time), in one
     transaction: each is started (dealt, its clock running) before what follows any start
     runs (its events, its announcements, its computer players' turns), which comes once all
     of them are. A match that fails to start is left waiting (the clock sweep tries again);
-    the others start. Returns how many started."""
+    the others start. Returns how many started.
+
+    ``at``, their time, may be a little ahead (the start task is sent SCHEDULED_START_LEAD_SECONDS
+    early where the database locks rows): they are started as of then — dealt, dated and their
+    clocks running from then — and the transaction commits at that time, so that they all
+    appear at once, at their time, however long preparing them took. Their rows stay locked
+    meanwhile (a request about one of them waits until then)."""
+    if at is not None and (at - timezone.now()).total_seconds() > 2 * SCHEDULED_START_LEAD_SECONDS:
+        at = None  # far too early (a clock out of step): none is due yet, the sweep starts them
     started = 0
     with transaction.atomic():
         for match_id in match_ids:
             try:
                 with transaction.atomic():
-                    started += start_after_wait(match_id=match_id)
+                    started += start_after_wait(match_id=match_id, at=at)
             except Exception:  # one match's failure must not hold back the others' start
                 logger.exception("starting a match failed", extra={"match_id": str(match_id)})
+        if at is not None:
+            time.sleep(max(0.0, (at - timezone.now()).total_seconds()))
     return started
 
 

@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from games import (
     access,
+    account_stream,
     circles,
     clock,
     computer_moves,
@@ -258,18 +259,22 @@ def create_match(*, user: User, table: NewTable, limits: AccountLimits | None = 
             bot_seed=table.bot_seed,
             cards_sealed_until=table.cards_sealed_until,
         )
+        people_seated: list[int | None] = []
         for index, spec in enumerate(seats):
+            seat_user = (user if spec.kind == SeatKind.ME
+                         else spec.user if spec.kind == SeatKind.PERSON else None)
+            people_seated.append(None if seat_user is None else seat_user.pk)
             Seat.objects.create(
                 match=match,
                 index=index,
-                user=(user if spec.kind == SeatKind.ME
-                      else spec.user if spec.kind == SeatKind.PERSON else None),
+                user=seat_user,
                 bot_level=spec.bot_level if spec.kind == SeatKind.BOT else "",
                 display_name=spec.display_name or _default_name(spec, user),
                 character=spec.character if spec.kind == SeatKind.BOT else "",
                 ready=table.ready_by is None or table.starts_at is not None
                 or spec.kind == SeatKind.BOT,
             )
+        account_stream.seated(match, people_seated, user.pk)
         with creating(match) as unit:
             unit.start()
     return match

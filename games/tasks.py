@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 from games import follow_ups, retention, seating
 from runtime import work
@@ -27,7 +28,9 @@ work.every("FOLLOW_UP_SWEEP_INTERVAL_SECONDS", resume_follow_ups, "resume-follow
 
 
 @work.task(work.PERIODIC, acks_late=True)
-def start_scheduled(match_ids: list[str]) -> int:
-    """Start scheduled matches at their time (sent for it when they are made: the periodic
-    clock sweep starts any it missed); returns how many started."""
-    return seating.start_together([uuid.UUID(match_id) for match_id in match_ids])
+def start_scheduled(match_ids: list[str], at: str | None = None) -> int:
+    """Start scheduled matches at their time ``at`` (sent a little before it when they are
+    made: `seating.start_together`; the periodic clock sweep starts any it missed); returns
+    how many started."""
+    return seating.start_together([uuid.UUID(match_id) for match_id in match_ids],
+                                  None if at is None else datetime.fromisoformat(at))

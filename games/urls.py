@@ -2,7 +2,17 @@
 
 from django.urls import URLPattern, URLResolver, include, path, re_path
 
-from games.api import accounts, feed, lobby, matches, play, problems, rematch, tables
+from games.api import (
+    account_stream,
+    accounts,
+    feed,
+    lobby,
+    matches,
+    play,
+    problems,
+    rematch,
+    tables,
+)
 
 app_name = "games"
 
@@ -13,6 +23,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/logout", accounts.LogoutView.as_view(), name="auth-logout"),
     path("auth/logout-all", accounts.LogoutAllView.as_view(), name="auth-logout-all"),
     path("me", accounts.MeView.as_view(), name="me"),
+    path("me/stream", account_stream.MyStreamView.as_view(), name="my-stream"),
     path("me/close", accounts.CloseAccountView.as_view(), name="close-account"),
     path("me/export", accounts.ExportView.as_view(), name="export-my-data"),
     path("rules/presets", matches.RulePresetsView.as_view(), name="rule-presets"),

@@ -4,8 +4,10 @@ Starts gunicorn, a Celery worker and beat on a scratch PostgreSQL database with 
 registers a platform and four players a match, and creates one batch of ``--matches``
 matches (four of the platform's players each, a 30 s bid clock) over the API, starting
 ``--lead`` seconds later. Prints how long the create call took, and for each match how long
-after ``starts_at`` it started (its first deal dealt) and how its first turn clock compares
-with a clock started at ``starts_at``: p50 / p95 / max.
+after ``starts_at`` it started (its first deal dealt), how long after ``starts_at`` a reader
+first saw it in play (this process reads the batch's matches every 10 ms: committed, not only
+dated), and how its first turn clock compares with a clock started at ``starts_at``: p50 / p95
+/ max.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import threading
 import time
 from datetime import timedelta
 
@@ -61,8 +64,12 @@ def main() -> None:
         create_seconds = time.monotonic() - asked
         assert made.status == 201, made.body
         ids = [match["id"] for match in made.body["matches"]]
+        seen: dict[str, float] = {}  # when a reader first saw each in play (epoch seconds)
+        watcher = threading.Thread(target=_watch, args=(ids, seen, time.time() + args.lead + 5))
+        watcher.start()
         left = (starts_at - timezone.now()).total_seconds()
         time.sleep(max(0.0, left) + 5)
+        watcher.join()
         starts = dict(Deal.objects.filter(match_id__in=ids, number=1).values_list(
             "match_id", "started_at"))
         deadlines = dict(Match.objects.filter(pk__in=ids).values_list("pk", "turn_deadline"))
@@ -74,10 +81,27 @@ def main() -> None:
             "create_call_seconds": round(create_seconds, 2),
             "started": len(starts),
             "start_after_starts_at_ms": _figures(lags),
+            "seen_in_play_after_starts_at_ms": _figures(
+                [at - starts_at.timestamp() for at in seen.values()]),
             "first_clock_after_starts_at_ms": _figures(clocks),
             "cpus": os.cpu_count(),
         }
     print(json.dumps(report, indent=2))
+
+
+def _watch(ids: list[str], seen: dict[str, float], until: float) -> None:
+    from django.db import connection
+
+    from games.models import Match
+
+    try:
+        while time.time() < until:
+            for match_id in Match.objects.filter(pk__in=ids, status="active").values_list(
+                    "pk", flat=True):
+                seen.setdefault(str(match_id), time.time())
+            time.sleep(0.01)
+    finally:
+        connection.close()
 
 
 def _figures(values: list[float]) -> dict[str, float] | None:

@@ -67,15 +67,6 @@ class DeliveryNotFound(ServiceError):
     default_detail = _("This webhook of your platform has no such delivery.")
 
 
-class InvalidStreamCursor(ServiceError):
-    status = 400
-    code = "invalid_last_event_id"
-    default_detail = _(
-        "Last-Event-ID (or after) must be the id of an event of this stream: two numbers "
-        "joined by a dot."
-    )
-
-
 class BatchNotFound(ServiceError):
     status = 404
     code = "not_found"

@@ -228,7 +228,7 @@ def emit(platform_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
         created.extend(delivery.pk for delivery in deliveries)
     for match_id, sequence in last.items():
         WebhookMatchSequence.objects.filter(match_id=match_id).update(last=sequence)
-    stream.write(platform_id, streamed)
+    stream.LOG.write(streamed)
     if created:
         transaction.on_commit(lambda: webhooks.send(created))
 

@@ -14,13 +14,13 @@ from typing import Any, cast
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 from knox.models import AuthToken
 
-from games import access, engine, privacy
+from games import access, engine, privacy, seating
 from games import services as games_services
 from games import tasks as games_tasks
 from games.errors import InvalidMatch, MatchNotFound, ServiceError
@@ -383,11 +383,15 @@ def create_batch(*, platform: Platform, matches: Sequence[dict[str, Any]],
         batch = MatchBatch.objects.create(platform=platform, starts_at=starts_at,
                                           match_ids=[str(match.pk) for match in made])
         if starts_at is not None:
-            delay = max(0.0, (starts_at - timezone.now()).total_seconds())
+            # Sent early where the matches can be prepared in a transaction that commits at
+            # their time (`seating.start_together`).
+            lead = (seating.SCHEDULED_START_LEAD_SECONDS
+                    if connection.features.has_select_for_update else 0.0)
+            delay = max(0.0, (starts_at - timezone.now()).total_seconds() - lead)
             ids = batch.match_ids
             for first in range(0, len(ids), STARTS_PER_TASK):
                 work.later(games_tasks.start_scheduled, ids[first:first + STARTS_PER_TASK],
-                           delay=delay)
+                           starts_at.isoformat(), delay=delay)
     return batch
 
 

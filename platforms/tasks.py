@@ -36,7 +36,7 @@ def sweep_webhooks() -> int:
 def purge_webhook_log() -> int:
     """Remove the delivery log past WEBHOOK_LOG_RETENTION_DAYS, and the platforms' streams'
     events past PLATFORM_STREAM_RETENTION_HOURS (a periodic job)."""
-    return webhooks.purge_log() + stream.purge()
+    return webhooks.purge_log() + stream.LOG.purge()
 
 
 work.every("WEBHOOK_SWEEP_INTERVAL_SECONDS", sweep_webhooks, "sweep-webhooks")

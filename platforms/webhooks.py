@@ -301,7 +301,6 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
     this one fails: an attempt that never reports back (its worker killed mid-request) has
     still used up its turn, so a receiver that kills workers cannot be retried forever. When
     that was the last turn, the delivery is failed here, when it is found due again."""
-    now = timezone.now()
     # Read before the transaction: a copy that finds nothing to do never waits for a writer's
     # turn (SQLite's one writer; the embedded default).
     platform_id = _sendable().filter(pk=delivery_id).values_list(
@@ -309,6 +308,12 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
     ).first()
     if platform_id is None:
         return None  # (one waiting for an earlier of its match is sent once that is done)
+    return _claim_next(platform_id)
+
+
+def _claim_next(platform_id: int) -> WebhookDelivery | None:
+    """Take the platform's next due attempt (see `_claim`), if it has a free place."""
+    now = timezone.now()
     with transaction.atomic():
         # One platform's claims one at a time (PostgreSQL; SQLite's writers are serial).
         list(Platform.objects.select_for_update().filter(pk=platform_id).values_list("pk"))
@@ -356,6 +361,25 @@ def attempt(delivery_id: int, probe: bool = False) -> bool | None:
     delivery = _claim_probe(delivery_id) if probe else _claim(delivery_id)
     if delivery is None:
         return None
+    platform_id = delivery.subscription.platform_id
+    first = delivered = _traced(delivery, probe)
+    # A receiver that takes them is sent the platform's next ones in this same turn, for up
+    # to WEBHOOK_DRAIN_SECONDS and while no other platform's delivery waits for a worker: a
+    # backlog (a receiver back after an outage) drains at the pace of the attempts
+    # themselves, not of a task queued for each, in the workers' spare time. The fair queue
+    # charges the platform the turn's whole time.
+    ends = time.monotonic() + settings.WEBHOOK_DRAIN_SECONDS
+    while (delivered and time.monotonic() < ends
+           and not work.others_waiting(DELIVERIES, excluding=platform_id)):
+        following = _claim_next(platform_id)
+        if following is None:
+            break
+        delivered = _traced(following)
+    _hand_on(platform_id)
+    return first
+
+
+def _traced(delivery: WebhookDelivery, probe: bool = False) -> bool:
     event = delivery.event
     with traces.carried_on(event.traceparent), traces.span("webhooks.attempt", {
         traces.MATCH_ID: str(event.match_id or ""), "batak.webhook.event_type": event.type,
@@ -442,7 +466,6 @@ def _attempt(delivery: WebhookDelivery, probe: bool = False) -> bool:
             in_flight_until=None, last_status_code=code, last_latency_ms=latency,
             last_error=error or f"HTTP {code}")
         ATTEMPTS.labels(outcome="probe_refused").inc()
-        _hand_on(delivery.subscription.platform_id)
         return False
     delays = retry_delays()
     if delivered:
@@ -474,7 +497,6 @@ def _attempt(delivery: WebhookDelivery, probe: bool = False) -> bool:
         send([delivery.pk], countdown=max(0.0, wait))
     if recorded:
         _note_receiver(delivery.subscription, delivered, sent_at)
-    _hand_on(delivery.subscription.platform_id)
     return delivered
 
 

@@ -60,6 +60,10 @@ class FairOrder(Generic[Item]):
     def __len__(self) -> int:
         return sum(len(items) for items in self._items.values())
 
+    def accounts(self) -> list[Hashable]:
+        """The accounts with items waiting."""
+        return list(self._ranking)
+
     def push(self, account: Hashable, item: Item) -> None:
         self._items.setdefault(account, collections.deque()).append(item)
         if account not in self._ranking:
@@ -204,6 +208,14 @@ return redis.call('LLEN', prefix .. ':items:' .. ARGV[3])
 """
 
 
+# ARGV: the ready set, an account. How many other accounts have items waiting.
+_OTHERS_READY = """
+local others = redis.call('ZCARD', ARGV[1])
+if redis.call('ZSCORE', ARGV[1], ARGV[2]) then others = others - 1 end
+return others
+"""
+
+
 class FairQueue:
     """The rule in Redis, in front of the Celery workers of the queue named by the setting
     ``queue_setting``: its items, strings, wait in their account's list. With
@@ -253,9 +265,12 @@ class FairQueue:
         waiting = self._call("eval", _DONE, 0, self._prefix(), token, account, cost, charged)
         return self.per_account > 0 and bool(waiting)
 
-    def waiting(self) -> bool:
-        """Whether any account has an item waiting for a worker."""
-        return bool(self._call("exists", f"{self._prefix()}:ready"))
+    def waiting(self, excluding: int | None = None) -> bool:
+        """Whether any account (other than ``excluding``) has an item waiting for a worker."""
+        ready = f"{self._prefix()}:ready"
+        if excluding is None:
+            return bool(self._call("exists", ready))
+        return bool(self._call("eval", _OTHERS_READY, 0, ready, excluding))
 
     def _prefix(self) -> str:
         # The queue's name and the database: an account is a row of one database, and

@@ -116,6 +116,14 @@ class Lane:
                     # The account's next work may wait for this thread's turn to end.
                     self._changed.notify_all()
 
+    def waiting(self, excluding: Hashable = None) -> bool:
+        """Whether an account other than ``excluding`` has work waiting that a thread could
+        take (one at its limit could not)."""
+        with self._changed:
+            busy = self._busy()
+            return any(account != excluding and account not in busy
+                       for account in self._order.accounts())
+
     def _busy(self) -> set[Hashable]:
         """Accounts with as much work under way as they may have (held with the lock)."""
         limit = self.per_account

@@ -167,10 +167,13 @@ def run_next(kind: Kind, token_id: str, run: Callable[[Taken], Any]) -> Any:
     return None
 
 
-def others_waiting(kind: Kind) -> bool:
-    """Scaled out, whether any account has work of ``kind`` waiting for a worker."""
+def others_waiting(kind: Kind, excluding: Hashable = None) -> bool:
+    """Whether an account (other than ``excluding``) has work of ``kind`` waiting for a
+    worker: in this process's lane on the embedded default, in the fair queue scaled out."""
+    if in_process():
+        return kind.lane.waiting(excluding)
     assert kind.fair is not None
-    return kind.fair.waiting()
+    return kind.fair.waiting(None if excluding is None else int(str(excluding)))
 
 
 # --- later ----------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ from rest_framework import serializers
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
+from games import event_log
+from games.api import log_streams
 from games.api.base import PROBLEM, errors, valid_query
 from games.api.feed import AnyAccept
 from games.api.quotas import quotas_of
@@ -26,10 +28,11 @@ from games.api.streams import (
     EventStreamResponse,
     credential_of,
 )
+from games.errors import InvalidStreamCursor
 from platforms import stream
 from platforms.api.base import PlatformEndpoint
 from platforms.authentication import scoped
-from platforms.errors import BatchNotFound, InvalidStreamCursor
+from platforms.errors import BatchNotFound
 from platforms.models import EventType, MatchBatch, Scope
 
 EXAMPLE = (
@@ -44,7 +47,7 @@ EXAMPLE = (
 
 class StreamQuerySerializer(serializers.Serializer):
     after = serializers.RegexField(
-        f"^{stream.CURSOR.pattern}$", max_length=37, required=False,
+        event_log.CURSOR_PATTERN, max_length=37, required=False,
         help_text="An event's `id`: the stream starts after it (the `Last-Event-ID` header "
         "wins over it). `0.0`: from the oldest event kept. Left out: from now.",
     )
@@ -93,7 +96,7 @@ class PlatformStreamView(PlatformEndpoint):
             StreamQuerySerializer,
             OpenApiParameter(
                 "Last-Event-ID", OpenApiTypes.STR, OpenApiParameter.HEADER,
-                pattern=f"^{stream.CURSOR.pattern}$",
+                pattern=event_log.CURSOR_PATTERN,
                 description="The `id` of the last event received: the stream goes on after "
                 "it. Sent by EventSource when it reconnects.",
             ),
@@ -115,20 +118,22 @@ class PlatformStreamView(PlatformEndpoint):
         query = valid_query(StreamQuerySerializer, request)
         resume = request.headers.get("Last-Event-ID", query.get("after"))
         platform_id = self.platform.pk
-        after = stream.latest(platform_id) if resume is None else stream.Cursor.parse(resume)
+        after = (stream.LOG.latest(platform_id) if resume is None
+                 else event_log.Cursor.parse(resume))
         if after is None:
             raise InvalidStreamCursor()
         types = query.get("event_type")
         credential = credential_of(request.auth)
         assert credential is not None  # a platform's key
-        follower = stream.Follower(
-            platform_id, after, stream.Filter(frozenset(types) if types else None,
-                                              self._matches(query)), credential)
+        follower = log_streams.Follower(
+            stream.LOG, platform_id, after,
+            event_log.Filter(frozenset(types) if types else None, self._matches(query)),
+            credential)
         # Served on an event loop (batak_api/asgi.py) the stream holds no thread.
         events: AsyncGenerator[bytes, None] | Generator[bytes, None, None] = (
-            stream.async_events(follower, settings.STREAM_MAX_SECONDS)
+            log_streams.async_events(follower, settings.STREAM_MAX_SECONDS)
             if isinstance(request._request, ASGIRequest)
-            else stream.sync_events(follower, MAX_WSGI_SECONDS))
+            else log_streams.sync_events(follower, MAX_WSGI_SECONDS))
         return EventStreamResponse(self.platform.user_id, events,
                                    per_account=quotas_of(request).streams)
 

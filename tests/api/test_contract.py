@@ -301,7 +301,7 @@ OPERATION_IDS = {
     "listRulePresets", "listMatches",
     "createMatch", "getMatch", "joinMatch", "getSeatView", "getBidEstimate", "getHint",
     "submitAction", "listEvents",
-    "streamEvents",
+    "streamEvents", "streamMyEvents",
     "listDeals", "getDeal", "getDealAnalysis", "getDealNotation", "getMatchNotation",
     "listTourTables",
     "getTourTable", "startTourTable", "getTourMatch",

@@ -20,8 +20,10 @@ from games.models import Action, FollowUp, Match
 
 from .conftest import play_random_turn, table_of_four
 
-NAMES = [handler.name for handler in FOLLOW_UPS]
+# The handlers that run after the change commits (those within it are part of it).
+NAMES = [handler.name for handler in FOLLOW_UPS if not handler.within]
 KEPT = {handler.name for handler in FOLLOW_UPS if handler.kept}
+WITHIN = {handler.name for handler in FOLLOW_UPS if handler.within}
 
 
 @pytest.fixture
@@ -62,7 +64,7 @@ def test_a_failing_handler_leaves_the_move_applied_and_the_others_run(
     assert Match.objects.get(pk=match_id).version == version == 1
     assert Action.objects.filter(match_id=match_id, version=version).exists()
     moved = {name for name, event in ran if event.version == version}
-    assert moved == set(NAMES) - {failing}
+    assert moved == (set(NAMES) | WITHIN) - {failing}
     # The failing handler's events wait for it, due again later; nobody else's wait.
     waiting = FollowUp.objects.filter(match_id=match_id)
     assert set(waiting.values_list("handler", flat=True)) == ({failing} & KEPT)
@@ -79,13 +81,32 @@ def test_a_failing_handler_leaves_the_move_applied_and_the_others_run(
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("failing", sorted(WITHIN))
+def test_a_handler_within_the_change_is_part_of_it(player, ran, failing: str) -> None:
+    """What it writes is there exactly when the change is: if it fails, the change is not
+    made (and the request says so), as with any other row of the change."""
+    match_id, players = table_of_four(player)
+    view = players[0].view(match_id)
+    seat = view["deal"]["to_act"]
+    mine = players[seat].view(match_id)
+    table(ran, failing)
+    answer = players[seat].post(f"/matches/{match_id}/actions", {
+        **mine["deal"]["legal_actions"][0], "expected_version": mine["version"]})
+    assert answer.status_code == 500
+    assert Match.objects.get(pk=match_id).version == mine["version"]
+    assert not FollowUp.objects.filter(match_id=match_id).exists()
+    assert ran == []
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_process_stopped_after_the_commit_leaves_its_kept_events_to_the_sweep(
     player, ran, monkeypatch
 ) -> None:
     table(ran)
     monkeypatch.setattr(follow_ups, "_run", lambda events, rows_of: None)  # stopped
     match_id, version = one_move(player)
-    assert ran == []
+    assert {name for name, _ in ran} == WITHIN  # written with the change itself
+    ran.clear()
     assert set(FollowUp.objects.filter(match_id=match_id).values_list(
         "handler", flat=True)) == KEPT
     assert follow_ups.resume() == 0  # not due yet: the process might still be at them

@@ -206,3 +206,23 @@ def test_the_admin_logs_in_through_nginx_on_its_port(admin_front_door: str,
     admin = _get(admin_front_door, "/admin/", {**browser, "Cookie": "; ".join(
         f"{name}={morsel.value}" for name, morsel in cookies.items())})
     assert admin[0] == 200
+
+
+def test_the_streams_go_to_the_stream_server(front_door: str) -> None:
+    """A person's own stream and a match's are served on the event loop (gunicorn's say in
+    `X-Stream-Notice` that they end after 30 s)."""
+    reply, body = _exchange(front_door, "POST", "/api/v1/auth/guest",
+                            {"Content-Type": "application/json"}, b"{}")
+    assert reply.status == 201, body
+    token = json.loads(body)["token"]
+    host, port = front_door[len("http://"):].split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    try:
+        connection.request("GET", "/api/v1/me/stream", headers={
+            "Authorization": f"Token {token}", "Accept": "text/event-stream"})
+        stream = connection.getresponse()
+        assert stream.status == 200
+        assert stream.getheader("X-Stream-Notice") is None
+        assert stream.readline() == b"retry: 1000\n"
+    finally:
+        connection.close()

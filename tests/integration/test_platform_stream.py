@@ -10,6 +10,7 @@ import uuid
 import pytest
 from django.db import connection, transaction
 
+from games import event_log
 from platforms import events as platform_events
 from platforms import services, stream
 
@@ -36,14 +37,14 @@ def test_an_event_committed_late_is_not_passed_by_the_cursor() -> None:
     # A later transaction writes and commits while the first is still running.
     with transaction.atomic():
         platform_events.emit(platform.pk, [("turn.started", {"match_id": str(late)})])
-    everything = stream.Filter()
-    start = stream.Cursor(0, 0)
-    seen, after = stream.read_after(platform.pk, start, everything)
+    everything = event_log.Filter()
+    start = event_log.Cursor(0, 0)
+    seen, after = stream.LOG.read_after(platform.pk, start, everything)
     assert seen == []  # behind the transaction still running: nothing is readable yet
     go_on.set()
     writer.join(10)
-    seen, after = stream.read_after(platform.pk, after, everything)
+    seen, after = stream.LOG.read_after(platform.pk, after, everything)
     assert [body["data"]["match_id"] for _, _, body in seen] == [str(early), str(late)]
     assert [cursor for cursor, _, _ in seen] == sorted(cursor for cursor, _, _ in seen)
-    assert stream.read_after(platform.pk, after, everything)[0] == []
-    assert stream.latest(platform.pk) == seen[-1][0]
+    assert stream.LOG.read_after(platform.pk, after, everything)[0] == []
+    assert stream.LOG.latest(platform.pk) == seen[-1][0]

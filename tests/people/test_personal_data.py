@@ -89,6 +89,9 @@ FIELDS: dict[str, dict[str, str]] = {
         "created_at": N,
     },
     "games.Spectator": {"id": N, "match": N, "user": N, "last_seen": N},
+    # A person's own stream: matches, seats and results, never a name; deleted on erasure.
+    "games.AccountStreamEvent": {"id": N, "user": N, "txid": N, "type": N, "match_id": N,
+                                 "payload": N, "created_at": N},
     # A change's facts for what follows it (seats by account id, results), for seconds.
     "games.FollowUp": {"id": N, "match": N, "handler": N, "events": N, "attempts": N,
                        "due_at": N},

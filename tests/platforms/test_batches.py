@@ -95,6 +95,25 @@ def test_a_scheduled_batch_starts_at_its_time_with_its_clocks(platform, players)
     assert seating.start_after_wait(match_id=Match.objects.first().pk) is False
 
 
+def test_a_batch_prepared_before_its_time_appears_at_it(platform, players) -> None:
+    """Its start task comes SCHEDULED_START_LEAD_SECONDS early: the matches are dealt then,
+    dated their time, their clocks from it, and committed at it; one far too early (a clock
+    out of step) starts nothing."""
+    starts_at = timezone.now() + timedelta(seconds=0.6)
+    asked = [{"game": "auction", "deals": 1, "clock": {"bid": 30, "card": 20}, "seats": [
+        {"kind": "player", "external_id": name} for name in players[:4]]}]
+    made = platform.post("/batches", {"matches": asked, "starts_at": starts_at.isoformat()})
+    ids = [match["id"] for match in made.json()["matches"]]
+    far = timezone.now() + timedelta(seconds=3 * seating.SCHEDULED_START_LEAD_SECONDS)
+    assert games_tasks.start_scheduled.run(ids, far.isoformat()) == 0
+    assert games_tasks.start_scheduled.run(ids, starts_at.isoformat()) == 1
+    assert timezone.now() >= starts_at  # committed at its time, not before
+    match = Match.objects.get(pk=ids[0])
+    assert match.status == MatchStatus.ACTIVE
+    assert match.deals.get().started_at == starts_at
+    assert match.turn_deadline == starts_at + timedelta(seconds=30)
+
+
 def test_a_scheduled_start_is_a_time_to_come_and_takes_no_start(platform, players) -> None:
     past = (timezone.now() - timedelta(minutes=1)).isoformat()
     far = (timezone.now() + timedelta(days=8)).isoformat()

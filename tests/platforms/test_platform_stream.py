@@ -12,6 +12,7 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
+from games import event_log
 from platforms import events as platform_events
 from platforms import stream
 from platforms.api import stream as stream_api
@@ -60,7 +61,7 @@ def test_every_event_of_every_match_in_order_and_resumed_exactly_once(platform) 
         ("turn.started", str(other)), ("deal.ended", str(MATCH)), ("match.finished", str(MATCH))]
     assert [message.json()["sequence"] for message in first if message.json()["data"][
         "match_id"] == str(MATCH)] == [1, 2, 3, 4]
-    cursors = [stream.Cursor.parse(message.id or "") for message in first]
+    cursors = [event_log.Cursor.parse(message.id or "") for message in first]
     assert cursors == sorted(cursors)  # type: ignore[type-var]
     # Resumed after the third: the two after it, then what came since, nothing twice.
     emit(platform, "rematch.offered")
@@ -127,7 +128,7 @@ def test_the_stream_keeps_its_events_for_the_retention(platform, settings) -> No
     emit(platform, "turn.started", "deal.ended")
     PlatformStreamEvent.objects.filter(type="turn.started").update(
         created_at=timezone.now() - timedelta(hours=2))
-    assert stream.purge() == 1
+    assert stream.LOG.purge() == 1
     assert list(PlatformStreamEvent.objects.values_list("type", flat=True)) == ["deal.ended"]
 
 

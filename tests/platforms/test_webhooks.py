@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import time
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -127,12 +128,45 @@ def test_a_receiver_that_answers_again_gets_what_waits_for_it_at_once(
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("drain_seconds", [0.0, 5.0])
+def test_an_attempt_the_receiver_takes_goes_on_with_the_platforms_next(
+    receiver, quick_retries, settings, monkeypatch, drain_seconds: float
+) -> None:
+    """A backlog drains in the worker's turn of the attempt the receiver took, each match's
+    events in order, for up to WEBHOOK_DRAIN_SECONDS; none: one attempt a turn."""
+    from django.db import transaction
+
+    from platforms import events
+
+    settings.WEBHOOK_DRAIN_SECONDS = drain_seconds
+    monkeypatch.setattr(webhooks, "send", lambda delivery_ids, countdown=0: None)  # no task
+    platform = new_platform("Backlog")
+    subscribe(platform, receiver, ["turn.started"])
+    matches = [str(uuid.uuid4()) for _ in range(2)]
+    for version in range(3):
+        for match_id in matches:
+            with transaction.atomic():
+                events.emit(platform.platform.pk, [("turn.started", {
+                    "match_id": match_id, "version": version, "seat": 0,
+                    "external_id": "p0", "deadline": None})])
+    first = WebhookDelivery.objects.order_by("pk").first()
+    assert webhooks.attempt(first.pk) is True
+    delivered = WebhookDelivery.objects.filter(status=DeliveryStatus.SUCCEEDED).count()
+    assert delivered == (6 if drain_seconds else 1)
+    for match_id in matches:
+        got = [record["body"]["data"]["version"] for record in receiver.got
+               if record["body"]["data"]["match_id"] == match_id]
+        assert got == sorted(got)
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_failing_receiver_is_probed_and_a_probe_it_refuses_changes_nothing(
     receiver, quick_retries, settings, monkeypatch
 ) -> None:
     """While a receiver fails, the sweep tries one of its waiting deliveries every
     WEBHOOK_PROBE_SECONDS whatever its backoff; a refused probe uses up no attempt and moves
-    no retry, and the first one taken makes everything waiting due at once."""
+    no retry, and the first one taken makes everything waiting due at once (and goes on with
+    it in its turn)."""
     settings.WEBHOOK_RETRY_SECONDS = "600,600"
     settings.IN_PROCESS_JOBS = False  # the test sends the probes by hand
     platform = new_platform("Probed")
@@ -167,8 +201,9 @@ def test_a_failing_receiver_is_probed_and_a_probe_it_refuses_changes_nothing(
     receiver.decide = None  # back
     assert webhooks.attempt(probed, True) is True
     assert WebhookSubscription.objects.get().failing_since is None
+    # Everything waiting was due at once, and went in the probe's own turn.
     other = WebhookDelivery.objects.exclude(pk=probed).get()
-    assert other.status == DeliveryStatus.PENDING and other.next_attempt_at <= timezone.now()
+    assert other.status == DeliveryStatus.SUCCEEDED and other.attempts == 2
 
 
 @pytest.mark.django_db(transaction=True)
