@@ -282,7 +282,7 @@ WEBHOOK_RETRY_SECONDS = env.str(
 WEBHOOK_SWEEP_INTERVAL_SECONDS = env.float("WEBHOOK_SWEEP_INTERVAL_SECONDS", 1)
 # While a receiver fails, one of its deliveries is tried this often (a probe, which counts
 # only if taken), so that a receiver back after an outage gets its backlog within seconds.
-WEBHOOK_PROBE_SECONDS = env.int("WEBHOOK_PROBE_SECONDS", default=2)
+WEBHOOK_PROBE_SECONDS = env.int("WEBHOOK_PROBE_SECONDS", default=1)
 # The delivery log (events and their deliveries, also those of deleted subscriptions) is kept
 # this long, then purged every WEBHOOK_PURGE_INTERVAL_SECONDS; replays reach back as far.
 WEBHOOK_LOG_RETENTION_DAYS = env.float("WEBHOOK_LOG_RETENTION_DAYS", 30)

@@ -5,7 +5,8 @@ receiver in this process that verifies every delivery. A platform subscribes it 
 type; this process makes the platform's events as its matches' follow-ups do (`emit`, one
 transaction each) at ``--rate`` a second over ``--matches`` matches. The receiver answers 503
 for ``--outage`` seconds, then 204 again. Prints how long after the receiver recovered the
-last event made during the outage arrived, and the deliveries' figures: attempts, each event
+first delivery was taken (the probe that found it back) and the last event made during the
+outage arrived, and the deliveries' figures: attempts, each event
 received (verified) once or more, each match's events in order.
 """
 
@@ -91,7 +92,10 @@ def main() -> None:
                     if record["status"] == 204}
         last_held = max((arrivals.get(event_id, float("inf")) for event_id in held),
                         default=float("nan"))
+        first_taken = min((record["at"] for record in receiver.got
+                           if record["status"] == 204), default=float("nan"))
         report = _report(receiver, made, held, last_held - recovered, args)
+        report["first_delivery_after_recovery_seconds"] = round(first_taken - recovered, 2)
         receiver.stop()
     print(json.dumps(report, indent=2))
 

@@ -295,8 +295,12 @@ class DeliveryStatus(models.TextChoices):
 
 
 class WebhookDelivery(models.Model):
+    # Indexed with its log's order (`webhook_delivery_log`), not on its own: an index of the
+    # subscription alone is what the planner took, on a table it had not analysed yet, to
+    # look for an earlier delivery of a match, one row of the subscription's at a time.
     subscription = models.ForeignKey(
-        WebhookSubscription, on_delete=models.CASCADE, related_name="deliveries"
+        WebhookSubscription, on_delete=models.CASCADE, related_name="deliveries",
+        db_index=False,
     )
     event = models.ForeignKey(WebhookEvent, on_delete=models.CASCADE, related_name="deliveries")
     # The event's match and sequence, copied: whether an earlier one of its match holds it
@@ -332,6 +336,9 @@ class WebhookDelivery(models.Model):
         )
         indexes = (
             models.Index(fields=["status", "next_attempt_at"], name="webhook_delivery_due"),
+            # A subscription's log, newest first (`listPlatformWebhookDeliveries`).
+            models.Index(fields=["subscription", "-created_at", "-id"],
+                         name="webhook_delivery_log"),
             # The deliveries that hold back later ones of their match (`_waiting_for_an_earlier`
             # probes it once): only those pending and live.
             models.Index(fields=["subscription", "match_id", "sequence"],

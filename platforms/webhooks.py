@@ -362,7 +362,12 @@ def attempt(delivery_id: int, probe: bool = False) -> bool | None:
     if delivery is None:
         return None
     platform_id = delivery.subscription.platform_id
+    was_failing = delivery.subscription.failing_since is not None
     first = delivered = _traced(delivery, probe)
+    if delivered and was_failing:
+        # The receiver is back, and all that waited for it is due: the platform's other
+        # places start on it now, not at the end of this turn.
+        _hand_on(platform_id)
     # A receiver that takes them is sent the platform's next ones in this same turn, for up
     # to WEBHOOK_DRAIN_SECONDS and while no other platform's delivery waits for a worker: a
     # backlog (a receiver back after an outage) drains at the pace of the attempts
