@@ -283,7 +283,9 @@ def test_a_dropped_connection_is_resumed_without_losing_a_card(open_page) -> Non
     page.context.set_offline(True)
     # Any move now fails to reach the server; the stream's next attempt fails too.
     page.locator(MOVE).first.click()
-    expect(page.locator("#turn")).to_contain_text("Reconnecting…")
+    # The browser finds out when its request fails: on a busy machine (the unit run uses every
+    # core), later than the default 5 s.
+    expect(page.locator("#turn")).to_contain_text("Reconnecting…", timeout=20_000)
     page.context.set_offline(False)
     expect(page.locator("#turn")).not_to_contain_text("Reconnecting…")
     play_to_the_end(page)
