@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import ssl
+import threading
 import urllib.parse
 
 import httpx
@@ -21,7 +22,7 @@ def post(url: str, headers: dict[str, str], body: bytes) -> tuple[int | None, st
     (the status code, "") when the receiver answered, (None, why) when it did not. Whatever
     goes wrong, a deadline, a refused address, a broken answer, is a failed attempt."""
     try:
-        return asyncio.run(_post_within_deadline(url, headers, body)), ""
+        return _loop().run_until_complete(_post_within_deadline(url, headers, body)), ""
     except TimeoutError:
         return None, f"no answer within {settings.WEBHOOK_TIMEOUT_SECONDS:g} s"
     except Exception as failure:
@@ -57,6 +58,16 @@ async def _post_within_deadline(url: str, headers: dict[str, str], body: bytes) 
             return response.status_code
 
 
+def _loop() -> asyncio.AbstractEventLoop:
+    """This thread's event loop for its posts, kept: making and closing one a post cost as much
+    CPU as a third of the post itself (a drain after an outage is CPU-bound)."""
+    loop: asyncio.AbstractEventLoop | None = getattr(_threads, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = _threads.loop = asyncio.new_event_loop()
+    return loop
+
+
+_threads = threading.local()
 # Built once per process: loading the certificate store takes milliseconds.
 _TLS = ssl.create_default_context()
 # Look-ups run here, not on the event loop's default executor: `asyncio.run` waits for that

@@ -139,7 +139,10 @@ def test_an_attempt_the_receiver_takes_goes_on_with_the_platforms_next(
     from platforms import events
 
     settings.WEBHOOK_DRAIN_SECONDS = drain_seconds
-    monkeypatch.setattr(webhooks, "send", lambda delivery_ids, countdown=0: None)  # no task
+    # No task and no sweep: nothing attempts the rest behind the test's back (nor after it,
+    # against the next test's receiver).
+    settings.IN_PROCESS_JOBS = False
+    monkeypatch.setattr(webhooks, "send", lambda delivery_ids, countdown=0: None)
     platform = new_platform("Backlog")
     subscribe(platform, receiver, ["turn.started"])
     matches = [str(uuid.uuid4()) for _ in range(2)]
