@@ -13,7 +13,7 @@ import heapq
 import logging
 import threading
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Container, Hashable
 from typing import Any
 
 from django.conf import settings
@@ -116,12 +116,12 @@ class Lane:
                     # The account's next work may wait for this thread's turn to end.
                     self._changed.notify_all()
 
-    def waiting(self, excluding: Hashable = None) -> bool:
-        """Whether an account other than ``excluding`` has work waiting that a thread could
+    def waiting(self, excluding: Container[Hashable] = ()) -> bool:
+        """Whether an account (not one of ``excluding``) has work waiting that a thread could
         take (one at its limit could not)."""
         with self._changed:
             busy = self._busy()
-            return any(account != excluding and account not in busy
+            return any(account not in excluding and account not in busy
                        for account in self._order.accounts())
 
     def _busy(self) -> set[Hashable]:

@@ -171,7 +171,7 @@ def others_waiting(kind: Kind, excluding: Hashable = None) -> bool:
     """Whether an account (other than ``excluding``) has work of ``kind`` waiting for a
     worker: in this process's lane on the embedded default, in the fair queue scaled out."""
     if in_process():
-        return kind.lane.waiting(excluding)
+        return kind.lane.waiting(() if excluding is None else (excluding,))
     assert kind.fair is not None
     return kind.fair.waiting(None if excluding is None else int(str(excluding)))
 
