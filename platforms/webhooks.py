@@ -277,9 +277,12 @@ def _waiting_for_an_earlier() -> Q:
 
 
 def _sendable() -> QuerySet[WebhookDelivery]:
-    """Pending deliveries that are due and not waiting for an earlier one of their match."""
+    """Pending deliveries that are due, not under way and not waiting for an earlier one of
+    their match. (A claimed attempt is due only after its lease, but a probe's leaves the
+    retry's time as it was: its retry may come due while the probe waits for the receiver.)"""
+    now = timezone.now()
     return WebhookDelivery.objects.filter(
-        status=DeliveryStatus.PENDING, next_attempt_at__lte=timezone.now()
+        _not_in_flight(now), status=DeliveryStatus.PENDING, next_attempt_at__lte=now
     ).exclude(_waiting_for_an_earlier())
 
 

@@ -210,6 +210,30 @@ def test_a_failing_receiver_is_probed_and_a_probe_it_refuses_changes_nothing(
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_retry_that_comes_due_while_its_probe_is_under_way_is_not_sent_twice(
+    receiver, quick_retries, settings
+) -> None:
+    """A probe leaves a delivery's retry time as it was; a retry that comes due while the probe
+    is still waiting for the receiver finds the delivery under way and sends nothing (the
+    receiver once got one event twice, 30 ms apart)."""
+    settings.WEBHOOK_RETRY_SECONDS = "600,600"
+    settings.IN_PROCESS_JOBS = False
+    platform = new_platform("Probed twice")
+    subscribe(platform, receiver, ["turn.started"])
+    receiver.decide = lambda body: 503
+    platform.player("ext-1")
+    platform.player("ext-2")
+    platform.post("/matches", {"game": "auction", "deals": 1, "seats": TWO_PLAYERS})
+    delivery = WebhookDelivery.objects.get()
+    assert webhooks.attempt(delivery.pk) is False
+    assert webhooks._claim_probe(delivery.pk) is not None  # the probe's request goes out
+    WebhookDelivery.objects.update(next_attempt_at=timezone.now() - timedelta(seconds=1))
+    sent = len(receiver.got)
+    assert webhooks.attempt(delivery.pk) is None
+    assert len(receiver.got) == sent
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_receiver_that_is_down_fails_after_every_retry_and_can_be_redelivered(
     receiver, quick_retries
 ) -> None:
