@@ -116,6 +116,19 @@ class Lane:
                     # The account's next work may wait for this thread's turn to end.
                     self._changed.notify_all()
 
+    def discard(self, deadline: float) -> bool:
+        """Drop the work waiting for a thread and wait for the work under way to end (until
+        ``deadline``, `time.monotonic`, then TimeoutError), dropping what it sends here
+        meanwhile: whether there was any. For tests (runtime/work.py's `stop_in_process`)."""
+        with self._changed:
+            had = bool(self._under_way) or len(self._order) > 0
+            while True:
+                self._order = fair_queue.FairOrder()
+                if not self._under_way:
+                    return had
+                if not self._changed.wait(deadline - time.monotonic()):
+                    raise TimeoutError(f"work still under way on the {self.name} lane")
+
     def waiting(self, excluding: Container[Hashable] = ()) -> bool:
         """Whether an account (not one of ``excluding``) has work waiting that a thread could
         take (one at its limit could not)."""
@@ -162,6 +175,14 @@ class Scheduler:
                 self._thread = threading.Thread(target=self._run, daemon=True, name="scheduler")
                 self._thread.start()
             self._changed.notify()
+
+    def discard(self) -> bool:
+        """Drop everything that waits (for tests: runtime/work.py's `stop_in_process`):
+        whether anything did."""
+        with self._changed:
+            had = bool(self._due)
+            self._due.clear()
+            return had
 
     def _run(self) -> None:
         while True:

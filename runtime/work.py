@@ -83,6 +83,11 @@ class Kind:
 
     def __post_init__(self) -> None:
         self.lane = lanes.Lane(self.name, self.threads_setting, self.per_account_setting)
+        _KINDS.append(self)
+
+
+# Every kind, in the order declared: their lanes are this process's deferred work.
+_KINDS: list[Kind] = []
 
 
 class _Sendable(Protocol):
@@ -394,6 +399,26 @@ def start_in_process(**_: Any) -> None:
         _generation += 1
         for job in JOBS:
             _run_periodically(job, _generation)
+
+
+def stop_in_process(timeout: float = 30.0) -> None:
+    """Stop the periodic jobs and this process's deferred work: drop what waits on the kinds'
+    lanes and in the scheduler, and wait for the work under way to end, until none is left
+    (TimeoutError after ``timeout`` seconds). What each test does as it ends, before its
+    database goes: its work must not run on against another's (IN_PROCESS_JOBS switched off
+    stops the jobs only at their next look). A later request starts the jobs again."""
+    global _started, _generation
+    with _start_lock:
+        _started = False
+        _generation += 1
+    deadline = time.monotonic() + timeout
+    # Work under way may send more (a sweep its deliveries, a turn the next): until a round
+    # finds nothing, every lane looked at in each.
+    while True:
+        dropped = lanes.SCHEDULER.discard()
+        busy = [kind.lane.discard(deadline) for kind in _KINDS]
+        if not dropped and not any(busy):
+            return
 
 
 def _run_periodically(job: Job, generation: int) -> None:

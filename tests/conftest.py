@@ -16,6 +16,38 @@ hypothesis_settings.register_profile("dev", deadline=None)
 hypothesis_settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
+    """SQLite's test database (the settings' name, with an xdist worker's suffix) goes in
+    pytest's temporary directory rather than the repository's root: the -wal and -shm files a
+    thread's connection leaves when the database is removed stay there, and pytest keeps only
+    its last few runs' directories."""
+    from django.conf import settings
+
+    folder = tmp_path_factory.mktemp("databases")
+    for database in settings.DATABASES.values():
+        if database["ENGINE"] == "django.db.backends.sqlite3":
+            test = database.setdefault("TEST", {})
+            test["NAME"] = str(folder / os.path.basename(test.get("NAME") or "test-db.sqlite3"))
+
+
+@pytest.fixture(autouse=True)
+def _background_work_ends_with_the_test(request):
+    """What a test set going in this process's background (the periodic jobs a request
+    started, the computer players' turns, webhook deliveries and their retries) ends with it,
+    before its database access does: what waits is dropped and the work under way is waited
+    for (`runtime.work.stop_in_process`). Else a lane's thread would run on against a database
+    it may no longer use, or the next test's."""
+    if "_django_db_helper" in request.fixturenames:
+        # The database access of a test that asks for `db`, `transactional_db`... (a django_db
+        # mark's comes first anyway): set up before this fixture, it ends after it.
+        request.getfixturevalue("_django_db_helper")
+    yield
+    from runtime import work
+
+    work.stop_in_process()
+
+
 @pytest.fixture(autouse=True)
 def _follow_ups_as_they_commit(monkeypatch):
     """What follows a match's change runs once the change's transaction commits
@@ -60,7 +92,7 @@ def _follow_ups_as_they_commit(monkeypatch):
 def _no_clock_timer(settings):
     """The embedded default's periodic jobs and webhook deliveries would outlive each test's
     database: tests run the jobs themselves (`sweeper.run_clocks`...), and the tests that need
-    them switch them on; switched off again, the runner stops at its next look."""
+    them switch them on, and they stop as the test ends (`_background_work_ends_with_the_test`)."""
     settings.IN_PROCESS_JOBS = False
 
 
