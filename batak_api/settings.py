@@ -360,12 +360,12 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": env.int("DJANGO_NUM_PROXIES", default=None) or 0,
 }
 
+# The docs site (mkdocs.yml's site_url), linked from the front page and the API's root; a
+# deployment that publishes the docs itself points it there.
+DOCS_URL = env.str("DOCS_URL", default="https://batak-service.github.io/")
 # A problem document's `type` is this followed by its `code`: by default the entry of that code
-# on the docs site's errors page (docs/errors.md; mkdocs.yml's site_url); a deployment that
-# publishes the docs itself points it there.
-PROBLEM_TYPE_BASE_URL = env.str(
-    "PROBLEM_TYPE_BASE_URL", default="https://batak-service.github.io/errors/#"
-)
+# on the docs site's errors page (docs/errors.md).
+PROBLEM_TYPE_BASE_URL = env.str("PROBLEM_TYPE_BASE_URL", default=f"{DOCS_URL}errors/#")
 
 # The live streams' events, by the stream's operation: the schema names each event's data
 # (games/api/schema.py, `stream_events`).
@@ -421,6 +421,7 @@ SPECTACULAR_SETTINGS = {
         "DealStatus": ["finished", "redealt"],
     },
     "TAGS": [
+        {"name": "service", "description": "Where everything is: the API's root."},
         {"name": "accounts", "description": "Guest sign-up, accounts and tokens."},
         {"name": "matches", "description": "Creating, listing and joining matches."},
         {"name": "play", "description": "A seat's view, submitting moves, the event feed."},
@@ -517,6 +518,9 @@ CLOCK_DEFAULT = {"bid": int(env.float("CLOCK_BID_SECONDS", 20)),
 AUTOPILOT_AFTER_TIMEOUTS = int(env.float("AUTOPILOT_AFTER_TIMEOUTS", 2))
 # A person (or spectator) counts as connected this long after their last request.
 PRESENCE_SECONDS = env.float("PRESENCE_SECONDS", 45)
+# A full quick-match table waits at most this long for its people who were not looking at it
+# when it filled (their first view or stream), then starts with them on autopilot.
+QUICK_MATCH_ARRIVAL_SECONDS = env.float("QUICK_MATCH_ARRIVAL_SECONDS", 30)
 # How often the clocks are looked at (a periodic job; in-process it also wakes for the next
 # deadline).
 CLOCK_SWEEP_INTERVAL_SECONDS = env.float("CLOCK_SWEEP_INTERVAL_SECONDS", 1)

@@ -11,6 +11,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_safe
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from batak_api.front import favicon, front_page
 from batak_api.play import play
 from batak_api.scrape import metrics
 from games.api.problems import not_found, problem, problem_response
@@ -70,6 +71,8 @@ def _broker_check() -> str:
 
 
 urlpatterns: list[URLPattern | URLResolver] = [
+    path("", front_page, name="front-page"),
+    path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("ratings.urls")),
     path("api/v1/", include("deal_sets.urls")),

@@ -68,6 +68,7 @@ class DealSetEntry(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name_plural = "deal set entries"
         constraints = (
             models.UniqueConstraint(fields=["deal_set", "user"], name="deal_set_entry_once"),
         )

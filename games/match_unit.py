@@ -32,7 +32,7 @@ import logging
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -266,6 +266,8 @@ class MatchUnit:
         now = at or timezone.now()
         if match.open_seats or (match.starts_at is not None and match.starts_at > now):
             return
+        if match.waits_for_arrivals and match.ready_by is None:
+            self._wait_for_arrivals(now)
         unready = [seat for seat in match.seats.all() if seat.is_person and not seat.ready]
         if unready and match.ready_by is not None and match.ready_by > now:
             return
@@ -289,6 +291,22 @@ class MatchUnit:
         # Told in the order they happen: the start, who it put on autopilot, the first turn.
         self._tell_seat_changes()
         self._events.append(self._progressed(None, None, None))
+
+    def _wait_for_arrivals(self, now: datetime) -> None:
+        """A full quick-match table's people who are not looking at it now are not ready: it
+        starts once each has seen it (`seating.present`), or without them (on autopilot) after
+        QUICK_MATCH_ARRIVAL_SECONDS."""
+        match = self.match
+        looking = now - timedelta(seconds=settings.PRESENCE_SECONDS)
+        away = [seat for seat in match.seats.all() if seat.is_person
+                and (seat.last_seen is None or seat.last_seen < looking)]
+        if not away:
+            return
+        for seat in away:
+            seat.ready = False
+        Seat.objects.filter(pk__in=[seat.pk for seat in away]).update(ready=False)
+        match.ready_by = now + timedelta(seconds=settings.QUICK_MATCH_ARRIVAL_SECONDS)
+        self._fields.add("ready_by")
 
     def turn_changed(self) -> None:
         """Who plays a seat changed (a person left, went on autopilot or came back): no new

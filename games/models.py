@@ -99,6 +99,10 @@ class Match(models.Model):
     # A quick-match table still waiting then gets computer players in its open seats.
     fill_bots_at = models.DateTimeField(null=True, blank=True, db_index=True)
     fill_bots_level = models.CharField(max_length=8, choices=BotLevel.choices, blank=True)
+    # A quick-match table: once full, it waits for its people who are not looking at it then
+    # (not seen for PRESENCE_SECONDS) until their first view or stream of it, and at most
+    # QUICK_MATCH_ARRIVAL_SECONDS (`ready_by`): nobody's clock runs before they see the table.
+    waits_for_arrivals = models.BooleanField(default=False, editable=False)
     # Tour of Tables: a person who leaves forfeits the match instead of handing the seat over.
     leave_forfeits = models.BooleanField(default=False)
     # A rated table (ratings/): its people's ratings change when it finishes.

@@ -4,6 +4,7 @@ for seats nobody took, presence and spectators. Writes only, through `games.serv
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import time
@@ -17,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import prefetch_related_objects
 from django.utils import timezone
 
-from games import access, circles, computer_moves, engine, selectors, services
+from games import access, bot_names, circles, computer_moves, engine, selectors, services
 from games.errors import (
     InvalidRules,
     InvitationNotFound,
@@ -139,6 +140,7 @@ def quick_match(
             prefetch_related_objects([mine], "seats")
             seat = selectors.seat_of(mine, user)
             assert seat is not None
+            services.seen(seat)
             return Seated(mine, seat)
         for candidate in compatible.filter(open_seats__gt=0).order_by("created_at", "pk")[:5]:
             with changing(candidate.pk) as unit:
@@ -160,12 +162,14 @@ def quick_match(
                 visibility=Visibility.PUBLIC,
                 fill_bots_at=fill_at,
                 fill_bots_level=bot_level,
+                waits_for_arrivals=True,
                 clock_seconds=clock_seconds,
                 rated=rated,
                 hints=hints,
             ),
         )
         seat = match.seats.get(user=user)
+        services.seen(seat)  # looking at the table: it need not wait for them (arrivals)
         return Seated(match, seat)
 
 
@@ -190,10 +194,13 @@ def fill_with_bots(*, match_id: uuid.UUID) -> bool:
             ):
                 return False
             level = match.fill_bots_level or computer_moves.STAND_IN_LEVEL
-            open_seats = [seat for seat in match.seats.all() if seat.is_open]
-            for seat in open_seats:
+            seats = match.seats.all()
+            open_seats = [seat for seat in seats if seat.is_open]
+            names = bot_names.pick([level] * len(open_seats),
+                                   [seat.display_name for seat in seats if seat.is_bot], match.pk)
+            for seat, name in zip(open_seats, names, strict=True):
                 seat.bot_level = level
-                seat.display_name = services.BOT_NAMES[level]
+                seat.display_name = name
             Seat.objects.bulk_update(open_seats, ["bot_level", "display_name"])
             match.open_seats = 0
             unit.touch("open_seats")
@@ -338,6 +345,17 @@ def return_to_seat(*, match_id: uuid.UUID, user: User) -> Match:
 
 
 # --- presence ----------------------------------------------------------------------------------
+
+
+def present(match: Match, seat: Seat, user: User) -> None:
+    """The seat's person looks at the match (a read of it, its events or its stream): noted
+    (`services.seen`), and the first look of one a full quick-match table waits for makes
+    them ready (`Match.waits_for_arrivals`): their clock runs only once they see the table."""
+    services.seen(seat)
+    if (match.waits_for_arrivals and match.status == MatchStatus.WAITING and not seat.ready
+            and match.ready_by is not None and not match.open_seats):
+        with contextlib.suppress(NotWaitingForReady):  # it started meanwhile
+            ready(match_id=match.pk, user=user)
 
 
 def watching(match: Match, user: User) -> None:

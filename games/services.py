@@ -29,6 +29,7 @@ from django.utils import timezone
 from games import (
     access,
     account_stream,
+    bot_names,
     circles,
     clock,
     computer_moves,
@@ -65,7 +66,6 @@ from games.errors import (
 from games.match_unit import MatchUnit, Outcome, changing, creating, lock
 from games.models import (
     AnalysisStatus,
-    BotLevel,
     Deal,
     DealAnalysis,
     IdempotencyRecord,
@@ -141,11 +141,6 @@ class ActionResult:
     replayed: bool = False
 
 
-# Keyed by level; a level as stored (its text) finds its name too, BotLevel being a str.
-BOT_NAMES: dict[str, str] = {
-    BotLevel.EASY: "Easy bot", BotLevel.MEDIUM: "Medium bot", BotLevel.HARD: "Hard bot",
-    BotLevel.EXPERT: "Expert bot",
-}
 ClockSeconds = dict[str, int] | None | DefaultClock
 
 
@@ -157,7 +152,9 @@ class NewTable:
     (games/hints.py). With ``deal`` its first deal is dealt with those hands by that dealer
     (later ones are shuffled): the table's rules must be the deal's, and such a match is never
     rated nor found by quick match. ``fill_bots_at`` (quick match) is when its still open seats
-    go to computer players of ``fill_bots_level``. With ``ready_by`` (no seat open) it waits for
+    go to computer players of ``fill_bots_level``; ``waits_for_arrivals`` (quick match) has
+    it wait, once full, for its people who are not looking at it (`Match.waits_for_arrivals`).
+    With ``ready_by`` (no seat open) it waits for
     its people to be ready (`seating.ready`), and then at the latest. With ``starts_at`` it
     starts then, its people ready from the first (a platform's scheduled match), once no seat
     is open. ``bot_seed`` seeds the
@@ -173,6 +170,7 @@ class NewTable:
     leave_forfeits: bool = False
     fill_bots_at: datetime | None = None
     fill_bots_level: str = ""
+    waits_for_arrivals: bool = False
     ready_by: datetime | None = None
     starts_at: datetime | None = None
     rated: bool = False
@@ -251,6 +249,7 @@ def create_match(*, user: User, table: NewTable, limits: AccountLimits | None = 
             leave_forfeits=table.leave_forfeits,
             fill_bots_at=table.fill_bots_at if open_seats else None,
             fill_bots_level=table.fill_bots_level,
+            waits_for_arrivals=table.waits_for_arrivals,
             ready_by=table.ready_by if table.starts_at is None else table.starts_at,
             starts_at=table.starts_at,
             rated=table.rated,
@@ -260,6 +259,7 @@ def create_match(*, user: User, table: NewTable, limits: AccountLimits | None = 
             cards_sealed_until=table.cards_sealed_until,
         )
         people_seated: list[int | None] = []
+        names = _seat_names(seats, user, match.pk)
         for index, spec in enumerate(seats):
             seat_user = (user if spec.kind == SeatKind.ME
                          else spec.user if spec.kind == SeatKind.PERSON else None)
@@ -269,7 +269,7 @@ def create_match(*, user: User, table: NewTable, limits: AccountLimits | None = 
                 index=index,
                 user=seat_user,
                 bot_level=spec.bot_level if spec.kind == SeatKind.BOT else "",
-                display_name=spec.display_name or _default_name(spec, user),
+                display_name=names[index],
                 character=spec.character if spec.kind == SeatKind.BOT else "",
                 ready=table.ready_by is None or table.starts_at is not None
                 or spec.kind == SeatKind.BOT,
@@ -311,9 +311,20 @@ def check_account_limits(
         raise TooManyBotDeals(limit=limits.bot_deals)
 
 
+def _seat_names(seats: Sequence[SeatSpec], user: User, match_id: uuid.UUID) -> list[str]:
+    """Each seat's name: the one its spec gives, else a person's own, a computer player's of
+    its level (`bot_names`: none alike at the table), and none for an open seat."""
+    names = [spec.display_name or _default_name(spec, user) for spec in seats]
+    unnamed = [index for index, spec in enumerate(seats)
+               if spec.kind == SeatKind.BOT and not spec.display_name]
+    given = [spec.display_name for spec in seats if spec.kind == SeatKind.BOT and spec.display_name]
+    chosen = bot_names.pick([seats[index].bot_level for index in unnamed], given, match_id)
+    for index, name in zip(unnamed, chosen, strict=True):
+        names[index] = name
+    return names
+
+
 def _default_name(spec: SeatSpec, user: User) -> str:
-    if spec.kind == SeatKind.BOT:
-        return BOT_NAMES[BotLevel(spec.bot_level)]
     if spec.kind == SeatKind.ME:
         return selectors.display_name(user)
     if spec.kind == SeatKind.PERSON and spec.user is not None:

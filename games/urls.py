@@ -11,12 +11,14 @@ from games.api import (
     play,
     problems,
     rematch,
+    root,
     tables,
 )
 
 app_name = "games"
 
 urlpatterns: list[URLPattern | URLResolver] = [
+    path("", root.ApiRootView.as_view(), name="api-root"),
     path("auth/guest", accounts.GuestView.as_view(), name="auth-guest"),
     path("auth/register", accounts.RegisterView.as_view(), name="auth-register"),
     path("auth/token", accounts.TokenView.as_view(), name="auth-token"),

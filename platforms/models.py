@@ -238,6 +238,7 @@ class MatchBatch(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name_plural = "match batches"
         indexes = (models.Index(fields=["platform", "created_at"],
                                 name="platform_batches_newest"),)
 

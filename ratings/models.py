@@ -186,6 +186,7 @@ class PlayedMatch(models.Model):
     score = models.IntegerField()
 
     class Meta:
+        verbose_name_plural = "played matches"
         constraints = (
             models.UniqueConstraint(fields=["user", "match"], name="played_match_once"),
         )

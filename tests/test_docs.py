@@ -18,6 +18,7 @@ from standardwebhooks.webhooks import Webhook
 from batak_api.problem_codes import ERRORS_PAGE, page, problem_codes
 
 ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
 
 
 def test_the_readme_is_short_and_links_to_pages_that_exist() -> None:
@@ -117,3 +118,17 @@ def test_the_link_checker_finds_a_missing_file_and_a_missing_heading(tmp_path: P
     ]
     assert [line for path in check_links.markdown_files()
             for line in check_links.broken_links(path)] == []
+
+
+def test_the_examples_a_page_shows_are_the_files_ci_runs() -> None:
+    """A page shows an example's code itself (GitHub renders no include), marked with the file
+    it must equal: `scripts/docs examples` runs the files, so the pages cannot fall behind."""
+    marked = re.compile(r'^( *)<!-- the file (\S+), as CI runs it -->\n *```\w*\n(.*?)\n *```$',
+                        re.M | re.S)
+    shown = 0
+    for doc in DOCS.glob("*.md"):
+        for indent, name, body in marked.findall(doc.read_text()):
+            lines = [line.removeprefix(indent) for line in body.split("\n")]
+            assert "\n".join(lines) == (DOCS / name).read_text().rstrip("\n"), (doc.name, name)
+            shown += 1
+    assert shown >= 4

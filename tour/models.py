@@ -22,6 +22,7 @@ class TourMatch(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name_plural = "tour matches"
         ordering = ("-created_at",)
         indexes = (models.Index(fields=["user", "recorded"], name="tour_match_pending"),)
 

@@ -102,8 +102,9 @@ class MatchListAdmin(admin.ModelAdmin):
 
     @admin.display(description="computer players")
     def bots(self, match: Match) -> str:
-        levels = [seat.get_bot_level_display() for seat in match.seats.all() if seat.is_bot]
-        return ", ".join(levels) or "—"
+        named = [f"{seat.display_name} ({seat.get_bot_level_display()})"
+                 for seat in match.seats.all() if seat.is_bot]
+        return ", ".join(named) or "—"
 
     @admin.display(description="winner")
     def winner(self, match: Match) -> str:

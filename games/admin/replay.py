@@ -206,16 +206,24 @@ def _analysis(deal_row: Deal) -> dict[str, Any] | None:
 
 def _judged(move: dict[str, Any]) -> dict[str, Any] | None:
     """A card's mark and what it cost, from the player's view and with every hand known, as
-    the replay shows them beside it; None for a card not judged (the only legal one)."""
+    the replay shows them beside it; None for a card not judged (the only legal one) and for
+    one that cost nothing either way and has no mark (most cards: nothing to say)."""
     seen, known = move["seen"], move["known"]
     if seen is None and known is None:
         return None
-    return {
-        "mark": move["mark"] or "",
-        "seen": None if seen is None else seen["points_cost"],
-        "known": None if known is None else known["points_cost"],
-        "best": (seen or known)["best"].get("card", ""),
-    }
+    costs = {"seen": _cost(seen), "known": _cost(known)}
+    if not move["mark"] and not any(costs.values()):
+        return None
+    return {"mark": move["mark"] or "", **costs, "best": (seen or known)["best"].get("card", "")}
+
+
+def _cost(judgement: dict[str, Any] | None) -> str:
+    """A judgement's cost in points as the replay writes it (1.5 after a minus sign), "?"
+    when not judged that way, and "" when it cost nothing."""
+    if judgement is None:
+        return "?"
+    cost = round(float(judgement["points_cost"]), 1)
+    return "" if cost <= 0 else f"\u2212{cost:g}"
 
 
 def _score_line(deal: engine.Deal, names: Sequence[str]) -> list[dict[str, Any]] | None:

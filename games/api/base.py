@@ -30,7 +30,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import access, presenters, seating, services
+from games import access, presenters, seating
 from games.api.problems import problem_type
 from games.api.serializers.matches import MatchSerializer
 from games.api.serializers.problems import ProblemSerializer
@@ -145,7 +145,7 @@ class MatchEndpoint(APIView):
             raise MatchNotFound()
         self.access = access.require(self.match, signed_in(request), self.permission)
         if self.seat is not None:
-            services.seen(self.seat)
+            seating.present(self.match, self.seat, signed_in(request))
         elif (self.counts_spectators and not platform
               and self.match.visibility == Visibility.PUBLIC):
             seating.watching(self.match, signed_in(request))

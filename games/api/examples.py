@@ -13,10 +13,10 @@ SEATS: list[dict[str, Any]] = [
     {"index": 0, "kind": "person", "display_name": "Ayşe", "bot_level": None,
      "connected": True, "last_seen": "2026-11-29T20:21:39.301311+00:00", "left_at": None,
      "autopilot": False, "ready": True},
-    {"index": 1, "kind": "bot", "display_name": "Easy bot", "bot_level": "easy", **BOT_SEAT},
-    {"index": 2, "kind": "bot", "display_name": "Medium bot", "bot_level": "medium",
+    {"index": 1, "kind": "bot", "display_name": "Kaan", "bot_level": "easy", **BOT_SEAT},
+    {"index": 2, "kind": "bot", "display_name": "Zeynep", "bot_level": "medium",
      **BOT_SEAT},
-    {"index": 3, "kind": "bot", "display_name": "Hard bot", "bot_level": "hard", **BOT_SEAT},
+    {"index": 3, "kind": "bot", "display_name": "Leyla Hanım", "bot_level": "hard", **BOT_SEAT},
 ]
 RULES: dict[str, Any] = PRESETS[Game.AUCTION].to_dict()
 # A match of one person against computer players: private and without a clock by default.

@@ -49,7 +49,7 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone, translation
 from knox.models import AuthToken
 
-from games import access, notify, seating, selectors, services
+from games import access, notify, seating, selectors
 from games.api import slots, stream_pages
 from games.engine import Reason
 from games.errors import reason_message
@@ -287,7 +287,7 @@ class Follower:
             return False
         found = access.access(match, user)
         if found.seat is not None:
-            services.seen(found.seat)
+            seating.present(match, found.seat, user)
         elif match.visibility == Visibility.PUBLIC:
             seating.watching(match, user)
         return found.allows(access.Permission.WATCH)

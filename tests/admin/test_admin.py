@@ -59,7 +59,9 @@ def test_changelist_shows_game_status_deals_seats_and_winner(admin_client, finis
     assert str(finished.id)[:8] in html
     assert "Auction (İhaleli)" in html and "Finished" in html
     assert ">1 / 1<" in html
-    assert "Ayşe" in html and "Easy, Medium, Hard" in html
+    bots = ", ".join(f"{seat.display_name} ({seat.get_bot_level_display()})"
+                     for seat in finished.seats.all() if seat.is_bot)
+    assert "Ayşe" in html and bots in html and "Medium)" in html
     assert f'<td class="field-winner">{winner}' in html
 
 
@@ -414,8 +416,10 @@ def test_the_replay_shows_each_cards_mark_and_cost_once_analysed(
     html = page(admin_client, deal_url(finished))
     assert 'id="analysis"' in html
     judged = [m for m in result["moves"] if m["action"]["kind"] == "play"
-              and (m["seen"] or m["known"])]
+              and (m["seen"] or m["known"]) and (m["mark"] or any(
+                  (m[way] or {}).get("points_cost", 0) >= 0.05 for way in ("seen", "known")))]
     assert judged
+    assert "\u22120 " not in html and "\u22120.0" not in html  # costless: nothing
     assert html.count('<span class="judged') == len(judged)
     for move in judged:
         if move["mark"]:

@@ -50,7 +50,8 @@ def test_a_referee_reviews_a_finished_match(referee, live_server) -> None:
     page.reload()
     row = page.locator("#result_list tbody tr", has_text=str(match.id)[:8])
     expect(row).to_contain_text("Ayşe")
-    expect(row).to_contain_text("Easy, Medium, Hard")
+    expect(row).to_contain_text(", ".join(f"{seat.display_name} ({seat.get_bot_level_display()})"
+                                          for seat in match.seats.all() if seat.is_bot))
     expect(row.locator(".field-winner")).to_have_text(
         " & ".join(names[seat] for seat, place in enumerate(match.ranking) if place == 1)
     )

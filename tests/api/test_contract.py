@@ -296,8 +296,8 @@ def test_an_action_answers_the_state_right_after_it(player, transactional_db) ->
 
 
 OPERATION_IDS = {
-    "createGuest", "register", "logIn", "logOut", "logOutEverywhere", "getMe", "closeAccount",
-    "exportMyData",
+    "getApiRoot", "createGuest", "register", "logIn", "logOut", "logOutEverywhere", "getMe",
+    "closeAccount", "exportMyData",
     "listRulePresets", "listMatches",
     "createMatch", "getMatch", "joinMatch", "getSeatView", "getBidEstimate", "getHint",
     "submitAction", "listEvents",

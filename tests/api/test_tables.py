@@ -177,6 +177,46 @@ class TestQuickMatch:
         assert [seat["bot_level"] for seat in match["seats"]] == [None, "easy", "easy", "easy"]
         assert sweeper.run_clocks() == 0
 
+    def test_a_full_table_waits_for_a_person_who_was_away_until_they_look(
+        self, player, settings
+    ) -> None:
+        """Their clock runs only once they have the table in front of them: the table that
+        filled while they were away starts at their first look, its first turn's clock from
+        then (and without them, on autopilot, after QUICK_MATCH_ARRIVAL_SECONDS)."""
+        someone = player()
+        match_id = someone.post("/quick-match", {
+            "game": "auction", "deals": 1, "fill_with_bots_after": 30, "bot_level": "easy",
+            "clock": {"bid": 20, "card": 20}}).json()["match"]["id"]
+        away = timezone.now() - timedelta(seconds=settings.PRESENCE_SECONDS + 1)
+        Seat.objects.filter(match_id=match_id, index=0).update(last_seen=away)
+        Match.objects.filter(pk=match_id).update(fill_bots_at=timezone.now())
+        assert sweeper.run_clocks() == 1
+        waiting = Match.objects.get(pk=match_id)
+        assert waiting.status == "waiting" and waiting.open_seats == 0
+        assert waiting.ready_by is not None and waiting.turn_deadline is None
+        assert not Seat.objects.get(match_id=match_id, index=0).ready
+
+        looked = timezone.now()
+        view = someone.view(match_id)
+        assert view["status"] == "active"
+        started = Match.objects.get(pk=match_id)
+        if started.turn_deadline is not None:  # the person is to act first
+            assert started.turn_deadline >= looked + timedelta(seconds=19)
+
+    def test_a_person_who_never_looks_is_put_on_autopilot(self, player, settings) -> None:
+        someone = player()
+        match_id = someone.post("/quick-match", {
+            "game": "auction", "deals": 1, "fill_with_bots_after": 30,
+            "bot_level": "easy"}).json()["match"]["id"]
+        Seat.objects.filter(match_id=match_id, index=0).update(last_seen=None)
+        Match.objects.filter(pk=match_id).update(fill_bots_at=timezone.now())
+        sweeper.run_clocks()
+        assert Match.objects.get(pk=match_id).status == "waiting"
+        Match.objects.filter(pk=match_id).update(ready_by=timezone.now())
+        sweeper.run_clocks()
+        assert Match.objects.get(pk=match_id).status == "active"
+        assert Seat.objects.get(match_id=match_id, index=0).autopilot
+
     def test_waiting_for_people_only(self, player) -> None:
         body = player().post("/quick-match", {"game": "auction",
                                               "fill_with_bots_after": None}).json()

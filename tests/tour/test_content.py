@@ -3,6 +3,7 @@ city final, ten characters, opponents growing stronger, every table playable."""
 
 import pytest
 
+from games import bot_names
 from games.bot_style import Style
 from games.engine import RuleError, TableRules
 from games.models import BotLevel, GameChoice
@@ -61,3 +62,12 @@ def test_style_for_a_seat() -> None:
     assert isinstance(content.style_for("tahsin"), Style)
     assert content.style_for("") is None
     assert content.style_for("nobody") is None
+
+
+def test_the_tours_characters_lead_their_levels_names_at_every_table() -> None:
+    """Computer players at any table are named as the tour's characters of their level first
+    (games/bot_names.py), then more of the same town."""
+    for level, names in bot_names.ROSTER.items():
+        characters = [c.name for c in content.CHARACTERS.values() if c.level == level]
+        assert list(names[:len(characters)]) == characters, level
+        assert len(names) >= 4, level  # a table of four computer players of one level
