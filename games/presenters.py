@@ -137,7 +137,9 @@ def seat_view_after(
     """``seat_view`` as a change left the match (games/match_unit.py's `Outcome`): its
     `latest_deals` and the seat's observation of the deal in play (None once it is over), so
     an action replays nothing for its answer."""
-    view = {**_public_view(match, deals), "seat": seat}
+    # The rematch offer is the API's to add (`getSeatView`, games/rematch.py): a finished
+    # match's only, which no action answers.
+    view = {**_public_view(match, deals), "seat": seat, "rematch": None}
     current_row = _in_play(deals)
     if current_row is not None and observation is not None:
         view["deal"] = deal_view(observation, current_row)

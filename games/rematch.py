@@ -64,6 +64,13 @@ def more_to_tell(match: Match) -> bool:
             < settings.STREAM_AFTER_END_SECONDS)
 
 
+def offer_view_of(match: Match) -> dict[str, Any] | None:
+    """The finished ``match``'s offer as `offer_view` shows it, None when nobody offered one
+    (the seat view's `rematch`)."""
+    offer = RematchOffer.objects.filter(match=match).first()
+    return None if offer is None else offer_view(offer)
+
+
 def offer_of(match: Match) -> RematchOffer:
     offer = RematchOffer.objects.filter(match=match).first()
     if offer is None:

@@ -72,7 +72,8 @@ SEAT_VIEW: dict[str, Any] = {'match_id': '6990c34b-402a-4832-b7a0-91140a5b4ddf',
           'redeal_requested_by': None,
           'score': None,
           'commitment': 'fb91e28dc6dc194ac4b9139338637c4349c649e07f2c4d71e04389a0337a8ff5'},
- 'previous_deal': None}
+ 'previous_deal': None,
+ 'rematch': None}
 
 MATCH: dict[str, Any] = {'id': '6990c34b-402a-4832-b7a0-91140a5b4ddf',
  'game': 'auction',

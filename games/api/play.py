@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import access, engine, hints, presenters, services
+from games import access, engine, hints, presenters, rematch, services
 from games.api import examples
 from games.api.base import (
     ETAG_PARAMETERS,
@@ -48,6 +48,7 @@ from games.errors import (
     NotYourSeat,
     OtherSeat,
 )
+from games.models import MatchStatus
 
 logger = logging.getLogger(__name__)
 
@@ -92,9 +93,10 @@ class SeatViewView(MatchEndpoint):
             )
         if seat is None:
             raise NotYourSeat()
-        return etag_response(
-            request, SeatViewSerializer(presenters.seat_view(self.match, seat)).data
-        )
+        view = presenters.seat_view(self.match, seat)
+        if view["status"] == MatchStatus.FINISHED:
+            view["rematch"] = rematch.offer_view_of(self.match)
+        return etag_response(request, SeatViewSerializer(view).data)
 
 
 class BidEstimateView(MatchEndpoint):

@@ -13,7 +13,7 @@ from games import access, rematch
 from games.api import examples
 from games.api.base import PLATFORM_MATCH_READS, MatchEndpoint, errors, example, signed_in
 from games.api.problems import problem_type
-from games.api.serializers.feed import RematchOfferSerializer
+from games.api.serializers.play import RematchOfferSerializer
 from games.models import RematchOffer
 
 ANSWER_ERRORS = (

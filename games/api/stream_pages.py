@@ -21,7 +21,8 @@ from typing import Any, TypeVar
 from django.db import InterfaceError, OperationalError, connection
 
 from games import notify, presenters, rematch, selectors
-from games.api.serializers.feed import EventSerializer, RematchOfferSerializer
+from games.api.serializers.feed import EventSerializer
+from games.api.serializers.play import RematchOfferSerializer
 from games.models import Match, MatchStatus, RematchOffer, Seat
 
 T = TypeVar("T")

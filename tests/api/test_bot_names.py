@@ -113,3 +113,18 @@ def test_names_are_never_alike_nor_taken(levels: list[str], taken: set[str], see
     assert len(names) == len(levels) == len(set(names))
     assert not set(names) & taken
     assert names == bot_names.pick(levels, taken, seed)  # the same table names the same
+
+
+@pytest.mark.django_db
+def test_a_platforms_match_names_its_computer_players_apart() -> None:
+    from tests.platforms.conftest import new_platform
+
+    platform = new_platform("Names")
+    platform.player("ext-1")
+    created = platform.post("/matches", {"game": "auction", "deals": 1, "seats": [
+        {"kind": "player", "external_id": "ext-1"},
+        *[{"kind": "bot", "bot_level": "easy"}] * 3]})
+    assert created.status_code == 201, created.content
+    assert_named_apart(created.json()["seats"], 3)
+    read = platform.get(f"/matches/{created.json()['id']}").json()
+    assert bots_of(read["seats"]) == bots_of(created.json()["seats"])

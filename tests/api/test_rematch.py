@@ -17,6 +17,8 @@ from games.models import Match, RematchOffer, Seat
 from games.services import SeatSpec
 from tests.admin.helpers import person, play_match
 
+from .schema import assert_matches
+
 API = "/api/v1"
 
 
@@ -235,3 +237,21 @@ def test_the_rematch_counts_toward_each_persons_unfinished_matches(settings) -> 
     play_match(can.user, finish=False, seed=3)
     refused = can.post(second)
     assert refused.status_code == 409 and refused.json()["code"] == "too_many_matches"
+
+
+def test_the_finished_matchs_seat_view_carries_its_offer_or_null() -> None:
+    """A client learns of an offer (or that there is none) from the view it reads anyway:
+    no 404 to ask for, as a browser logs it as an error."""
+    match, (ayse, ali) = finished("ayse", "ali")
+
+    def rematch_in_view(caller: Caller) -> Any:
+        view = caller.client.get(f"{API}/matches/{match.id}/view")
+        assert view.status_code == 200
+        assert_matches(view.json(), "SeatView")
+        return view.json()["rematch"]
+
+    assert rematch_in_view(ayse) is None
+    offered = ayse.post(match).json()
+    assert rematch_in_view(ali) == offered
+    ali.post(match, "/decline")
+    assert rematch_in_view(ayse)["status"] == "declined"

@@ -4,6 +4,8 @@ asgi_server): the launch setup is the admin's (tests/admin/test_browser.py)."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,10 +18,11 @@ from tests.browser import unavailable
 
 ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
 AXE = Path(settings.BASE_DIR) / "web" / "node_modules" / "axe-core" / "axe.min.js"
-DESKTOP = {"width": 1280, "height": 900}
+# The pictures in docs/play.md, saved there too when SAVE_DOCS_IMAGES=1 (else only to
+# test-artifacts/: a test run leaves the committed pictures alone).
+DOCS = Path(settings.BASE_DIR) / "docs"
+DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
-
-
 
 @pytest.fixture
 def open_page(browser, asgi_server) -> Iterator[Callable[..., Any]]:
@@ -47,8 +50,9 @@ def open_page(browser, asgi_server) -> Iterator[Callable[..., Any]]:
         context.close()
 
 
-def check_accessibility(page: Any) -> None:
-    """axe-core on the page as it is: no serious or critical violation."""
+def check_accessibility(page: Any, *, strict: bool = False) -> None:
+    """axe-core on the page as it is: no serious or critical violation (``strict``: none at
+    all, of any impact)."""
     if not AXE.exists():
         unavailable("axe-core is not installed (bash scripts/web check runs npm ci in web/)")
     # Evaluated by the browser's debugging protocol, which the page's Content-Security-Policy
@@ -56,5 +60,50 @@ def check_accessibility(page: Any) -> None:
     page.evaluate(AXE.read_text())
     violations = page.evaluate("async () => (await axe.run(document)).violations")
     grave = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
-             for v in violations if v["impact"] in ("serious", "critical")]
+             for v in violations if strict or v["impact"] in ("serious", "critical")]
     assert grave == []
+
+
+def save_picture(target: Any, name: str, **options: Any) -> None:
+    """A screenshot of a page or an element into test-artifacts/, and into docs/ (the
+    pictures of docs/play.md) when SAVE_DOCS_IMAGES=1."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    target.screenshot(path=str(ARTIFACTS / name), **options)
+    if os.environ.get("SAVE_DOCS_IMAGES") == "1":
+        shutil.copyfile(ARTIFACTS / name, DOCS / name)
+
+
+class Troubles:
+    """What went wrong in a page while it was watched: console errors, uncaught exceptions,
+    requests that failed and answers of 400 or more (a refusal the page asked for too: the
+    client must not ask what it knows is not there)."""
+
+    def __init__(self, page: Any) -> None:
+        self.seen: list[str] = []
+        self.requests: list[str] = []
+        self._answered: dict[Any, int] = {}
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.seen.append(f"uncaught: {error}"))
+        page.on("request", lambda request: self.requests.append(request.url))
+        page.on("response", self._response)
+        page.on("requestfailed", self._failed)
+
+    def _console(self, message: Any) -> None:
+        if message.type == "error":
+            self.seen.append(f"console: {message.text} ({message.location.get('url')})")
+
+    def _response(self, response: Any) -> None:
+        self._answered[response.request] = response.status
+        if response.status >= 400:
+            self.seen.append(f"{response.status} {response.request.method} {response.url}")
+
+    def _failed(self, request: Any) -> None:
+        # Chromium ends a fetch answered without a body (204, a 304 to If-None-Match) as
+        # `net::ERR_ABORTED` after its answer, though the page's fetch resolves normally.
+        if self._answered.get(request) in (204, 304):
+            return
+        self.seen.append(f"failed: {request.method} {request.url} {request.failure}")
+
+    def clear(self) -> None:
+        self.seen.clear()
+        self.requests.clear()

@@ -14,7 +14,7 @@ from bots import interface, tasks
 from games.api import feed
 from games.models import Deal
 
-from .conftest import ARTIFACTS, check_accessibility
+from .conftest import check_accessibility, save_picture
 from .test_play import MOVE, api_get, create_table, move_once, play_to_the_end
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -101,8 +101,7 @@ def test_the_replay_shows_each_deals_analysis_once_it_is_ready(
     expect(second.locator(".analysis")).to_be_visible(timeout=10_000)
     assert_replay_shows(page, asgi_server, match_id, last.sequence)
     check_accessibility(page)
-    ARTIFACTS.mkdir(exist_ok=True)
-    second.screenshot(path=str(ARTIFACTS / "play-analysis.png"))
+    save_picture(second, "play-analysis.png")
 
 
 def test_a_hint_on_ones_turn_at_a_table_with_hints(open_page, asgi_server) -> None:

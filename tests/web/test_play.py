@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import ARTIFACTS, PHONE, check_accessibility
+from .conftest import PHONE, check_accessibility, save_picture
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -262,16 +262,14 @@ def test_an_account_is_made_logged_out_of_and_logged_into(browser, asgi_server) 
 
 
 def test_the_lobby_and_a_table_pass_axe_on_desktop_and_phone(open_page) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
+    # The table's pictures are test_table.py's, taken over a whole match.
     for size, viewport in (("desktop", None), ("phone", PHONE)):
         page = open_page("Ayşe", **({"viewport": viewport} if viewport else {}))
-        check_accessibility(page)
-        page.screenshot(path=str(ARTIFACTS / f"play-lobby-{size}.png"), full_page=True)
+        check_accessibility(page, strict=True)
+        save_picture(page, f"play-lobby-{size}.png", full_page=True)
         create_table(page, "spades", deals=2)
         play_until_mid_trick(page)
-        page.evaluate("document.activeElement.blur()")  # no focus ring in the picture
-        check_accessibility(page)
-        page.screenshot(path=str(ARTIFACTS / f"play-table-{size}.png"), full_page=True)
+        check_accessibility(page, strict=True)
 
 
 def test_a_dropped_connection_is_resumed_without_losing_a_card(open_page) -> None:

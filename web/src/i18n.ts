@@ -117,6 +117,14 @@ const en = {
   rematchWaiting: "Waiting for the others to answer…",
   rematchDeclined: "The rematch was declined.",
   openRematch: "Go to the new match",
+  seats: "Seats at the table",
+  table: "The table",
+  emptySeat: "Empty seat",
+  waitingForPlayer: "waiting for a player",
+  fillIn: "Computer players take the empty seats in {s} s",
+  fillNow: "Computer players are taking the empty seats…",
+  yourBid: "Your bid",
+  yourAnnouncement: "Your announcement",
 };
 
 type Strings = typeof en;
@@ -157,6 +165,9 @@ const tr: Strings = {
   playAgain: "Yeniden oyna", rematchOffered: "{name} yeniden oynamayı öneriyor; herkes bir koltuk kayar.", acceptRematch: "Kabul et", declineRematch: "Reddet", rematchWaiting: "Diğerlerinin yanıtı bekleniyor…", rematchDeclined: "Rövanş reddedildi.",
   register: "Hesap aç", usernameRule: "3–150 harf, rakam ya da _ . @ + -", passwordRule: "en az 8 karakter",
   openRematch: "Yeni maça git",
+  seats: "Masadaki koltuklar", table: "Masa", emptySeat: "Boş koltuk", waitingForPlayer: "oyuncu bekleniyor",
+  fillIn: "Boş koltuklara {s} sn sonra bilgisayar oyuncuları oturacak",
+  fillNow: "Boş koltuklara bilgisayar oyuncuları oturuyor…", yourBid: "İhalen", yourAnnouncement: "Söylemen",
 };
 
 const fr: Strings = {
@@ -198,6 +209,9 @@ const fr: Strings = {
   playAgain: "Rejouer", rematchOffered: "{name} propose de rejouer, chacun décalé d’une place.", acceptRematch: "Accepter", declineRematch: "Refuser", rematchWaiting: "En attente de la réponse des autres…", rematchDeclined: "La revanche a été refusée.",
   register: "Créer un compte", usernameRule: "3 à 150 lettres, chiffres ou _ . @ + -", passwordRule: "8 caractères au moins",
   openRematch: "Aller à la nouvelle partie",
+  seats: "Places à la table", table: "La table", emptySeat: "Place libre", waitingForPlayer: "en attente d’un joueur",
+  fillIn: "Des joueurs ordinateur prennent les places libres dans {s} s",
+  fillNow: "Des joueurs ordinateur prennent les places libres…", yourBid: "Ton enchère", yourAnnouncement: "Ton annonce",
 };
 
 const es: Strings = {
@@ -238,6 +252,9 @@ const es: Strings = {
   playAgain: "Jugar otra vez", rematchOffered: "{name} propone jugar otra vez, cada uno un asiento más allá.", acceptRematch: "Aceptar", declineRematch: "Rechazar", rematchWaiting: "Esperando la respuesta de los demás…", rematchDeclined: "La revancha fue rechazada.",
   register: "Crear una cuenta", usernameRule: "de 3 a 150 letras, cifras o _ . @ + -", passwordRule: "al menos 8 caracteres",
   openRematch: "Ir a la nueva partida",
+  seats: "Asientos de la mesa", table: "La mesa", emptySeat: "Asiento libre", waitingForPlayer: "esperando a un jugador",
+  fillIn: "Jugadores de la computadora ocupan los asientos libres en {s} s",
+  fillNow: "Jugadores de la computadora están ocupando los asientos libres…", yourBid: "Tu puja", yourAnnouncement: "Tu anuncio",
 };
 
 const pt: Strings = {
@@ -279,6 +296,9 @@ const pt: Strings = {
   playAgain: "Jogar de novo", rematchOffered: "{name} propõe jogar de novo, cada um um lugar adiante.", acceptRematch: "Aceitar", declineRematch: "Recusar", rematchWaiting: "Esperando a resposta dos outros…", rematchDeclined: "A revanche foi recusada.",
   register: "Criar uma conta", usernameRule: "de 3 a 150 letras, algarismos ou _ . @ + -", passwordRule: "pelo menos 8 caracteres",
   openRematch: "Ir para a nova partida",
+  seats: "Lugares à mesa", table: "A mesa", emptySeat: "Lugar livre", waitingForPlayer: "esperando um jogador",
+  fillIn: "Jogadores do computador ocupam os lugares livres em {s} s",
+  fillNow: "Jogadores do computador estão ocupando os lugares livres…", yourBid: "Seu lance", yourAnnouncement: "Seu anúncio",
 };
 
 const ru: Strings = {
@@ -318,6 +338,9 @@ const ru: Strings = {
   playAgain: "Сыграть ещё", rematchOffered: "{name} предлагает сыграть ещё раз, каждый пересаживается на место дальше.", acceptRematch: "Принять", declineRematch: "Отказаться", rematchWaiting: "Ждём ответа остальных…", rematchDeclined: "От реванша отказались.",
   register: "Создать аккаунт", usernameRule: "от 3 до 150 латинских букв, цифр или _ . @ + -", passwordRule: "не меньше 8 символов",
   openRematch: "Перейти к новому матчу",
+  seats: "Места за столом", table: "Стол", emptySeat: "Свободно", waitingForPlayer: "ждём игрока",
+  fillIn: "Через {s} с свободные места займут компьютерные игроки",
+  fillNow: "Свободные места занимают компьютерные игроки…", yourBid: "Ваш заказ", yourAnnouncement: "Ваше объявление",
 };
 
 const LANGUAGES: Record<string, Strings> = { en, tr, fr, es, pt, ru };

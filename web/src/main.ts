@@ -10,7 +10,7 @@ import { follow, StreamError, type StreamMessage } from "../../clients/typescrip
 import { afterAction, withTurn } from "./advance.js";
 import { h, mount } from "./dom.js";
 import { language, ruleName, t, type Key } from "./i18n.js";
-import { renderTable, type RematchAnswer, type TableState } from "./table.js";
+import { clockText, fillText, isSeatView, renderTable, type RematchAnswer, type TableState } from "./table.js";
 
 type Schemas = components["schemas"];
 type Game = Schemas["Game"];
@@ -300,7 +300,7 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
   const state: TableState = {
     matchId, watching, view: undefined, etag: undefined, deals: [], estimate: undefined,
     notice: "", reconnecting: false, invitation: undefined,
-    analyses: new Map(), openReplays: new Set(), hint: undefined, rematch: undefined,
+    analyses: new Map(), openReplays: new Set(), hint: undefined, rematch: undefined, fillAt: undefined,
   };
   let acting = false;
   const draw = () => mount(app, renderTable(state, {
@@ -370,7 +370,6 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
   const readRematch = async (): Promise<void> => {
     const answer = await api().GET("/api/v1/matches/{match_id}/rematch", { params: { path: { match_id: matchId } } });
     if (answer.data !== undefined) state.rematch = answer.data;
-    else if (answer.response.status === 404) state.rematch = null; // none offered yet
   };
 
   // Each scored deal's analysis: asked once the deal is in the replays, again after the 202's
@@ -446,11 +445,22 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
         }
       }
     }
-    if (view.status === "finished" && !watching && state.rematch === undefined) await readRematch();
-    if (view.status === "waiting" && !watching && state.invitation === undefined) {
-      // Only the table's creator may read its code; anyone else gets a refusal and no code.
+    // A finished match's seat view carries its rematch offer (null: none), whatever became
+    // of it; the stream tells what changes after, and *Play again* refused reads it again.
+    if (view.status === "finished" && isSeatView(view) && state.rematch === undefined) {
+      state.rematch = view.rematch;
+    }
+    // Only a private table has an invitation code, and only its creator may read it: the client
+    // puts its creator in seat 0, and anyone else would get a refusal and no code.
+    if (view.status === "waiting" && isSeatView(view) && view.seat === 0 && view.visibility === "private"
+        && state.invitation === undefined) {
       const invitation = await client.GET("/api/v1/matches/{match_id}/invitation", { params: { path } });
       state.invitation = invitation.data?.code ?? "";
+    }
+    // A quick match's table waiting for people says when computer players take its empty seats.
+    if (view.status === "waiting" && state.fillAt === undefined) {
+      const match = await client.GET("/api/v1/matches/{match_id}", { params: { path } });
+      state.fillAt = match.data?.fill_with_bots_at ?? null;
     }
     const deal = view.deal;
     if (!watching && deal !== null && "hand" in deal && deal.phase === "auction" && view.game !== "spades"
@@ -477,6 +487,14 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
       next = { ...view, turn_deadline: message.clock.deadline };
     } else if (message.type === "hand") {
       return view.deal !== null && view.deal.sequence === message.hand.deal_sequence;
+    } else if (message.type === "seats") {
+      // The seats as the view has them already (the stream tells them as it starts): nothing
+      // to read.
+      return message.seats.seats.every((told) => {
+        const seat = view.seats[told.seat];
+        return seat !== undefined && told.open === (seat.kind === "open") && told.ready === seat.ready
+          && told.autopilot === seat.autopilot && told.left === (seat.left_at !== null);
+      });
     } else {
       return false;
     }
@@ -498,21 +516,24 @@ async function openTable(matchId: string, watching: boolean): Promise<void> {
   };
 
   await refresh();
-  // The clock's second hand: only the countdown changes, so only it is redrawn.
+  // The clocks' second hand: only the countdowns change, so only they are redrawn.
   const ticking = setInterval(() => {
     const clock = document.getElementById("clock");
     const deadline = state.view?.turn_deadline;
-    if (clock !== null && deadline) {
-      clock.textContent = t("clock", { s: Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000)) });
-    }
+    if (clock !== null && deadline) clock.textContent = clockText(deadline);
+    const fill = document.getElementById("fill");
+    if (fill !== null && state.fillAt) fill.textContent = fillText(state.fillAt);
   }, 1000);
   controller.signal.addEventListener("abort", () => clearInterval(ticking));
 
   // Follow the stream; after a dropped connection (sse.ts resumes a closed one itself with
   // Last-Event-ID, a network error ends it) start again from the version last seen. It stays
-  // open a while after the end (and while a rematch offer is open) for the offer's news.
+  // open a while after the end (and while a rematch offer is open) for the offer's news; a
+  // finished table opened with no offer known follows it once too: if an offer is open, the
+  // stream tells it at once (else the server answers 204, nothing to tell).
   const following = (view: TableState["view"]): boolean => view !== undefined
-    && (["waiting", "active"].includes(view.status) || state.rematch?.status === "open");
+    && (["waiting", "active"].includes(view.status) || state.rematch?.status === "open"
+      || (view.status === "finished" && !watching && state.rematch === null));
   while (!controller.signal.aborted && following(state.view)) {
     try {
       const stream = follow(baseUrl, matchId, {

@@ -26,10 +26,11 @@ from games.api.serializers.play import (
     DealScoreSerializer,
     EndedDealSerializer,
     RefusalSerializer,
+    RematchOfferSerializer,
     TrickSerializer,
     kinds_of,
 )
-from games.models import ActionOrigin, GameChoice, MatchStatus, RematchStatus
+from games.models import ActionOrigin, GameChoice, MatchStatus
 
 
 class PublicDealSerializer(serializers.Serializer):
@@ -223,34 +224,6 @@ class StreamEndSerializer(serializers.Serializer):
 
 
 # --- after the finish: the rematch (games/rematch.py) and the ratings --------------------------
-
-
-class RematchSeatSerializer(serializers.Serializer):
-    seat = seat_field(help_text="The seat at the finished match.")
-    new_seat = seat_field(help_text="Where its player sits at the rematch: (seat + 1) % 4.")
-    asked = serializers.BooleanField(
-        help_text="A person still seated, whose answer is waited for; false: a computer player "
-        "(one takes the seat of a person who left), who accepts at once."
-    )
-    answer = serializers.ChoiceField(
-        choices=["accepted", "declined"], allow_null=True,
-        help_text="Null while waited for; the offerer's is `accepted`.",
-    )
-
-
-class RematchOfferSerializer(serializers.Serializer):
-    match_id = serializers.UUIDField(help_text="The finished match.")
-    status = serializers.ChoiceField(
-        choices=RematchStatus.choices,
-        help_text="`open` until every seat accepted (`accepted`: the rematch started), one "
-        "declined, or `expires_at` passed unanswered (`expired`: a new offer may be made).",
-    )
-    offered_by = seat_field(help_text="The offerer's seat.")
-    seats = RematchSeatSerializer(many=True)
-    created_at = serializers.DateTimeField()
-    expires_at = serializers.DateTimeField()
-    new_match_id = serializers.UUIDField(allow_null=True,
-                                         help_text="The rematch, once it started.")
 
 
 class RematchStartedEventSerializer(serializers.Serializer):

@@ -34,7 +34,7 @@ from games.api.serializers.matches import (
     TableFactsSerializer,
     TableRulesSerializer,
 )
-from games.models import DealStatus, GameChoice, MatchStatus
+from games.models import DealStatus, GameChoice, MatchStatus, RematchStatus
 
 # --- a seat's view -----------------------------------------------------------------------------
 
@@ -161,6 +161,34 @@ class EndedDealSerializer(serializers.Serializer):
     last_trick = TrickSerializer(allow_null=True)
 
 
+class RematchSeatSerializer(serializers.Serializer):
+    seat = seat_field(help_text="The seat at the finished match.")
+    new_seat = seat_field(help_text="Where its player sits at the rematch: (seat + 1) % 4.")
+    asked = serializers.BooleanField(
+        help_text="A person still seated, whose answer is waited for; false: a computer player "
+        "(one takes the seat of a person who left), who accepts at once."
+    )
+    answer = serializers.ChoiceField(
+        choices=["accepted", "declined"], allow_null=True,
+        help_text="Null while waited for; the offerer's is `accepted`.",
+    )
+
+
+class RematchOfferSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField(help_text="The finished match.")
+    status = serializers.ChoiceField(
+        choices=RematchStatus.choices,
+        help_text="`open` until every seat accepted (`accepted`: the rematch started), one "
+        "declined, or `expires_at` passed unanswered (`expired`: a new offer may be made).",
+    )
+    offered_by = seat_field(help_text="The offerer's seat.")
+    seats = RematchSeatSerializer(many=True)
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+    new_match_id = serializers.UUIDField(allow_null=True,
+                                         help_text="The rematch, once it started.")
+
+
 class SeatViewSerializer(TableFactsSerializer):
     match_id = serializers.UUIDField()
     game = serializers.ChoiceField(choices=GameChoice.choices)
@@ -174,6 +202,11 @@ class SeatViewSerializer(TableFactsSerializer):
     ranking = seat_list(allow_null=True)
     deal = DealViewSerializer(allow_null=True, help_text="The deal in play, if any.")
     previous_deal = EndedDealSerializer(allow_null=True, help_text="The last ended deal.")
+    rematch = RematchOfferSerializer(
+        allow_null=True,
+        help_text="A finished match's rematch offer, whatever became of it (`getRematch` "
+        "reads the same); null while the match is in play and when nobody offered one.",
+    )
 
 
 class TrumpEstimateSerializer(serializers.Serializer):
