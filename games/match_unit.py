@@ -306,7 +306,8 @@ class MatchUnit:
             seat.ready = False
         Seat.objects.filter(pk__in=[seat.pk for seat in away]).update(ready=False)
         match.ready_by = now + timedelta(seconds=settings.QUICK_MATCH_ARRIVAL_SECONDS)
-        self._fields.add("ready_by")
+        match.fill_bots_at = None  # full: no computer player is to come
+        self._fields.update(["ready_by", "fill_bots_at"])
 
     def turn_changed(self) -> None:
         """Who plays a seat changed (a person left, went on autopilot or came back): no new

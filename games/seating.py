@@ -140,7 +140,8 @@ def quick_match(
             prefetch_related_objects([mine], "seats")
             seat = selectors.seat_of(mine, user)
             assert seat is not None
-            services.seen(seat)
+            if present(mine, seat, user):
+                mine.refresh_from_db()
             return Seated(mine, seat)
         for candidate in compatible.filter(open_seats__gt=0).order_by("created_at", "pk")[:5]:
             with changing(candidate.pk) as unit:
@@ -191,13 +192,15 @@ def fill_with_bots(*, match_id: uuid.UUID) -> bool:
                 match.status != MatchStatus.WAITING
                 or match.fill_bots_at is None
                 or match.fill_bots_at > timezone.now()
+                or not match.open_seats
             ):
                 return False
             level = match.fill_bots_level or computer_moves.STAND_IN_LEVEL
             seats = match.seats.all()
             open_seats = [seat for seat in seats if seat.is_open]
             names = bot_names.pick([level] * len(open_seats),
-                                   [seat.display_name for seat in seats if seat.is_bot], match.pk)
+                                   [seat.display_name for seat in seats if not seat.is_open],
+                                   match.pk)
             for seat, name in zip(open_seats, names, strict=True):
                 seat.bot_level = level
                 seat.display_name = name
@@ -347,15 +350,19 @@ def return_to_seat(*, match_id: uuid.UUID, user: User) -> Match:
 # --- presence ----------------------------------------------------------------------------------
 
 
-def present(match: Match, seat: Seat, user: User) -> None:
-    """The seat's person looks at the match (a read of it, its events or its stream): noted
-    (`services.seen`), and the first look of one a full quick-match table waits for makes
-    them ready (`Match.waits_for_arrivals`): their clock runs only once they see the table."""
+def present(match: Match, seat: Seat, user: User, looks: bool = True) -> bool:
+    """The seat's person is at the match (any request of theirs about it): noted
+    (`services.seen`). When they ``looks`` at it (a read of it, its events or its stream, not
+    a change such as leaving), the first look of one a full quick-match table waits for makes
+    them ready (`Match.waits_for_arrivals`): their clock runs only once they see the table.
+    True when it did (the match may have started: read it again)."""
     services.seen(seat)
-    if (match.waits_for_arrivals and match.status == MatchStatus.WAITING and not seat.ready
-            and match.ready_by is not None and not match.open_seats):
-        with contextlib.suppress(NotWaitingForReady):  # it started meanwhile
-            ready(match_id=match.pk, user=user)
+    if not (looks and match.waits_for_arrivals and match.status == MatchStatus.WAITING
+            and not seat.ready and match.ready_by is not None and not match.open_seats):
+        return False
+    with contextlib.suppress(NotWaitingForReady):  # it started meanwhile
+        ready(match_id=match.pk, user=user)
+    return True
 
 
 def watching(match: Match, user: User) -> None:

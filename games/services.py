@@ -317,7 +317,8 @@ def _seat_names(seats: Sequence[SeatSpec], user: User, match_id: uuid.UUID) -> l
     names = [spec.display_name or _default_name(spec, user) for spec in seats]
     unnamed = [index for index, spec in enumerate(seats)
                if spec.kind == SeatKind.BOT and not spec.display_name]
-    given = [spec.display_name for spec in seats if spec.kind == SeatKind.BOT and spec.display_name]
+    # Nobody's name twice: a person called Zeynep sits with no computer player called so.
+    given = [name for index, name in enumerate(names) if name and index not in unnamed]
     chosen = bot_names.pick([seats[index].bot_level for index in unnamed], given, match_id)
     for index, name in zip(unnamed, chosen, strict=True):
         names[index] = name

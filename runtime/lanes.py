@@ -190,7 +190,8 @@ class Scheduler:
                 while not self._due or self._due[0][0] > time.monotonic():
                     self._changed.wait(self._due[0][0] - time.monotonic() if self._due else None)
                 _, _, lane, function, args, account = heapq.heappop(self._due)
-            lane.send(function, *args, account=account)
+                # Sent under the lock: `discard` never misses one taken and not yet sent.
+                lane.send(function, *args, account=account)
 
 
 SCHEDULER = Scheduler()

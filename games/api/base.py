@@ -26,6 +26,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import Cursor, CursorPagination, PageNumberPagination
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -145,7 +146,11 @@ class MatchEndpoint(APIView):
             raise MatchNotFound()
         self.access = access.require(self.match, signed_in(request), self.permission)
         if self.seat is not None:
-            seating.present(self.match, self.seat, signed_in(request))
+            if seating.present(self.match, self.seat, signed_in(request),
+                               looks=request.method in SAFE_METHODS):
+                # Their first look started the match: what follows reads it as it is now.
+                self.match = Match.objects.prefetch_related("seats").get(pk=self.match.pk)
+                self.access = access.require(self.match, signed_in(request), self.permission)
         elif (self.counts_spectators and not platform
               and self.match.visibility == Visibility.PUBLIC):
             seating.watching(self.match, signed_in(request))

@@ -24,7 +24,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from games import access, presenters, rematch, seating, selectors
+from games import access, presenters, rematch, selectors, services
 from games.api import examples, slots, stream_pages, streams
 from games.api.base import (
     PLATFORM_MATCH_READS,
@@ -355,7 +355,7 @@ class EventsView(MatchEndpoint):
                     selectors.wait_for_move(self.match, after, left)
                     self.match.refresh_from_db(fields=["version", "status"])
         if self.seat is not None:  # a wait on the feed is presence all along
-            seating.present(self.match, self.seat, signed_in(request))
+            services.seen(self.seat)
         page = presenters.event_page(self.match, after, params["limit"])
         return Response(EventPageSerializer(page).data)
 

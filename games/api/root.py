@@ -82,6 +82,8 @@ class ApiRootView(APIView):
     )
     def get(self, request: Request) -> Response:
         absolute = request.build_absolute_uri
+        # Where the service answers, a deployment's path prefix included (SCRIPT_NAME).
+        service = absolute(reverse("games:api-root")).removesuffix("/api/v1/")
         return Response({
             "schema_url": absolute(reverse("schema")),
             "api_docs_url": absolute(reverse("swagger-ui")),
@@ -89,5 +91,5 @@ class ApiRootView(APIView):
             "play_url": absolute(reverse("play")),
             "status_url": absolute(reverse("readyz")),
             # Built from text, not `absolute`: it would quote a template's braces.
-            **{key: absolute("/")[:-1] + path for key, path in RESOURCES.items()},
+            **{key: service + path for key, path in RESOURCES.items()},
         })

@@ -53,7 +53,7 @@ from games import access, notify, seating, selectors
 from games.api import slots, stream_pages
 from games.engine import Reason
 from games.errors import reason_message
-from games.models import Match, MatchStatus, RematchStatus, Visibility
+from games.models import Match, MatchStatus, RematchStatus, Seat, Visibility
 
 T = TypeVar("T")
 
@@ -274,23 +274,27 @@ class Follower:
 
     def _allowed(self) -> bool:
         with selectors.reading_together():
-            return self._allowed_now()
+            allowed, looking = self._allowed_now()
+        if looking is not None:
+            # After the reads' transaction: a first look may start the match (its locks).
+            seating.present(*looking)
+        return allowed
 
-    def _allowed_now(self) -> bool:
+    def _allowed_now(self) -> tuple[bool, tuple[Match, Seat, User] | None]:
+        """Whether the stream may go on, and the seat whose person it shows at the table."""
         user = get_user_model().objects.filter(pk=self.user_id, is_active=True).first()
         if user is None:
-            return False
+            return False, None
         if self.credential is not None and not self.credential.still_valid():
-            return False
+            return False, None
         match = Match.objects.prefetch_related("seats").filter(pk=self.match_id).first()
         if match is None:
-            return False
+            return False, None
         found = access.access(match, user)
-        if found.seat is not None:
-            seating.present(match, found.seat, user)
-        elif match.visibility == Visibility.PUBLIC:
+        if found.seat is None and match.visibility == Visibility.PUBLIC:
             seating.watching(match, user)
-        return found.allows(access.Permission.WATCH)
+        looking = None if found.seat is None else (match, found.seat, user)
+        return found.allows(access.Permission.WATCH), looking
 
 
 # The latest check of each token's streams of a match in this process: when, and its verdict.

@@ -66,6 +66,16 @@ def test_three_computer_players_of_one_level_have_three_names(player, level: str
         assert bots_of(seats) == bots_of(match["seats"])
 
 
+@pytest.mark.django_db
+def test_no_computer_player_takes_the_name_of_a_person_at_the_table(player) -> None:
+    owner = player("Zeynep")
+    for _ in range(8):
+        match = create_match(owner, game="auction", deals=1, seats=[
+            {"kind": "me"}, *[{"kind": "bot", "bot_level": "medium"}] * 3])
+        assert "Zeynep" not in bots_of(match["seats"])
+        owner.post(f"/matches/{match['id']}/cancel")
+
+
 @pytest.mark.django_db(transaction=True)  # the computer players play in the lane's thread
 def test_a_table_of_mixed_levels_names_each_and_the_notation_says_so(player) -> None:
     owner = player("Ayşe")

@@ -194,6 +194,8 @@ class TestQuickMatch:
         waiting = Match.objects.get(pk=match_id)
         assert waiting.status == "waiting" and waiting.open_seats == 0
         assert waiting.ready_by is not None and waiting.turn_deadline is None
+        assert waiting.fill_bots_at is None  # full: the sweep has nothing more to fill
+        assert sweeper.run_clocks() == 0
         assert not Seat.objects.get(match_id=match_id, index=0).ready
 
         looked = timezone.now()
@@ -202,6 +204,18 @@ class TestQuickMatch:
         started = Match.objects.get(pk=match_id)
         if started.turn_deadline is not None:  # the person is to act first
             assert started.turn_deadline >= looked + timedelta(seconds=19)
+
+    def test_a_change_is_no_look(self, player) -> None:
+        """Cancelling the table it waits for you at cancels it: only a read is a first look."""
+        someone = player()
+        match_id = someone.post("/quick-match", {
+            "game": "auction", "deals": 1, "fill_with_bots_after": 30,
+            "bot_level": "easy"}).json()["match"]["id"]
+        Seat.objects.filter(match_id=match_id, index=0).update(last_seen=None)
+        Match.objects.filter(pk=match_id).update(fill_bots_at=timezone.now())
+        sweeper.run_clocks()
+        assert someone.post(f"/matches/{match_id}/cancel").status_code == 200
+        assert Match.objects.get(pk=match_id).status == "cancelled"
 
     def test_a_person_who_never_looks_is_put_on_autopilot(self, player, settings) -> None:
         someone = player()
