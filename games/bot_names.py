@@ -16,7 +16,7 @@ from collections.abc import Collection, Sequence
 from games.models import BotLevel
 
 ROSTER: dict[str, tuple[str, ...]] = {
-    BotLevel.EASY: ("Rıfat Amca", "Nermin Teyze", "Kaan", "Emine Nine", "Simitçi Ali"),
+    BotLevel.EASY: ("Rıfat Amca", "Nermin Teyze", "Kaan", "Emine Nine", "Simitçi Rüstem"),
     BotLevel.MEDIUM: ("Berber Selim", "Zeynep", "Kaptan Cemal", "Hülya", "Terzi Nuri"),
     BotLevel.HARD: ("Doktor Orhan", "Leyla Hanım", "Tahsin Usta", "Avukat Sevda", "Hakan"),
     BotLevel.EXPERT: ("Profesör Nihat", "Defne", "Hoca Kemal", "Mimar Aslı", "Koç Mete"),

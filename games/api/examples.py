@@ -98,7 +98,7 @@ PUBLIC_DEAL: dict[str, Any] = {
 }
 
 SPECTATOR_VIEW: dict[str, Any] = {
-    **{name: value for name, value in SEAT_VIEW.items() if name != "seat"},
+    **{name: value for name, value in SEAT_VIEW.items() if name not in ("seat", "rematch")},
     "visibility": "public",
     "spectators": 3,
     "deal": PUBLIC_DEAL,
