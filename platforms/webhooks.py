@@ -43,6 +43,7 @@ from django.db import transaction
 from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, When, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
+from opentelemetry.context import Context
 from prometheus_client import Counter, Histogram
 from standardwebhooks.webhooks import Webhook
 
@@ -311,11 +312,22 @@ def _claim(delivery_id: int) -> WebhookDelivery | None:
     ).first()
     if platform_id is None:
         return None  # (one waiting for an earlier of its match is sent once that is done)
-    return _claim_next(platform_id)
+    claim = _claim_next(platform_id)
+    return claim.deliveries[0] if claim.deliveries else None
 
 
-def _claim_next(platform_id: int) -> WebhookDelivery | None:
-    """Take the platform's next due attempt (see `_claim`), if it has a free place."""
+@dataclass(frozen=True)
+class _Claim:
+    deliveries: list[WebhookDelivery]
+    # How many of them may be under way at a time: the platform's places that were free.
+    at_once: int
+
+
+def _claim_next(platform_id: int, most: int = 1) -> _Claim:
+    """Take the platform's next due attempts (see `_claim`), up to ``most`` of them, if it has
+    a free place. Taken together, each is the first due of its match, so none of them waits
+    for another; they hold the platform's places until they are all done (the sweep counts
+    each as under way), and are sent over the places that were free, no more at once."""
     now = timezone.now()
     with transaction.atomic():
         # One platform's claims one at a time (PostgreSQL; SQLite's writers are serial).
@@ -323,35 +335,41 @@ def _claim_next(platform_id: int) -> WebhookDelivery | None:
         under_way = WebhookDelivery.objects.filter(
             subscription__platform_id=platform_id, in_flight_until__gt=now
         ).count()
-        if under_way >= settings.WEBHOOK_PLATFORM_CONCURRENCY:
-            return None  # still due: the platform's next finished attempt hands it on
-        delivery = _sendable().select_related("subscription", "event").filter(
+        free = settings.WEBHOOK_PLATFORM_CONCURRENCY - under_way
+        if free <= 0:
+            return _Claim([], 0)  # still due: the platform's next finished attempt hands it on
+        due = list(_sendable().select_related("subscription", "event").filter(
             subscription__platform_id=platform_id
-        ).order_by(*_NEXT).first()
-        if delivery is None:
-            return None  # taken meanwhile
+        ).order_by(*_NEXT)[:most])
         delays = retry_delays()
-        if delivery.attempts > len(delays) and delivery.in_flight_until is not None:
-            # The last attempt was made and never reported back (its worker killed): no turn
-            # is left, and while pending it would hold back the later events of its match.
-            delivery.status = DeliveryStatus.FAILED
-            delivery.in_flight_until = None
-            delivery.last_error = "the last attempt did not finish"
-            delivery.save(update_fields=["status", "in_flight_until", "last_error"])
-            transaction.on_commit(lambda: _hand_on(platform_id))
-            return None
         deadline = timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS)
-        delivery.attempts += 1
-        delivery.in_flight_until = now + deadline
-        delivery.last_error = "the attempt did not finish"
-        if delivery.attempts > len(delays):
-            delivery.next_attempt_at = delivery.in_flight_until
-        else:
-            wait = timedelta(seconds=delays[delivery.attempts - 1])
-            delivery.next_attempt_at = now + max(wait, deadline)
-        delivery.save(update_fields=["attempts", "in_flight_until", "last_error",
-                                     "next_attempt_at"])
-    return delivery
+        claimed, lost = [], []
+        for delivery in due:
+            if delivery.attempts > len(delays) and delivery.in_flight_until is not None:
+                # The last attempt was made and never reported back (its worker killed): no
+                # turn is left, and while pending it would hold back the later events of its
+                # match.
+                delivery.status = DeliveryStatus.FAILED
+                delivery.in_flight_until = None
+                delivery.last_error = "the last attempt did not finish"
+                lost.append(delivery)
+                continue
+            delivery.attempts += 1
+            delivery.in_flight_until = now + deadline
+            delivery.last_error = "the attempt did not finish"
+            if delivery.attempts > len(delays):
+                delivery.next_attempt_at = delivery.in_flight_until
+            else:
+                wait = timedelta(seconds=delays[delivery.attempts - 1])
+                delivery.next_attempt_at = now + max(wait, deadline)
+            claimed.append(delivery)
+        if lost:
+            WebhookDelivery.objects.bulk_update(lost, ["status", "in_flight_until", "last_error"])
+            transaction.on_commit(lambda: _hand_on(platform_id))
+        if claimed:
+            WebhookDelivery.objects.bulk_update(
+                claimed, ["attempts", "in_flight_until", "last_error", "next_attempt_at"])
+    return _Claim(claimed, min(free, len(claimed)))
 
 
 @work.task(DELIVERIES)
@@ -359,43 +377,82 @@ def attempt(delivery_id: int, probe: bool = False) -> bool | None:
     """One attempt of a delivery of ``delivery_id``'s platform (see `_claim`); True when the
     receiver took it, False when it did not, None when none was made. A ``probe`` is an
     attempt of that delivery to a receiver that is failing (`probe_failing_receivers`), which
-    counts only if it is taken. Traced as `webhooks.attempt` in the trace of the change that
-    made its event."""
+    counts only if it is taken. Each attempt is traced as `webhooks.attempt` in the trace of
+    the change that made its event."""
     delivery = _claim_probe(delivery_id) if probe else _claim(delivery_id)
     if delivery is None:
         return None
     platform_id = delivery.subscription.platform_id
     was_failing = delivery.subscription.failing_since is not None
-    first = delivered = _traced(delivery, probe)
-    if delivered and was_failing:
+    [result] = _deliver(_Claim([delivery], 1), probe)
+    if result.delivered and was_failing:
         # The receiver is back, and all that waited for it is due: the platform's other
         # places start on it now, not at the end of this turn.
         _hand_on(platform_id)
     # A receiver that takes them is sent the platform's next ones in this same turn, for up
     # to WEBHOOK_DRAIN_SECONDS and while no other platform's delivery waits for a worker: a
     # backlog (a receiver back after an outage) drains at the pace of the attempts
-    # themselves, not of a task queued for each, in the workers' spare time. The fair queue
-    # charges the platform the turn's whole time.
+    # themselves, not of a task queued for each, in the workers' spare time. They are
+    # claimed, sent over kept connections and recorded many at a time (`_drain_size`). The
+    # fair queue charges the platform the turn's whole time.
+    results = [result]
     ends = time.monotonic() + settings.WEBHOOK_DRAIN_SECONDS
-    while (delivered and time.monotonic() < ends
+    while (all(taken.delivered for taken in results) and time.monotonic() < ends
            and not work.others_waiting(DELIVERIES, excluding=platform_id)):
-        following = _claim_next(platform_id)
-        if following is None:
+        claim = _claim_next(platform_id, most=_drain_size(results))
+        if not claim.deliveries:
             break
-        delivered = _traced(following)
+        results = _deliver(claim)
     _hand_on(platform_id)
-    return first
+    return result.delivered
 
 
-def _traced(delivery: WebhookDelivery, probe: bool = False) -> bool:
-    event = delivery.event
-    with traces.carried_on(event.traceparent), traces.span("webhooks.attempt", {
-        traces.MATCH_ID: str(event.match_id or ""), "batak.webhook.event_type": event.type,
+# At most this many of a platform's deliveries are claimed, sent and recorded together.
+DRAIN_MOST = 50
+
+
+def _drain_size(results: list[_Result]) -> int:
+    """How many to claim next: as many as the receiver answers, one after another at its
+    slowest pace just seen, in a quarter of an attempt's deadline (a receiver that takes
+    a second an answer gets one at a time), and DRAIN_MOST at most."""
+    slowest = max(taken.seconds for taken in results)
+    fits = settings.WEBHOOK_TIMEOUT_SECONDS / 4 / max(slowest, 0.001)
+    return max(1, min(DRAIN_MOST, int(fits)))
+
+
+@dataclass(frozen=True)
+class _Result:
+    delivered: bool
+    seconds: float
+
+
+def _deliver(claim: _Claim, probe: bool = False) -> list[_Result]:
+    """Send the claimed deliveries, then record what came of each, in one transaction. Each
+    is traced as `webhooks.attempt`, with its HTTP call in it, in the trace of its event."""
+    sent_at = timezone.now()
+    spans = [traces.span_apart("webhooks.attempt", {
+        traces.MATCH_ID: str(delivery.event.match_id or ""),
+        "batak.webhook.event_type": delivery.event.type,
         "batak.webhook.delivery_id": delivery.pk, "batak.webhook.attempt": delivery.attempts,
-    }) as span:
-        delivered = _attempt(delivery, probe)
-        span.set_attribute("batak.webhook.delivered", delivered)
-        return delivered
+    }, delivery.event.traceparent) for delivery in claim.deliveries]
+    results = []
+    try:
+        outcomes = transport.post_all([
+            _post_of(delivery, sent_at, carried)
+            for delivery, (_, carried) in zip(claim.deliveries, spans, strict=True)
+        ], claim.at_once)
+        with transaction.atomic():
+            for delivery, outcome, (span, carried) in zip(
+                claim.deliveries, outcomes, spans, strict=True
+            ):
+                with traces.within(carried):
+                    delivered = _record(delivery, outcome, sent_at, probe)
+                span.set_attribute("batak.webhook.delivered", delivered)
+                results.append(_Result(delivered, outcome.seconds))
+    finally:
+        for span, _ in spans:
+            span.end()
+    return results
 
 
 def _claim_probe(delivery_id: int) -> WebhookDelivery | None:
@@ -454,20 +511,24 @@ def probe_failing_receivers() -> int:
     return sent
 
 
-def _attempt(delivery: WebhookDelivery, probe: bool = False) -> bool:
+def _post_of(delivery: WebhookDelivery, sent_at: datetime,
+             trace: Context) -> transport.Post:
     body = json.dumps(delivery.event.payload, separators=(",", ":"), ensure_ascii=False)
-    sent_at = timezone.now()
     signature = Webhook(delivery.subscription.secret).sign(delivery.event.id, sent_at, body)
-    headers = {
+    return transport.Post(delivery.subscription.url, {
         "Content-Type": "application/json",
         "User-Agent": "batak-webhooks/1",
         "webhook-id": delivery.event.id,
         "webhook-timestamp": str(int(sent_at.timestamp())),
         "webhook-signature": signature,
-    }
-    started = time.perf_counter()
-    code, error = transport.post(delivery.subscription.url, headers, body.encode())
-    latency = round((time.perf_counter() - started) * 1000)
+    }, body.encode(), trace)
+
+
+def _record(delivery: WebhookDelivery, outcome: transport.Outcome, sent_at: datetime,
+            probe: bool) -> bool:
+    """Record what came of an attempt; True when the receiver took it."""
+    code, error = outcome.code, outcome.error
+    latency = round(outcome.seconds * 1000)
     delivered = code is not None and 200 <= code < 300
     if probe and not delivered:
         WebhookDelivery.objects.filter(pk=delivery.pk, status=DeliveryStatus.PENDING).update(

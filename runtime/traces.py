@@ -60,3 +60,25 @@ def span(name: str, attributes: Mapping[str, AttributeValue]) -> Iterator[trace.
     """A span named after the operation ``name``, a child of the current one."""
     with tracer.start_as_current_span(name, attributes=attributes) as current:
         yield current
+
+
+def span_apart(name: str, attributes: Mapping[str, AttributeValue],
+               traceparent: str) -> tuple[trace.Span, context.Context]:
+    """A span in the trace ``traceparent`` carries (the current one's when it is "") that is
+    not made current, and the context in which it is the current span: for one of several
+    pieces of work done together, each in its own trace (a backlog's webhooks, posted at
+    once). The caller ends it."""
+    parent = (_PROPAGATOR.extract({"traceparent": traceparent}) if traceparent
+              else context.get_current())
+    apart = tracer.start_span(name, context=parent, attributes=attributes)
+    return apart, trace.set_span_in_context(apart, parent)
+
+
+@contextmanager
+def within(carried: context.Context) -> Iterator[None]:
+    """Run in ``carried`` (from `span_apart`): the spans started here are its span's."""
+    token = context.attach(carried)
+    try:
+        yield
+    finally:
+        context.detach(token)

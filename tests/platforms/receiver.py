@@ -27,6 +27,9 @@ def handler(secrets: dict[str, str], got: list[dict[str, Any]], answers: list[in
             out: Path | None = None,
             decide: Callable[[], Decide | None] = lambda: None) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        # Keeps its connections, as receivers do: a backlog comes over a few of them.
+        protocol_version = "HTTP/1.1"
+
         def do_POST(self) -> None:
             received = time.monotonic()
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -41,12 +44,14 @@ def handler(secrets: dict[str, str], got: list[dict[str, Any]], answers: list[in
                 except WebhookVerificationError:
                     continue
             record = {"id": headers.get("webhook-id"), "valid": valid, "status": status,
-                      "body": json.loads(body), "at": received}
+                      "body": json.loads(body), "at": received,
+                      "connection": list(self.client_address)}
             got.append(record)
             if out is not None:
                 with out.open("a") as lines:
                     lines.write(json.dumps(record) + "\n")
             self.send_response(status)
+            self.send_header("Content-Length", "0")
             self.end_headers()
 
         def log_message(self, *args: Any) -> None:

@@ -46,9 +46,10 @@ def test_a_replay_storm_of_one_platform_delays_no_other_platform_s_event(setting
         receiver.stop()
     arrived = [record["body"]["data"]["match_id"] for record in receiver.got]
     assert arrived.count(stormy) == STORM and arrived.count(calm) == 1
-    # Behind the attempts under way (one a lane thread, and one a thread may have taken while
-    # the calm event was being committed), not behind the storm.
-    assert arrived.index(calm) <= settings.WEBHOOK_WORKER_THREADS + 1, arrived.index(calm)
+    # Beside the storm's attempts under way (a thread's batch of them, sent over the platform's
+    # two places while the calm event is committed, claimed and sent by the other thread),
+    # not behind the storm.
+    assert arrived.index(calm) < STORM // 4, arrived.index(calm)
 
 
 @pytest.mark.django_db

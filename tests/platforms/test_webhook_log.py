@@ -77,12 +77,12 @@ def test_an_attempt_under_way_when_deleted_is_not_recorded_nor_retried(platform)
     claimed = webhooks._claim(WebhookDelivery.objects.get().pk)
     assert claimed is not None
     webhooks.delete_subscription(claimed.subscription)
-    original = transport.post
+    original = transport.post_all
     try:
-        transport.post = lambda *args: (500, "")  # type: ignore[assignment]
+        transport.post_all = lambda *args: [transport.Outcome(500, "", 0.0)]  # type: ignore[assignment]
         assert webhooks.attempt(claimed.pk) is None  # cancelled: not claimed again
     finally:
-        transport.post = original
+        transport.post_all = original
     assert WebhookDelivery.objects.get().status == DeliveryStatus.CANCELLED
     assert event.deliveries.get().last_error == "the subscription was deleted"
 

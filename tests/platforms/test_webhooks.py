@@ -163,6 +163,61 @@ def test_an_attempt_the_receiver_takes_goes_on_with_the_platforms_next(
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_backlog_is_claimed_and_sent_many_at_a_time_over_kept_connections(
+    receiver, quick_retries, settings, monkeypatch
+) -> None:
+    """After an attempt the receiver takes, the platform's due deliveries are claimed together
+    (the first of each match), sent over the connections of the platform's free places and
+    recorded together: a backlog of 30 costs a few claims, not 30, and reaches the receiver
+    over two connections at most, each match's events in order."""
+    from django.db import transaction
+
+    from platforms import events
+
+    settings.WEBHOOK_DRAIN_SECONDS = 30.0
+    settings.WEBHOOK_PLATFORM_CONCURRENCY = 2
+    settings.IN_PROCESS_JOBS = False
+    monkeypatch.setattr(webhooks, "send", lambda delivery_ids, countdown=0: None)
+    claims: list[int] = []
+    claim_next = webhooks._claim_next
+
+    def counted(platform_id: int, most: int = 1) -> webhooks._Claim:
+        claim = claim_next(platform_id, most)
+        claims.append(len(claim.deliveries))
+        return claim
+
+    monkeypatch.setattr(webhooks, "_claim_next", counted)
+    platform = new_platform("Backlog in bulk")
+    subscribe(platform, receiver, ["turn.started"])
+    matches = [str(uuid.uuid4()) for _ in range(10)]
+    for version in range(3):
+        for match_id in matches:
+            with transaction.atomic():
+                events.emit(platform.platform.pk, [("turn.started", {
+                    "match_id": match_id, "version": version, "seat": 0,
+                    "external_id": "p0", "deadline": None})])
+    first = WebhookDelivery.objects.order_by("pk").first()
+    assert webhooks.attempt(first.pk) is True
+    assert WebhookDelivery.objects.filter(status=DeliveryStatus.SUCCEEDED).count() == 30
+    assert max(claims) > 1 and len(claims) <= 6, claims
+    assert len({tuple(record["connection"]) for record in receiver.got}) <= 3  # the first's own
+    for match_id in matches:
+        got = [record["body"]["data"]["version"] for record in receiver.got
+               if record["body"]["data"]["match_id"] == match_id]
+        assert got == [0, 1, 2]
+
+
+def test_a_drain_claims_as_many_as_the_receiver_answers_in_a_quarter_of_the_deadline(
+    settings,
+) -> None:
+    settings.WEBHOOK_TIMEOUT_SECONDS = 5
+    taken = webhooks._Result  # (delivered, seconds)
+    assert webhooks._drain_size([taken(True, 0.002)]) == webhooks.DRAIN_MOST
+    assert webhooks._drain_size([taken(True, 0.1), taken(True, 0.01)]) == 12
+    assert webhooks._drain_size([taken(True, 2.0)]) == 1
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_failing_receiver_is_probed_and_a_probe_it_refuses_changes_nothing(
     receiver, quick_retries, settings, monkeypatch
 ) -> None:
