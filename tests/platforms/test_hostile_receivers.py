@@ -293,3 +293,43 @@ def test_a_name_server_that_never_answers_is_cut_off_at_the_deadline(
     assert webhooks.attempt(delivery_id) is False
     assert time.monotonic() - started < DEADLINE + 1
     assert "no answer within" in WebhookDelivery.objects.get(pk=delivery_id).last_error
+
+
+def test_posts_sent_together_keep_to_their_places_and_share_one_deadline(settings) -> None:
+    """`transport.post_all`: at most ``at_once`` of them reach the receiver at a time, over
+    kept connections, and whatever is not answered by the one deadline fails as one would."""
+    from threading import Lock
+
+    from platforms import transport
+
+    settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES = True
+    settings.WEBHOOK_TIMEOUT_SECONDS = 0.9
+    receiver = Receiver()
+    guard, under_way, most = Lock(), [0], [0]
+
+    def slowly(body: dict) -> int:
+        with guard:
+            under_way[0] += 1
+            most[0] = max(most[0], under_way[0])
+        time.sleep(0.2)
+        with guard:
+            under_way[0] -= 1
+        return 204
+
+    receiver.decide = slowly
+    try:
+        outcomes = transport.post_all([
+            transport.Post(receiver.url, {"Content-Type": "application/json"}, b'{"n":%d}' % n)
+            for n in range(10)
+        ], at_once=2)
+    finally:
+        receiver.stop()
+    assert most[0] == 2
+    answered = [outcome for outcome in outcomes if outcome.code == 204]
+    late = [outcome for outcome in outcomes if outcome.code is None]
+    # Two at a time, 0.2 s each: eight answered in the 0.9 s at most, the rest failed.
+    assert 4 <= len(answered) <= 8 and len(answered) + len(late) == 10
+    assert all(outcome.error == "no answer within 0.9 s" for outcome in late)
+    assert [outcome.code for outcome in outcomes] == sorted(
+        (outcome.code for outcome in outcomes), key=lambda code: code is None)  # in order
+    assert len({tuple(record["connection"]) for record in receiver.got}) == 2
