@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import http.cookiejar
 import ssl
 import threading
 import time
 import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import httpx
 from django.conf import settings
@@ -38,6 +40,8 @@ class Outcome(NamedTuple):
     code: int | None
     error: str
     seconds: float
+    # False when the deadline came before the post had its place: nothing was sent.
+    sent: bool = True
 
 
 def post(url: str, headers: dict[str, str], body: bytes) -> Outcome:
@@ -64,10 +68,10 @@ async def _post_all(posts: Sequence[Post], at_once: int) -> list[Outcome]:
     look_ups: dict[str, asyncio.Future[list[Address]]] = {}
 
     async def one(post: Post) -> Outcome:
-        started = time.perf_counter()
+        started, sent = time.perf_counter(), False
         try:
             async with asyncio.timeout_at(deadline), places:
-                started = time.perf_counter()
+                started, sent = time.perf_counter(), True
                 # Each post is a task of its own, with its own copy of the context.
                 if post.trace is not None:
                     otel_context.attach(post.trace)
@@ -83,10 +87,11 @@ async def _post_all(posts: Sequence[Post], at_once: int) -> list[Outcome]:
         except Exception as failure:
             reason = str(failure) or type(failure).__name__
             why = f"{type(failure).__name__}: {reason}"[:300]
-        return Outcome(None, why, time.perf_counter() - started)
+        return Outcome(None, why, time.perf_counter() - started, sent)
 
     outcomes = list(await asyncio.gather(*(one(post) for post in posts)))
-    await _forget_the_least_used()
+    with contextlib.suppress(Exception):  # what was sent is the outcomes' to say
+        await _forget_the_least_used()
     return outcomes
 
 
@@ -106,6 +111,10 @@ class _Host:
         self.host = host
         self.client = httpx.AsyncClient(
             verify=_TLS, trust_env=False, follow_redirects=False, timeout=None,
+            # No receiver's cookie is kept, nor sent with another's delivery to the host.
+            cookies=_NoCookies(),
+            # Answers as sent: a compressed body could unpack to any size.
+            headers={"Accept-Encoding": "identity"},
             limits=httpx.Limits(max_connections=None, max_keepalive_connections=8,
                                 keepalive_expiry=KEPT_CONNECTION_SECONDS))
 
@@ -147,17 +156,31 @@ KEPT_CONNECTION_SECONDS = 5.0
 
 
 async def _read_short_body(response: httpx.Response) -> None:
-    """Read an answer's body when it says it is short, briefly: a connection is kept for the
-    next post only once its answer is read to the end. Any other body is left unread (its
-    connection closed); the answer was its status."""
+    """Read an answer's body when it says it is short, briefly, as it came and counting what
+    comes: a connection is kept for the next post only once its answer is read to the end.
+    Any other body, or one that goes on past what it said, is left (its connection closed);
+    the answer was its status."""
     length = response.headers.get("content-length", "")
-    if not length.isdigit() or int(length) > KEPT_ANSWER_BYTES:
+    if (not length.isdigit() or int(length) > KEPT_ANSWER_BYTES
+            or "transfer-encoding" in response.headers):
         return
+    read = 0
     try:
         async with asyncio.timeout(KEPT_ANSWER_SECONDS):
-            await response.aread()
+            async for chunk in response.aiter_raw():
+                read += len(chunk)
+                if read > KEPT_ANSWER_BYTES:
+                    return
     except (TimeoutError, httpx.HTTPError):
         pass  # the status was the answer; only the connection is lost
+
+
+class _NoCookies(http.cookiejar.CookieJar):
+    def extract_cookies(self, response: Any, request: Any) -> None:
+        pass
+
+    def set_cookie(self, cookie: http.cookiejar.Cookie) -> None:
+        pass
 
 
 # An answer whose body is this short is read, within this long, to keep its connection.

@@ -34,7 +34,7 @@ import secrets
 import time
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -321,6 +321,8 @@ class _Claim:
     deliveries: list[WebhookDelivery]
     # How many of them may be under way at a time: the platform's places that were free.
     at_once: int
+    # Each one's log and schedule before the claim, to put back if it is never sent.
+    before: dict[int, tuple[str, datetime]] = field(default_factory=dict)
 
 
 def _claim_next(platform_id: int, most: int = 1) -> _Claim:
@@ -341,6 +343,14 @@ def _claim_next(platform_id: int, most: int = 1) -> _Claim:
         due = list(_sendable().select_related("subscription", "event").filter(
             subscription__platform_id=platform_id
         ).order_by(*_NEXT)[:most])
+        # One copy of each subscription: what one attempt notes of its receiver
+        # (`_note_receiver`) the next one of the claim knows.
+        subscriptions: dict[int, WebhookSubscription] = {}
+        for delivery in due:
+            delivery.subscription = subscriptions.setdefault(delivery.subscription_id,
+                                                             delivery.subscription)
+        before = {delivery.pk: (delivery.last_error, delivery.next_attempt_at)
+                  for delivery in due}
         delays = retry_delays()
         deadline = timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS)
         claimed, lost = [], []
@@ -369,7 +379,7 @@ def _claim_next(platform_id: int, most: int = 1) -> _Claim:
         if claimed:
             WebhookDelivery.objects.bulk_update(
                 claimed, ["attempts", "in_flight_until", "last_error", "next_attempt_at"])
-    return _Claim(claimed, min(free, len(claimed)))
+    return _Claim(claimed, min(free, len(claimed)), before)
 
 
 @work.task(DELIVERIES)
@@ -446,7 +456,10 @@ def _deliver(claim: _Claim, probe: bool = False) -> list[_Result]:
                 claim.deliveries, outcomes, spans, strict=True
             ):
                 with traces.within(carried):
-                    delivered = _record(delivery, outcome, sent_at, probe)
+                    if outcome.sent or delivery.pk not in claim.before:
+                        delivered = _record(delivery, outcome, sent_at, probe)
+                    else:
+                        delivered = _release(delivery, claim.before[delivery.pk], probe)
                 span.set_attribute("batak.webhook.delivered", delivered)
                 results.append(_Result(delivered, outcome.seconds))
     finally:
@@ -509,6 +522,17 @@ def probe_failing_receivers() -> int:
             work.later(attempt, head, True, account=platform_id)
             sent += 1
     return sent
+
+
+def _release(delivery: WebhookDelivery, before: tuple[str, datetime], probe: bool) -> bool:
+    """Undo the claim of a delivery whose post never had its place before the deadline (its
+    batch's others took the time): nothing was sent, so no attempt is used up, no retry is
+    set and nothing is said of its receiver. It is due again as it was."""
+    last_error, next_attempt_at = before
+    WebhookDelivery.objects.filter(pk=delivery.pk, status=DeliveryStatus.PENDING).update(
+        attempts=delivery.attempts if probe else delivery.attempts - 1, in_flight_until=None,
+        last_error=last_error, next_attempt_at=next_attempt_at)
+    return False
 
 
 def _post_of(delivery: WebhookDelivery, sent_at: datetime,
@@ -580,8 +604,12 @@ def _note_receiver(subscription: WebhookSubscription, answered: bool, sent_at: d
             WebhookSubscription.objects.filter(
                 pk=subscription.pk, failing_since__isnull=True
             ).update(failing_since=sent_at)
+            subscription.failing_since = sent_at
         return
-    if subscription.failing_since is not None and WebhookSubscription.objects.filter(
+    if subscription.failing_since is None:
+        return
+    subscription.failing_since = None
+    if WebhookSubscription.objects.filter(
         pk=subscription.pk, failing_since__isnull=False
     ).update(failing_since=None):
         now = timezone.now()

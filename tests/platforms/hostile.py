@@ -8,18 +8,21 @@ Modes:
 - ``silent``: reads the request and never answers;
 - ``bad-status``: a status line that is not HTTP;
 - ``huge-body``: 200 with a body of a gigabyte, sent as fast as the socket takes it;
-- ``redirect``: 307 to ``target`` (a private address the service must not be taken to).
+- ``redirect``: 307 to ``target`` (a private address the service must not be taken to);
+- ``gzip-bomb``: 200 with a short body, gzip twice over, that unpacks to 100 MB;
+- ``cookie``: 204 setting a cookie on every answer, keeping the connection.
 """
 
 from __future__ import annotations
 
+import gzip
 import socket
 import sys
 import threading
 import time
 
 TRICKLE_SECONDS = 0.5
-MODES = ("trickle", "silent", "bad-status", "huge-body", "redirect")
+MODES = ("trickle", "silent", "bad-status", "huge-body", "redirect", "gzip-bomb", "cookie")
 
 
 class HostileReceiver:
@@ -28,6 +31,11 @@ class HostileReceiver:
         self.mode = mode
         self.target = target
         self.requests = 0
+        # Made before anything is sent: 100 MB of zeros, gzip twice over, is about 100 KB.
+        self.bomb = (gzip.compress(gzip.compress(bytes(100_000_000)))
+                     if mode == "gzip-bomb" else b"")
+        # The head of each request it read.
+        self.heads: list[bytes] = []
         # Connections being answered right now, and the most there ever were at once.
         self.open = 0
         self.most_open = 0
@@ -59,7 +67,13 @@ class HostileReceiver:
             self.most_open = max(self.most_open, self.open)
         try:
             connection.settimeout(5)
-            connection.recv(65536)  # the request (its head and small body)
+            if self.mode == "cookie":
+                while head := self._read_request(connection):  # kept: one after another
+                    self.heads.append(head)
+                    connection.sendall(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n"
+                                       b"Set-Cookie: session=theirs; Path=/\r\n\r\n")
+                return
+            self.heads.append(connection.recv(65536).split(b"\r\n\r\n")[0])
             self._misbehave(connection)
         except OSError:
             pass  # the service hung up, as it should
@@ -84,11 +98,31 @@ class HostileReceiver:
                 if self._stopped.is_set():
                     return
                 connection.sendall(chunk)
+        elif self.mode == "gzip-bomb":
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip, gzip\r\n"
+                               b"Content-Length: %d\r\n\r\n" % len(self.bomb) + self.bomb)
+            self._wait_for_hang_up(connection, 5)
         elif self.mode == "redirect":
             connection.sendall(
                 f"HTTP/1.1 307 Temporary Redirect\r\nLocation: {self.target}\r\n"
                 "Content-Length: 0\r\n\r\n".encode()
             )
+
+    @staticmethod
+    def _read_request(connection: socket.socket) -> bytes:
+        """The next request's head (its body read and dropped), or b"" once hung up."""
+        received = b""
+        while b"\r\n\r\n" not in received:
+            more = connection.recv(65536)
+            if not more:
+                return b""
+            received += more
+        head, body = received.split(b"\r\n\r\n", 1)
+        length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                       if line.lower().startswith(b"content-length:")), 0)
+        while len(body) < length:
+            body += connection.recv(65536)
+        return head
 
     def _wait_for_hang_up(self, connection: socket.socket, seconds: float) -> bool:
         """Wait ``seconds``; False as soon as the service hangs up (or the receiver stops)."""

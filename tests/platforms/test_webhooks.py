@@ -207,6 +207,40 @@ def test_a_backlog_is_claimed_and_sent_many_at_a_time_over_kept_connections(
         assert got == [0, 1, 2]
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_claimed_delivery_never_sent_before_the_deadline_uses_up_no_attempt(
+    receiver, quick_retries, settings, monkeypatch
+) -> None:
+    """Of a batch, one whose post never had its place before the deadline (the others took
+    the time) was not sent: its claim is undone (no attempt used, no retry set, its receiver
+    not marked failing) and it is due again as it was."""
+    from django.db import transaction
+
+    from platforms import events, transport
+
+    settings.IN_PROCESS_JOBS = False
+    monkeypatch.setattr(webhooks, "send", lambda delivery_ids, countdown=0: None)
+    platform = new_platform("Out of time")
+    subscribe(platform, receiver, ["turn.started"])
+    for _ in range(2):
+        with transaction.atomic():
+            events.emit(platform.platform.pk, [("turn.started", {
+                "match_id": str(uuid.uuid4()), "version": 1, "seat": 0, "external_id": "p0",
+                "deadline": None})])
+    monkeypatch.setattr(transport, "post_all", lambda posts, at_once: [
+        transport.Outcome(204, "", 0.01), transport.Outcome(None, "no answer within 2 s", 2.0,
+                                                            sent=False)])
+    claim = webhooks._claim_next(platform.platform.pk, most=2)
+    unsent = claim.deliveries[1]
+    due_at = claim.before[unsent.pk][1]
+    assert [result.delivered for result in webhooks._deliver(claim)] == [True, False]
+    unsent.refresh_from_db()
+    assert unsent.status == DeliveryStatus.PENDING and unsent.attempts == 0
+    assert unsent.in_flight_until is None and unsent.next_attempt_at == due_at
+    assert unsent.last_error == ""
+    assert WebhookSubscription.objects.get().failing_since is None
+
+
 def test_a_drain_claims_as_many_as_the_receiver_answers_in_a_quarter_of_the_deadline(
     settings,
 ) -> None:
