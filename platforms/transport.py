@@ -18,10 +18,10 @@ from typing import Any, NamedTuple
 
 import httpx
 from django.conf import settings
-from opentelemetry import context as otel_context
 from opentelemetry.context import Context
 
 from platforms.addresses import Address, public_addresses, resolve
+from runtime import traces
 
 
 @dataclass(frozen=True)
@@ -72,15 +72,13 @@ async def _post_all(posts: Sequence[Post], at_once: int) -> list[Outcome]:
         try:
             async with asyncio.timeout_at(deadline), places:
                 started, sent = time.perf_counter(), True
-                # Each post is a task of its own, with its own copy of the context.
-                if post.trace is not None:
-                    otel_context.attach(post.trace)
                 host = urllib.parse.urlsplit(post.url).hostname or ""
                 if host not in look_ups:
                     look_ups[host] = _look_up(host)
                 # Shielded: one post's deadline must not cancel the look-up others wait for.
                 address = (await asyncio.shield(look_ups[host]))[0]
-                code = await _connections(host).send(post, address)
+                with traces.within(post.trace) if post.trace else contextlib.nullcontext():
+                    code = await _connections(host).send(post, address)
             return Outcome(code, "", time.perf_counter() - started)
         except TimeoutError:
             why = f"no answer within {settings.WEBHOOK_TIMEOUT_SECONDS:g} s"
@@ -137,15 +135,21 @@ class _Host:
         return response.status_code
 
 
-def _connections(host: str) -> _Host:
+def _hosts() -> dict[str, _Host]:
+    """This thread's kept hosts, the most recently used last."""
     hosts: dict[str, _Host] = _threads.__dict__.setdefault("hosts", {})
+    return hosts
+
+
+def _connections(host: str) -> _Host:
+    hosts = _hosts()
     kept = hosts.pop(host, None) or _Host(host)
     hosts[host] = kept  # the most recently used last
     return kept
 
 
 async def _forget_the_least_used() -> None:
-    hosts: dict[str, _Host] = _threads.__dict__.setdefault("hosts", {})
+    hosts = _hosts()
     while len(hosts) > KEPT_HOSTS:
         await hosts.pop(next(iter(hosts))).client.aclose()
 

@@ -48,11 +48,8 @@ def carried_on(traceparent: str) -> Iterator[None]:
     if not traceparent:
         yield
         return
-    token = context.attach(_PROPAGATOR.extract({"traceparent": traceparent}))
-    try:
+    with within(_PROPAGATOR.extract({"traceparent": traceparent})):
         yield
-    finally:
-        context.detach(token)
 
 
 @contextmanager

@@ -50,6 +50,21 @@ def subscribe(platform, receiver: Receiver, types=EVERY_TYPE) -> dict:
     return body
 
 
+def emit_turns(platform, matches: list[str], versions: int) -> None:
+    """The platform's `turn.started` events, ``versions`` of each match, one change each, as
+    the matches' follow-ups make them (nothing else is sent with them)."""
+    from django.db import transaction
+
+    from platforms import events
+
+    for version in range(versions):
+        for match_id in matches:
+            with transaction.atomic():
+                events.emit(platform.platform.pk, [("turn.started", {
+                    "match_id": match_id, "version": version, "seat": 0,
+                    "external_id": "p0", "deadline": None})])
+
+
 def wait_for(check, seconds: float = 15) -> None:
     deadline = time.monotonic() + seconds
     while not check():
@@ -134,10 +149,6 @@ def test_an_attempt_the_receiver_takes_goes_on_with_the_platforms_next(
 ) -> None:
     """A backlog drains in the worker's turn of the attempt the receiver took, each match's
     events in order, for up to WEBHOOK_DRAIN_SECONDS; none: one attempt a turn."""
-    from django.db import transaction
-
-    from platforms import events
-
     settings.WEBHOOK_DRAIN_SECONDS = drain_seconds
     # No task and no sweep: nothing attempts the rest behind the test's back (nor after it,
     # against the next test's receiver).
@@ -146,12 +157,7 @@ def test_an_attempt_the_receiver_takes_goes_on_with_the_platforms_next(
     platform = new_platform("Backlog")
     subscribe(platform, receiver, ["turn.started"])
     matches = [str(uuid.uuid4()) for _ in range(2)]
-    for version in range(3):
-        for match_id in matches:
-            with transaction.atomic():
-                events.emit(platform.platform.pk, [("turn.started", {
-                    "match_id": match_id, "version": version, "seat": 0,
-                    "external_id": "p0", "deadline": None})])
+    emit_turns(platform, matches, versions=3)
     first = WebhookDelivery.objects.order_by("pk").first()
     assert webhooks.attempt(first.pk) is True
     delivered = WebhookDelivery.objects.filter(status=DeliveryStatus.SUCCEEDED).count()
@@ -170,10 +176,6 @@ def test_a_backlog_is_claimed_and_sent_many_at_a_time_over_kept_connections(
     (the first of each match), sent over the connections of the platform's free places and
     recorded together: a backlog of 30 costs a few claims, not 30, and reaches the receiver
     over two connections at most, each match's events in order."""
-    from django.db import transaction
-
-    from platforms import events
-
     settings.WEBHOOK_DRAIN_SECONDS = 30.0
     settings.WEBHOOK_PLATFORM_CONCURRENCY = 2
     settings.IN_PROCESS_JOBS = False
@@ -190,12 +192,7 @@ def test_a_backlog_is_claimed_and_sent_many_at_a_time_over_kept_connections(
     platform = new_platform("Backlog in bulk")
     subscribe(platform, receiver, ["turn.started"])
     matches = [str(uuid.uuid4()) for _ in range(10)]
-    for version in range(3):
-        for match_id in matches:
-            with transaction.atomic():
-                events.emit(platform.platform.pk, [("turn.started", {
-                    "match_id": match_id, "version": version, "seat": 0,
-                    "external_id": "p0", "deadline": None})])
+    emit_turns(platform, matches, versions=3)
     first = WebhookDelivery.objects.order_by("pk").first()
     assert webhooks.attempt(first.pk) is True
     assert WebhookDelivery.objects.filter(status=DeliveryStatus.SUCCEEDED).count() == 30
@@ -214,19 +211,13 @@ def test_a_claimed_delivery_never_sent_before_the_deadline_uses_up_no_attempt(
     """Of a batch, one whose post never had its place before the deadline (the others took
     the time) was not sent: its claim is undone (no attempt used, no retry set, its receiver
     not marked failing) and it is due again as it was."""
-    from django.db import transaction
-
-    from platforms import events, transport
+    from platforms import transport
 
     settings.IN_PROCESS_JOBS = False
     monkeypatch.setattr(webhooks, "send", lambda delivery_ids, countdown=0: None)
     platform = new_platform("Out of time")
     subscribe(platform, receiver, ["turn.started"])
-    for _ in range(2):
-        with transaction.atomic():
-            events.emit(platform.platform.pk, [("turn.started", {
-                "match_id": str(uuid.uuid4()), "version": 1, "seat": 0, "external_id": "p0",
-                "deadline": None})])
+    emit_turns(platform, [str(uuid.uuid4()) for _ in range(2)], versions=1)
     monkeypatch.setattr(transport, "post_all", lambda posts, at_once: [
         transport.Outcome(204, "", 0.01), transport.Outcome(None, "no answer within 2 s", 2.0,
                                                             sent=False)])
