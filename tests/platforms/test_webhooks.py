@@ -130,7 +130,9 @@ def test_a_receiver_that_answers_again_gets_what_waits_for_it_at_once(
     platform.player("ext-2")
     for _ in range(2):
         platform.post("/matches", {"game": "auction", "deals": 1, "seats": TWO_PLAYERS})
-    wait_for(lambda: [d.attempts for d in WebhookDelivery.objects.all()] == [1, 1])
+    # An attempt is counted when it is claimed, its answer once it came: wait for both.
+    wait_for(lambda: [(d.attempts, d.last_status_code) for d in WebhookDelivery.objects.all()]
+             == [(1, 500), (1, 500)])
     first, second = WebhookDelivery.objects.order_by("pk")
     assert WebhookSubscription.objects.get().failing_since is not None
     # The receiver answers again: the first delivery's retry comes early, by hand.
