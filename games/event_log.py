@@ -32,7 +32,7 @@ from django.db.models import Q, QuerySet
 from django.db.models.expressions import Expression, RawSQL
 from django.utils import timezone
 
-from games import notify
+from games import notify, writes
 
 # Rows read at a time.
 PAGE = 200
@@ -99,13 +99,14 @@ class Log:
         return f"{self.channel_prefix}-{owner}"
 
     def write(self, rows: Sequence[models.Model]) -> None:
-        """Write ``rows`` (their owners set), in the change's transaction; their owners'
-        streams hear of them once it commits."""
+        """Write ``rows`` (their owners set), in the change's transaction (with its other
+        writes, when it gathers them: games/writes.py); their owners' streams hear of them once
+        it commits."""
         if not rows:
             return
         for row in rows:
             row.txid = CurrentTransaction()  # type: ignore[attr-defined]
-        self.model._default_manager.bulk_create(rows)
+        writes.insert(rows)
         for channel in {self.channel(getattr(row, self.owner_field)) for row in rows}:
             transaction.on_commit(functools.partial(notify.announce_to, channel))
 

@@ -40,21 +40,27 @@ PARTS: list[tuple[str, str, str]] = [
     ("  the body checked", "games.api.play", "valid_input"),
     ("  services.submit_action", "games.services", "submit_action"),
     ("    lock the match, read its seats", "games.match_unit", "lock"),
+    ("    the caller's seat", "games.access", "acting_seat"),
+    ("    a due time-out", "games.computer_moves", "time_out_due"),
+    ("    the kept state", "games.snapshots", "take"),
+    ("    the outcome copied", "games.match_unit", "MatchUnit.outcome"),
+    ("    the unit closed", "games.match_unit", "MatchUnit.close"),
+    ("      the writes", "games.writes", "write"),
+    ("      told: a person's own stream, kept follow-ups", "games.follow_ups", "tell"),
+    ("    the answer built", "games.services", "_answer"),
+    # Leaving the transaction runs its on-commit work (announce, what follows) too.
+    ("    into and out of the transaction", "django.db.backends.base.base",
+     "BaseDatabaseWrapper.set_autocommit"),
     ("    latest deals (a miss)", "games.selectors", "latest_deals"),
     ("    replay the deal (a miss)", "games.selectors", "replay_deal"),
     ("    apply and record", "games.match_unit", "MatchUnit.apply"),
     ("      the engine", "games.engine", "Deal.apply"),
-    ("      insert the action", "games.models", "Action.objects.create"),
     ("      the deal row's progress", "games.match_unit", "_record_progress"),
     ("      a deal ended: record it, deal the next", "games.match_unit", "MatchUnit._end_deal"),
     ("      its event, for what follows", "games.match_unit", "MatchUnit._progressed"),
-    ("    update the match", "games.models", "Match.save"),
-    ("    seat view, after the commit", "games.selectors", "seat_view_after"),
     ("    commit", "django.db.backends.base.base", "BaseDatabaseWrapper.commit"),
     ("    after the commit: announce", "games.notify", "announce"),
     ("    after the commit: what follows", "games.follow_ups", "_run"),
-    ("  the view rendered through SeatViewSerializer", "games.api.serializers.play",
-     "SeatViewSerializer.to_representation"),
     ("  render JSON", "rest_framework.renderers", "JSONRenderer.render"),
     # A computer player's move, in a worker (bots.tasks.play_bot_turns).
     ("computer player's move, all of it", "games.computer_moves", "play_bot_turns"),
@@ -180,8 +186,9 @@ def profile(moves: int, cprofile_lines: int = 0) -> dict[str, Any]:
                                                 for q in timers.last_request_sql]
         timers.reset()
         bot_moves = 0
-        while bot_moves < moves:
-            bot_moves += _play_against_bots(clients[0], rng, moves - bot_moves, timers)
+        with _computer_players_in_workers():
+            while bot_moves < moves:
+                bot_moves += _play_against_bots(clients[0], rng, moves - bot_moves, timers)
         report["computer player's move"] = _figures(timers, bot_moves)
         timers.reset()
         for _ in range(moves):
@@ -212,6 +219,20 @@ def _play_match(clients: list[Any], rng: random.Random, budget: int, timers: Tim
 
     game = rng.choice(["auction", "partnership", "spades"])
     return play_random_moves(clients, rng, budget, game=game, around_move=measured)
+
+
+@contextmanager
+def _computer_players_in_workers() -> Iterator[None]:
+    """Quick computer players' rounds go to the workers (there are none here), as Hard ones'
+    do, instead of being played in the person's request: this process plays them itself."""
+    from bots import interface
+
+    plays_here = interface._plays_here
+    interface._plays_here = lambda match_id, seat_levels: False
+    try:
+        yield
+    finally:
+        interface._plays_here = plays_here
 
 
 def _play_against_bots(person: Any, rng: random.Random, budget: int, timers: Timers) -> int:

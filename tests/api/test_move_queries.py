@@ -13,7 +13,7 @@ from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
 
 from games import server_time
-from games.models import Action, Deal, Match, Seat
+from games.models import Action, Deal, Seat
 from platforms.models import PlatformPlayer, WebhookSubscription
 from runtime import work
 from tests.api.conftest import API, create_match, submit, table_of_four
@@ -44,26 +44,6 @@ def test_a_move_is_a_few_round_trips(player) -> None:
     assert len(statements) <= 7, "\n".join(q["sql"][:70] for q in queries.captured_queries)
     assert not [q for q in queries.captured_queries
                 if q["sql"].startswith(('SELECT "games_deal"', 'SELECT "games_action"'))]
-
-
-@pytest.mark.django_db(transaction=True)
-def test_on_postgresql_a_moves_action_and_match_are_one_statement(player) -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("SQLite writes them one after the other")
-    match_id, players = table_of_four(player)
-    seat_view = players[players[0].view(match_id)["deal"]["to_act"]].view(match_id)
-    mover = players[seat_view["seat"]]
-    action = next(a for a in seat_view["deal"]["legal_actions"] if a["kind"] != "redeal")
-    with CaptureQueriesContext(connection) as queries:
-        answer = submit(mover, match_id, action, expected_version=seat_view["version"])
-    assert answer.status_code == 200, answer.content
-    writes = [q["sql"] for q in queries.captured_queries
-              if 'INTO "games_action"' in q["sql"] or q["sql"].startswith('UPDATE "games_match"')]
-    assert len(writes) == 1 and writes[0].startswith("WITH"), writes
-    version = answer.json()["version"]
-    row = Action.objects.get(match_id=match_id, version=version)
-    assert (row.kind, row.seat) == (action["kind"], seat_view["seat"])
-    assert Match.objects.get(pk=match_id).version == version
 
 
 @pytest.mark.django_db(transaction=True)
