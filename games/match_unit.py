@@ -13,15 +13,17 @@ each walks the same steps, in the same order.
    of the match left (games/snapshots.py), brought up to date, or read and replayed. It is
    always exactly the replay of the log at the locked version.
 3. Change: engine actions, seats, status, each told as an event (games/follow_ups.py).
-4. Leaving the block writes the new actions and the match row once (on PostgreSQL in one
-   statement), and tells what changed at the seats (a person leaving, a seat going on
+4. Leaving the block tells what changed at the seats (a person leaving, a seat going on
    autopilot or coming back: found by comparing the seats with how the lock found them, so no
-   step can forget to). Once committed, the state is kept for the next change, every new
-   version is announced to the feed's waiters and streams (with the turn clock and a deal's
-   result), a change at the seats too, the computer players are sent their turn when it
-   is theirs, and the follow-ups' handlers run on the events told (the platforms' webhooks,
-   ratings, records, deal sets, metrics: each on its own, never undoing the change). A
-   change that raises rolls back and leaves no state behind (the next change replays).
+   step can forget to), then writes the new actions, the deals' progress, the match row and
+   what the handlers within the change insert (a person's own stream) together: on
+   PostgreSQL in one statement (games/writes.py). Once committed, the state is kept for the
+   next change, every new version is announced to the feed's waiters and streams (with the
+   turn clock and a deal's result), a change at the seats too, the computer players are sent
+   their turn when it is theirs, and the follow-ups' handlers run on the events told (the
+   platforms' webhooks, ratings, records, deal sets, metrics: each on its own, never undoing
+   the change). A change that raises rolls back and leaves no state behind (the next change
+   replays).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import copy
 import dataclasses
 import logging
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
@@ -38,6 +40,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, models, transaction
 from django.db.models import prefetch_related_objects
+from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from games import (
@@ -146,9 +149,11 @@ class _SeatsAndMatch:
     ORM's compiler and row iterator cost every change about 1.5 ms for these five rows."""
 
     def __init__(self) -> None:
-        self._made: tuple[str, list[Any], list[Any]] | None = None
+        self._compiled: tuple[str, list[Any], list[Any]] | None = None
 
     def read(self, match_id: uuid.UUID) -> tuple[list[Seat], Match | None]:
+        if connection.get_autocommit():  # as `select_for_update` refuses: the lock would end
+            raise TransactionManagementError("lock() outside a transaction")  # with the read
         statement, seat_columns, match_columns = self._statement()
         with connection.cursor() as cursor:
             cursor.execute(statement, [match_id])
@@ -167,7 +172,10 @@ class _SeatsAndMatch:
         return seats, match
 
     def _statement(self) -> tuple[str, list[Any], list[Any]]:
-        if self._made is None:
+        # Made by the first caller, whatever its thread: the text is the same for every
+        # connection to the database, and so are the converters (the fields' own, and none of
+        # PostgreSQL's backend, whose converters would otherwise be bound to that thread's).
+        if self._compiled is None:
             quote = connection.ops.quote_name
             seat_table, match_table = (quote(Seat._meta.db_table), quote(Match._meta.db_table))
 
@@ -184,13 +192,13 @@ class _SeatsAndMatch:
             match_key = quote(Seat._meta.get_field("match").column)
             match_id = quote(Match._meta.pk.column)
             index = quote(Seat._meta.get_field("index").column)
-            self._made = (
+            self._compiled = (
                 f"SELECT {selected} FROM {seat_table} INNER JOIN {match_table} "
                 f"ON ({seat_table}.{match_key} = {match_table}.{match_id}) "
                 f"WHERE {seat_table}.{match_key} = %s ORDER BY {seat_table}.{index} FOR UPDATE",
                 seat_columns, match_columns,
             )
-        return self._made
+        return self._compiled
 
 
 def _attnames(model: type[models.Model]) -> list[str]:
@@ -221,7 +229,8 @@ class MatchUnit:
         # Applied and not yet written: the actions, and the fields of each deal row (by its
         # id) whose progress they changed.
         self._actions: list[Action] = []
-        self._progress: dict[int, tuple[Deal, set[str]]] = {}
+        self._deal_updates: dict[int, tuple[Deal, set[str]]] = {}
+        self._once_written: list[Callable[[], None]] = []
         # Each new version as it is announced (the action that made it, if any).
         self._announcements: list[_Announcement] = []
         self._seats_found = _seat_states(match)
@@ -302,7 +311,7 @@ class MatchUnit:
         except engine.IllegalAction as error:
             raise ActionRefused(error) from None
         match.version += 1
-        # Written with the match row as the unit closes (`_write`).
+        # Written with the match row as the unit closes (`close`).
         row = Action(
             match=match, deal=deal_row, sequence=len(state.log), version=match.version,
             seat=seat, kind=action.kind.value,
@@ -312,7 +321,7 @@ class MatchUnit:
         self._actions.append(row)
         changed = _record_progress(deal_row, state)
         if changed and not state.is_over:  # an ended deal is saved whole by `_end_deal`
-            self._progress.setdefault(deal_row.pk, (deal_row, set()))[1].update(changed)
+            self._deal_updates.setdefault(deal_row.pk, (deal_row, set()))[1].update(changed)
         ended = deal_row if state.is_over else None
         if state.is_over:
             self._end_deal(deal_row, state)
@@ -435,6 +444,15 @@ class MatchUnit:
         self.computer_to_act = computer_to_act
         if live is not None or match.status != MatchStatus.ACTIVE:
             self._note_computer_turn(computer_to_act)
+        # The change's own rows, prepared now (the match row's `updated_at` stamped before
+        # the snapshot copies it); what the handlers within the change insert (a person's
+        # own stream) joins them below, and all are written in one statement.
+        write = writes.Write()
+        write.insert(self._actions)
+        for deal, fields in self._deal_updates.values():
+            write.update(deal, list(fields))
+        if self._fields:
+            write.update(match, [*self._fields, "updated_at"])
         if live is not None:
             snapshots.keep_on_commit(match, self.deals, live)
         self._tell_seat_changes()
@@ -451,16 +469,16 @@ class MatchUnit:
                 seat_levels=tuple(seat.bot_level for seat in match.seats.all())
                 if bots_to_act else (),
             ))
-        # What the handlers within the change insert (a person's own stream) is written with
-        # the change's own rows, in one statement.
-        with writes.gathered() as gathered:
+        with write.gathering():
             follow_ups.tell(self._events)
-        names = sorted(self._fields | {"updated_at"}) if self._fields else []
-        writes.write(
-            [*self._actions, *gathered.rows],
-            [*((deal, sorted(fields)) for deal, fields in self._progress.values()),
-             *([(match, names)] if names else [])],
-        )
+        write.execute()
+        for then in self._once_written:
+            then()
+
+    def once_written(self, then: Callable[[], None]) -> None:
+        """Run ``then`` in the change's transaction once its rows are written: what reads them
+        (an answer kept with its action)."""
+        self._once_written.append(then)
 
     def _note_computer_turn(self, computer_to_act: bool) -> None:
         """`computer_turn_since`: now when this change leaves a computer player to act, else
@@ -570,7 +588,7 @@ class MatchUnit:
             deal_row.scores = list(state.score.points)
             deal_row.outcomes = [outcome.value for outcome in state.score.outcomes]
             match.totals = [a + b for a, b in zip(match.totals, state.score.points, strict=True)]
-        self._progress.pop(deal_row.pk, None)  # written whole, now
+        self._deal_updates.pop(deal_row.pk, None)  # written whole, now
         deal_row.save()
         if deal_row.status == DealStatus.FINISHED and settings.ANALYSE_DEALS:
             DealAnalysis.objects.create(deal=deal_row)

@@ -424,6 +424,7 @@ def _submit_action(
     seated: list[tuple[Seat, Any]],
 ) -> ActionResult:
     refusal: ServiceError | None = None
+    kept: list[dict[str, Any]] = []  # the first answer, when it is kept
     with changing(match_id) as unit:
         match = unit.match
         # Only a seat's player is answered, a replay too: someone who left reads nothing more.
@@ -441,13 +442,9 @@ def _submit_action(
                 raise TurnTimedOut()
             outcome = _act(unit, seat_row, action, expected_version)
             if idempotency is not None:
-                # The first answer is kept with the action it answers, in its transaction.
-                view = _answer(outcome)
-                IdempotencyRecord.objects.create(
-                    user_id=idempotency.user_id, key=idempotency.key,
-                    fingerprint=idempotency.fingerprint, status_code=200, body=view,
-                )
-                return ActionResult(view=view)
+                # The first answer is kept with the action it answers, in its transaction,
+                # once the action is written: the end of a deal is summed up from its rows.
+                unit.once_written(lambda: kept.append(_keep_answer(idempotency, outcome)))
         except ServiceError as error:
             if timed_out is None:
                 raise
@@ -455,8 +452,19 @@ def _submit_action(
     if refusal is not None:
         # Refused once the stand-in's move is committed: a due time-out is never lost.
         raise refusal
+    if kept:
+        return ActionResult(view=kept[0])
     # Built once committed, from what the change left: no lock is held for it.
     return ActionResult(view=_answer(outcome))
+
+
+def _keep_answer(idempotency: Idempotency, outcome: Outcome) -> dict[str, Any]:
+    view = _answer(outcome)
+    IdempotencyRecord.objects.create(
+        user_id=idempotency.user_id, key=idempotency.key,
+        fingerprint=idempotency.fingerprint, status_code=200, body=view,
+    )
+    return view
 
 
 def _first_answer(idempotency: Idempotency) -> ActionResult | None:

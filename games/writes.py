@@ -1,19 +1,22 @@
 """A change's rows written in one statement.
 
-A move inserts its action, updates its match row and, as it may, its deal's progress and a
-person's own stream: four writes. On PostgreSQL they go as one statement (each but the last
-a data-modifying `WITH` part, which PostgreSQL runs whether or not it is referenced), so one
-round trip where there were up to four; each round trip costs a request the wait and, under a
-threaded server, the GIL handed over and taken back.
+A move inserts its action and, when a person is to act next, an event in that person's own
+stream; it updates its match row and, every few cards, its deal's progress. On PostgreSQL
+these go as one statement (each part but the last a data-modifying `WITH` part, which
+PostgreSQL runs whether or not it is referenced): one round trip where there were up to three.
+Each round trip costs a request the wait and, under a threaded server, the GIL handed over and
+taken back.
 
 The statements are written here rather than by the ORM's compiler: compiling an INSERT and an
 UPDATE cost a move about 0.7 ms, more than the round trip saved. Their text depends only on
 the shape of the write (which model, how many rows, which columns), so it is made once per
-shape and kept; the values are prepared as `Model.save` prepares them (`pre_save`, then
-`get_db_prep_save`).
+shape and kept; each row's values are prepared when it is added, as `Model.save` prepares
+them (`pre_save`, so an `auto_now` field is stamped then, then `get_db_prep_save`).
 
-Writers within a change (`gathered`) hand their inserts to it instead of writing them at once;
-elsewhere each insert is the ORM's own.
+Only what the unit of work writes goes this way: plain values, and expressions that need no
+compiler (`event_log.CurrentTransaction`); anything else is refused with a TypeError.
+Writers within a change (`Write.gathering`) hand it their inserts (`insert`) instead of
+writing them at once; elsewhere each insert is the ORM's own.
 """
 
 from __future__ import annotations
@@ -27,73 +30,68 @@ from typing import Any
 from django.db import connection, models
 from django.db.models.expressions import Expression
 
-
-class Gathered:
-    """The inserts that writers hand to the change under way, in the order handed."""
-
-    def __init__(self) -> None:
-        self.rows: list[models.Model] = []
-
-
-_gathering: contextvars.ContextVar[Gathered | None] = contextvars.ContextVar(
+_gathering: contextvars.ContextVar[Write | None] = contextvars.ContextVar(
     "gathering", default=None)
 
 
-@contextlib.contextmanager
-def gathered() -> Iterator[Gathered]:
-    """Within the block, `insert` keeps its rows for the caller to write with the rest of its
-    change (`write`)."""
-    gathering = Gathered()
-    token = _gathering.set(gathering)
-    try:
-        yield gathering
-    finally:
-        _gathering.reset(token)
+class Write:
+    """The inserts and updates of one change, each prepared as it is added, written by
+    `execute`: on PostgreSQL in one statement, elsewhere one after the other."""
+
+    def __init__(self) -> None:
+        self._parts: list[tuple[str, list[Any]]] = []
+
+    def insert(self, rows: Sequence[models.Model]) -> None:
+        """Insert ``rows`` (all of one model; their primary keys left to the database)."""
+        if rows:
+            self._parts.append(_insert(rows))
+
+    def update(self, row: models.Model, names: Sequence[str]) -> None:
+        """Update the fields ``names`` of ``row``, as `Model.save(update_fields=names)` does
+        (an `auto_now` field among them set now, on the row too)."""
+        self._parts.append(_update(row, names))
+
+    @contextlib.contextmanager
+    def gathering(self) -> Iterator[None]:
+        """Within the block, `insert` (the module's) adds its rows to this write."""
+        token = _gathering.set(self)
+        try:
+            yield
+        finally:
+            _gathering.reset(token)
+
+    def execute(self) -> None:
+        if not self._parts:
+            return
+        with connection.cursor() as cursor:
+            if connection.vendor != "postgresql":
+                for sql, params in self._parts:
+                    cursor.execute(sql, params)
+                return
+            *first, (last_sql, _) = self._parts
+            prefix = ", ".join(f"w{index} AS ({sql})" for index, (sql, _) in enumerate(first))
+            cursor.execute(f"WITH {prefix} {last_sql}" if first else last_sql,
+                           [param for _, params in self._parts for param in params])
 
 
 def insert(rows: Sequence[models.Model]) -> None:
-    """Insert ``rows`` (all of one model), with the change under way when one gathers them,
-    else now."""
+    """Insert ``rows`` (all of one model), with the change under way when one gathers them
+    (`Write.gathering`), else now."""
     if not rows:
         return
     gathering = _gathering.get()
     if gathering is not None:
-        gathering.rows.extend(rows)
+        gathering.insert(rows)
         return
     type(rows[0])._default_manager.bulk_create(rows)
 
 
-def write(inserts: Sequence[models.Model],
-          updates: Sequence[tuple[models.Model, Sequence[str]]]) -> None:
-    """Insert ``inserts`` (grouped by model, in the order each model first comes) and update
-    the given fields of each row of ``updates``, as `Model.save(update_fields=...)` does: on
-    PostgreSQL in one statement, elsewhere one after the other."""
-    parts = [_insert(model_rows) for model_rows in _by_model(inserts)]
-    parts += [_update(row, fields) for row, fields in updates]
-    if not parts:
-        return
-    with connection.cursor() as cursor:
-        if connection.vendor != "postgresql":
-            for sql, params in parts:
-                cursor.execute(sql, params)
-            return
-        *first, (last_sql, _) = parts
-        prefix = ", ".join(f"w{index} AS ({sql})" for index, (sql, _) in enumerate(first))
-        cursor.execute(f"WITH {prefix} {last_sql}" if first else last_sql,
-                       [param for _, part_params in parts for param in part_params])
-
-
-def _by_model(rows: Sequence[models.Model]) -> list[list[models.Model]]:
-    groups: dict[type[models.Model], list[models.Model]] = {}
-    for row in rows:
-        groups.setdefault(type(row), []).append(row)
-    return list(groups.values())
-
-
-def _insert(rows: list[models.Model]) -> tuple[str, list[Any]]:
+def _insert(rows: Sequence[models.Model]) -> tuple[str, list[Any]]:
     """``INSERT INTO … VALUES (…), (…)`` of ``rows``, their primary keys left to the database.
-    A value that is an expression (`event_log.CurrentTransaction`) is written as its SQL."""
+    A value that is an expression is written as its SQL."""
     model = type(rows[0])
+    if any(type(row) is not model or row.pk is not None for row in rows):
+        raise TypeError("rows of one model, their primary keys left to the database")
     fields = [field for field in model._meta.concrete_fields if not field.primary_key]
     params: list[Any] = []
     shape: list[tuple[str, ...]] = []
@@ -130,13 +128,19 @@ def _insert_sql(model: type[models.Model], columns: tuple[str, ...],
 
 
 def _update(row: models.Model, names: Sequence[str]) -> tuple[str, list[Any]]:
-    """``UPDATE … SET … WHERE pk = …`` of the fields ``names`` of ``row``, prepared as
-    `Model.save(update_fields=names)` prepares them (an `auto_now` field among them set now)."""
+    """``UPDATE … SET … WHERE pk = …`` of the fields ``names`` of ``row``."""
     meta = row._meta
     wanted = set(names)
     fields = [field for field in meta.concrete_fields if not field.primary_key
               and (field.name in wanted or field.attname in wanted)]
-    params = [field.get_db_prep_save(field.pre_save(row, False), connection) for field in fields]
+    if not fields or len(fields) != len(wanted):
+        raise ValueError(f"not fields of {meta.label}: {sorted(names)}")
+    params = []
+    for field in fields:
+        value = field.pre_save(row, False)
+        if isinstance(value, Expression):
+            raise TypeError(f"{meta.label}.{field.name}: an expression is not written here")
+        params.append(field.get_db_prep_save(value, connection))
     params.append(meta.pk.get_db_prep_value(row.pk, connection))
     return _update_sql(type(row), tuple(field.column for field in fields)), params
 
@@ -151,8 +155,9 @@ def _update_sql(model: type[models.Model], columns: tuple[str, ...]) -> str:
 
 
 def _expression_sql(value: Expression) -> tuple[str, list[Any]]:
-    """The SQL of a value that needs no compiler (a constant expression such as
-    `event_log.CurrentTransaction`)."""
+    """The SQL of a value that needs no compiler (`event_log.CurrentTransaction`)."""
+    if value.get_source_expressions():
+        raise TypeError(f"{type(value).__name__}: only an expression of no parts is written here")
     as_vendor: Any = getattr(value, f"as_{connection.vendor}", value.as_sql)
     sql, params = as_vendor(None, connection)
     return sql, list(params)

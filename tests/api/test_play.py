@@ -10,6 +10,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from games import presenters
 from games.models import Action, IdempotencyRecord
 
 from .conftest import create_match, play_random_turn, submit, table_of_four
@@ -98,6 +99,25 @@ class TestVersionsAndRetries:
         assert Action.objects.count() == 1
         reused = players[seat].post(path, {"kind": "bid", "tricks": 7}, HTTP_IDEMPOTENCY_KEY=key)
         assert reused.status_code == 422 and reused.json()["code"] == "idempotency_key_reused"
+
+    def test_a_kept_answer_to_a_deals_last_card_shows_its_last_trick(self, player) -> None:
+        # Found by review: the kept answer was built before the card was written, so the
+        # ended deal's last trick was summed up from rows without it.
+        match_id, players = table_of_four(player, deals=2)
+        rng = random.Random(5)
+        while (view := players[0].view(match_id))["deal"]["number"] == 1:
+            seat = view["deal"]["to_act"]
+            mine = players[seat].view(match_id)
+            legal = [a for a in mine["deal"]["legal_actions"] if a["kind"] != "redeal"]
+            answer = players[seat].post(
+                f"/matches/{match_id}/actions",
+                {**rng.choice(legal), "expected_version": mine["version"]},
+                HTTP_IDEMPOTENCY_KEY=f"move-{mine['version']}")
+            assert answer.status_code == 200, answer.content
+        kept = answer.json()["previous_deal"]
+        presenters._LAST_TRICKS.clear()  # the answer's own summing up is kept there too
+        assert kept == players[seat].view(match_id)["previous_deal"]
+        assert kept["last_trick"] is not None
 
     def test_a_key_past_its_hours_starts_afresh(self, player, settings) -> None:
         # Kept IDEMPOTENCY_KEY_HOURS (24), as Stripe keeps its keys: after that, whether or not
