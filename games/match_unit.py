@@ -180,10 +180,12 @@ class _SeatsAndMatch:
             seat_table, match_table = (quote(Seat._meta.db_table), quote(Match._meta.db_table))
 
             def columns(model: type[models.Model]) -> list[Any]:
-                table = model._meta.db_table
-                return [(field.get_col(table), connection.ops.get_db_converters(
-                    field.get_col(table)) + field.get_col(table).get_db_converters(connection))
-                    for field in model._meta.concrete_fields]
+                made = []
+                for field in model._meta.concrete_fields:
+                    column = field.get_col(model._meta.db_table)
+                    made.append((column, connection.ops.get_db_converters(column)
+                                 + column.get_db_converters(connection)))
+                return made
 
             seat_columns, match_columns = columns(Seat), columns(Match)
             selected = ", ".join(
