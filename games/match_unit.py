@@ -24,12 +24,18 @@ each walks the same steps, in the same order.
    platforms' webhooks, ratings, records, deal sets, metrics: each on its own, never undoing
    the change). A change that raises rolls back and leaves no state behind (the next change
    replays).
+
+A person's move first tries `changing_kept`: the same steps on the state this process kept of
+the match, with no lock, its write guarded by the match row as it was kept (one statement on
+PostgreSQL: the rows, the guard and the seats read back). Whatever it cannot be sure of, it
+leaves to `changing`, having written nothing.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import logging
 import uuid
 from collections.abc import Callable, Iterator
@@ -38,7 +44,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, models, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.db.models import prefetch_related_objects
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
@@ -56,7 +62,7 @@ from games import (
 )
 from games.computer_players import computer_players
 from games.engine.shuffle import deck_commitment, new_salt
-from games.errors import ActionRefused, MatchNotFound
+from games.errors import ActionRefused, MatchNotFound, ServiceError
 from games.models import (
     Action,
     ActionOrigin,
@@ -99,6 +105,55 @@ def changing(match_id: uuid.UUID | str, *, sends_bots: bool = True) -> Iterator[
         unit.close()
 
 
+class Unkept(Exception):
+    """A change cannot be made on the state this process kept of its match (`changing_kept`):
+    there is none, the change needs the lock (a clock run out, a seat written first, a deal's
+    end), or the match changed since it was kept. Nothing was written: make it under the lock."""
+
+
+@contextmanager
+def changing_kept(match_id: uuid.UUID, version: int | None = None) -> Iterator[MatchUnit]:
+    """A unit of work on the state this process kept of the match at its last change here
+    (games/snapshots.py), with neither a lock nor a read: its write changes the match row only
+    if the row is still at the kept version and `updated_at` (every change of a match moves
+    one of them on: `MatchUnit.touch`), and reads back the seats in the same statement, which
+    must be as kept but for when each person was last seen. Unkept, with nothing written,
+    when that fails, the change needs the lock (above) or is refused (a refusal of a state
+    that may be behind is the lock's to make); the kept state is given back when the unit
+    changed nothing; at once when the caller expects the match at a ``version`` the kept
+    state is not at (another process moved it since, or the caller is behind). The saving:
+    the lock's statement and its wait, on a match whose changes come one at a time from one
+    process (a person's move after the computer players' round this process played)."""
+    kept = snapshots.take_latest(match_id)
+    if kept is None:
+        raise Unkept()
+    if version is not None and version != kept.version:
+        snapshots.give_back(kept)
+        raise Unkept()
+    match = snapshots.detached(kept.match)
+    seats = [copy.copy(seat) for seat in kept.match.seats.all()]
+    for seat in seats:
+        seat.match = match
+    _load_seats(match, seats)
+    now = timezone.now()
+    if match.status != MatchStatus.ACTIVE or (
+        match.turn_deadline is not None and match.turn_deadline <= now
+    ):
+        snapshots.give_back(kept)
+        raise Unkept()  # a clock run out is the stand-in's move first, under the lock
+    unit = MatchUnit(match, sends_bots=True, kept=kept)
+    try:
+        with transaction.atomic():
+            yield unit
+            unit.close()
+    except BaseException as error:
+        if not unit.changed:
+            snapshots.give_back(kept)
+        if isinstance(error, ServiceError):  # the kept state may be behind: ask the lock
+            raise Unkept() from None
+        raise
+
+
 @contextmanager
 def creating(match: Match) -> Iterator[MatchUnit]:
     """A unit of work on a match made in the caller's transaction: nobody else sees it yet.
@@ -129,11 +184,7 @@ def lock(match_id: uuid.UUID | str) -> Match:
         seats, match = _SEATS_AND_MATCH.read(key)
         if match is None:
             raise MatchNotFound()
-        # As `prefetch_related_objects` leaves them: `match.seats.all()` answers these rows.
-        loaded = Seat.objects.none()
-        loaded._result_cache = seats
-        loaded._prefetch_done = True  # type: ignore[attr-defined]
-        match._prefetched_objects_cache = {"seats": loaded}  # type: ignore[attr-defined]
+        _load_seats(match, seats)
         return match
     try:
         match = Match.objects.select_for_update().get(pk=match_id)
@@ -143,96 +194,134 @@ def lock(match_id: uuid.UUID | str) -> Match:
     return match
 
 
+def _load_seats(match: Match, seats: list[Seat]) -> None:
+    """As `prefetch_related_objects` leaves them: `match.seats.all()` answers these rows."""
+    loaded = Seat.objects.none()
+    loaded._result_cache = seats
+    loaded._prefetch_done = True  # type: ignore[attr-defined]
+    match._prefetched_objects_cache = {"seats": loaded}  # type: ignore[attr-defined]
+
+
+class _Rows:
+    """A model's rows as a statement written here reads them: its columns in the order of its
+    fields, made into instances as the ORM makes them (each column's converters, then
+    `from_db`), with none of the ORM's compiler and row iterator (which cost `lock` about
+    1.5 ms for its five rows)."""
+
+    def __init__(self, model: type[models.Model]) -> None:
+        self.model = model
+        self._columns: list[tuple[Any, list[Any]]] | None = None
+        self.attnames = [field.attname for field in model._meta.concrete_fields]
+
+    def select(self) -> str:
+        """The select list: each column qualified by its table."""
+        quote = connection.ops.quote_name
+        return ", ".join(f"{quote(column.alias)}.{quote(column.target.column)}"
+                         for column, _ in self._made())
+
+    @property
+    def width(self) -> int:
+        return len(self.attnames)
+
+    def made(self, values: tuple[Any, ...]) -> Any:
+        converted = []
+        for value, (column, converters) in zip(values, self._made(), strict=True):
+            for converter in converters:
+                value = converter(value, column, connection)
+            converted.append(value)
+        return self.model.from_db(connection.alias, self.attnames, converted)
+
+    def _made(self) -> list[tuple[Any, list[Any]]]:
+        # Made by the first caller, whatever its thread: the converters are the fields' own
+        # and the backend's (none on PostgreSQL; SQLite's read only settings off the
+        # connection they were made with).
+        if self._columns is None:
+            made = []
+            for field in self.model._meta.concrete_fields:
+                column = field.get_col(self.model._meta.db_table)
+                made.append((column, connection.ops.get_db_converters(column)
+                             + column.get_db_converters(connection)))
+            self._columns = made
+        return self._columns
+
+
+_SEAT_ROWS, _MATCH_ROWS = _Rows(Seat), _Rows(Match)
+
+
 class _SeatsAndMatch:
-    """`lock`'s statement on PostgreSQL, written once, and the rows it reads made into a
-    match and its seats as the ORM makes them (each column's converters, then `from_db`): the
-    ORM's compiler and row iterator cost every change about 1.5 ms for these five rows."""
+    """`lock`'s statement on PostgreSQL, written once."""
 
     def __init__(self) -> None:
-        self._compiled: tuple[str, list[Any], list[Any]] | None = None
+        self._statement: str | None = None
 
     def read(self, match_id: uuid.UUID) -> tuple[list[Seat], Match | None]:
         if connection.get_autocommit():  # as `select_for_update` refuses: the lock would end
             raise TransactionManagementError("lock() outside a transaction")  # with the read
-        statement, seat_columns, match_columns = self._statement()
         with connection.cursor() as cursor:
-            cursor.execute(statement, [match_id])
+            cursor.execute(self._written(), [match_id])
             rows = cursor.fetchall()
         if not rows:
             return [], None
-        width = len(seat_columns)
-        match = Match.from_db(connection.alias, _attnames(Match),
-                              _converted(rows[0][width:], match_columns))
+        width = _SEAT_ROWS.width
+        match = _MATCH_ROWS.made(rows[0][width:])
         seats = []
         for row in rows:
-            seat = Seat.from_db(connection.alias, _attnames(Seat),
-                                _converted(row[:width], seat_columns))
+            seat = _SEAT_ROWS.made(row[:width])
             seat.match = match
             seats.append(seat)
         return seats, match
 
-    def _statement(self) -> tuple[str, list[Any], list[Any]]:
-        # Made by the first caller, whatever its thread: the text is the same for every
-        # connection to the database, and so are the converters (the fields' own, and none of
-        # PostgreSQL's backend, whose converters would otherwise be bound to that thread's).
-        if self._compiled is None:
+    def _written(self) -> str:
+        if self._statement is None:
             quote = connection.ops.quote_name
             seat_table, match_table = (quote(Seat._meta.db_table), quote(Match._meta.db_table))
-
-            def columns(model: type[models.Model]) -> list[Any]:
-                made = []
-                for field in model._meta.concrete_fields:
-                    column = field.get_col(model._meta.db_table)
-                    made.append((column, connection.ops.get_db_converters(column)
-                                 + column.get_db_converters(connection)))
-                return made
-
-            seat_columns, match_columns = columns(Seat), columns(Match)
-            selected = ", ".join(
-                f"{quote(column.alias)}.{quote(column.target.column)}"
-                for column, _ in seat_columns + match_columns)
             match_key = quote(Seat._meta.get_field("match").column)
             match_id = quote(Match._meta.pk.column)
             index = quote(Seat._meta.get_field("index").column)
-            self._compiled = (
-                f"SELECT {selected} FROM {seat_table} INNER JOIN {match_table} "
+            self._statement = (
+                f"SELECT {_SEAT_ROWS.select()}, {_MATCH_ROWS.select()} FROM {seat_table} "
+                f"INNER JOIN {match_table} "
                 f"ON ({seat_table}.{match_key} = {match_table}.{match_id}) "
-                f"WHERE {seat_table}.{match_key} = %s ORDER BY {seat_table}.{index} FOR UPDATE",
-                seat_columns, match_columns,
+                f"WHERE {seat_table}.{match_key} = %s ORDER BY {seat_table}.{index} FOR UPDATE"
             )
-        return self._compiled
+        return self._statement
 
 
-def _attnames(model: type[models.Model]) -> list[str]:
-    return [field.attname for field in model._meta.concrete_fields]
+def _seats_read(match_id: uuid.UUID) -> tuple[str, list[Any]]:
+    """A SELECT of the match's seats, for a write to end with (`Write.execute`)."""
+    return _seats_sql(), [Match._meta.pk.get_db_prep_value(match_id, connection)]
 
 
-def _converted(values: tuple[Any, ...], columns: list[Any]) -> list[Any]:
-    converted = []
-    for value, (column, converters) in zip(values, columns, strict=True):
-        for converter in converters:
-            value = converter(value, column, connection)
-        converted.append(value)
-    return converted
+@functools.cache
+def _seats_sql() -> str:
+    quote = connection.ops.quote_name
+    return (f"SELECT {_SEAT_ROWS.select()} FROM {quote(Seat._meta.db_table)} "
+            f"WHERE {quote(Seat._meta.get_field('match').column)} = %s")
 
 
 _SEATS_AND_MATCH = _SeatsAndMatch()
 
 
 class MatchUnit:
-    def __init__(self, match: Match, *, sends_bots: bool) -> None:
+    def __init__(self, match: Match, *, sends_bots: bool,
+                 kept: snapshots.Snapshot | None = None) -> None:
         self.match = match
         self.sends_bots = sends_bots
+        # On the state kept of the match, unlocked (`changing_kept`): its write is guarded by
+        # what the match row was then.
+        self.kept = kept is not None
+        self._kept_row = {"version": match.version, "updated_at": match.updated_at}
         # Set by `close`: whether the change leaves a computer player to act.
         self.computer_to_act = False
-        self._deals: list[Deal] | None = None
-        self._state: engine.Deal | None = None
+        self._deals: list[Deal] | None = None if kept is None else kept.deals
+        self._state: engine.Deal | None = None if kept is None else kept.state
         self._fields: set[str] = set()
         # Applied and not yet written: the actions, and the fields of each deal row (by its
         # id) whose progress they changed.
         self._actions: list[Action] = []
         self._deal_updates: dict[int, tuple[Deal, set[str]]] = {}
         self._once_written: list[Callable[[], None]] = []
+        self._state_changed = False
         # Each new version as it is announced (the action that made it, if any).
         self._announcements: list[_Announcement] = []
         self._seats_found = _seat_states(match)
@@ -259,6 +348,11 @@ class MatchUnit:
         """The current deal's engine state; None once the match is over."""
         self._load()
         return self._state
+
+    @property
+    def changed(self) -> bool:
+        """Whether the engine state was changed (an action applied)."""
+        return self._state_changed
 
     def use_state(self, deals: list[Deal], state: engine.Deal) -> None:
         """The state a decision was taken on outside the lock, at the version now locked:
@@ -312,6 +406,10 @@ class MatchUnit:
             state.apply(seat, action)
         except engine.IllegalAction as error:
             raise ActionRefused(error) from None
+        self._state_changed = True
+        if self.kept and state.is_over:
+            raise Unkept()  # ending a deal writes its rows before the match row: the lock's
+            # order only
         match.version += 1
         # Written with the match row as the unit closes (`close`).
         row = Action(
@@ -453,8 +551,9 @@ class MatchUnit:
         write.insert(self._actions)
         for deal, fields in self._deal_updates.values():
             write.update(deal, list(fields))
-        if self._fields:
-            write.update(match, [*self._fields, "updated_at"])
+        if self._fields or (self.kept and self._actions):
+            write.update(match, [*self._fields, "updated_at"],
+                         where=self._kept_row if self.kept else None)
         if live is not None:
             snapshots.keep_on_commit(match, self.deals, live)
         self._tell_seat_changes()
@@ -473,9 +572,30 @@ class MatchUnit:
             ))
         with write.gathering():
             follow_ups.tell(self._events)
-        write.execute()
+        if self.kept:
+            self._write_kept(write)
+        else:
+            write.execute()
         for then in self._once_written:
             then()
+
+    def _write_kept(self, write: writes.Write) -> None:
+        """Write, guarded by the match row as it was kept, and check the seats read back with
+        it: as kept, but for when each person was last seen (written without a change:
+        `services.seen`), taken from the read when it is later."""
+        try:
+            rows = write.execute(read=_seats_read(self.match.id))
+        except (writes.Stale, IntegrityError):  # another change came first
+            raise Unkept() from None
+        fresh = {seat.index: seat for seat in map(_SEAT_ROWS.made, rows)}
+        for seat in self.match.seats.all():
+            now = fresh.get(seat.index)
+            if now is None or any(getattr(seat, name) != getattr(now, name)
+                                  for name in _SEAT_ROWS.attnames if name != "last_seen"):
+                raise Unkept()
+            if now.last_seen is not None and (seat.last_seen is None
+                                              or now.last_seen > seat.last_seen):
+                seat.last_seen = now.last_seen
 
     def once_written(self, then: Callable[[], None]) -> None:
         """Run ``then`` in the change's transaction once its rows are written: what reads them

@@ -18,6 +18,7 @@ import logging
 import secrets
 import uuid
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -63,7 +64,15 @@ from games.errors import (
     TooManyMatches,
     TurnTimedOut,
 )
-from games.match_unit import MatchUnit, Outcome, changing, creating, lock
+from games.match_unit import (
+    MatchUnit,
+    Outcome,
+    Unkept,
+    changing,
+    changing_kept,
+    creating,
+    lock,
+)
 from games.models import (
     AnalysisStatus,
     Deal,
@@ -423,9 +432,31 @@ def _submit_action(
     idempotency: Idempotency | None,
     seated: list[tuple[Seat, Any]],
 ) -> ActionResult:
+    # First on the state this process kept of the match, unlocked; any doubt (a refusal
+    # included: the kept state may be behind) is settled under the lock (`changing_kept`).
+    try:
+        return _submit_in(changing_kept(match_id, expected_version), action=action, user=user,
+                          expected_version=expected_version, idempotency=idempotency,
+                          seated=seated)
+    except Unkept:
+        seated.clear()
+    return _submit_in(changing(match_id), action=action, user=user,
+                      expected_version=expected_version, idempotency=idempotency,
+                      seated=seated)
+
+
+def _submit_in(
+    unit_of_work: AbstractContextManager[MatchUnit],
+    *,
+    action: engine.Action,
+    user: User,
+    expected_version: int | None,
+    idempotency: Idempotency | None,
+    seated: list[tuple[Seat, Any]],
+) -> ActionResult:
     refusal: ServiceError | None = None
     kept: list[dict[str, Any]] = []  # the first answer, when it is kept
-    with changing(match_id) as unit:
+    with unit_of_work as unit:
         match = unit.match
         # Only a seat's player is answered, a replay too: someone who left reads nothing more.
         seat_row = access.acting_seat(match, user)
@@ -435,8 +466,10 @@ def _submit_action(
         # The answer shows the mover as they are once it is sent: seen now.
         seat_row.last_seen = timezone.now()
         # The clock is exact: a turn whose time has run out is the stand-in's, as if the clock
-        # sweep had come by at the deadline, so the move a due time-out owes comes first.
-        timed_out = computer_moves.time_out_due(unit, computer_players().choose)
+        # sweep had come by at the deadline, so the move a due time-out owes comes first (a
+        # unit on the kept state has none: `changing_kept`).
+        timed_out = None if unit.kept else computer_moves.time_out_due(
+            unit, computer_players().choose)
         try:
             if timed_out == seat_row.index:
                 raise TurnTimedOut()
@@ -492,7 +525,10 @@ def _act(
         raise MatchNotActive()
     if expected_version is not None and expected_version != match.version:
         raise StaleVersion(current_version=match.version)
-    # A person's own move takes their seat back from the autopilot.
+    # A person's own move takes their seat back from the autopilot; its row is written before
+    # the match's, which only the lock orders safely.
+    if unit.kept and (seat_row.autopilot or seat_row.timeouts_in_row):
+        raise Unkept()
     seat_is_back(seat_row)
     unit.apply(seat_row.index, action)
     return unit.outcome(seat_row.index)

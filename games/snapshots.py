@@ -11,7 +11,9 @@ The log stays the source of truth; a snapshot only spares reading it again:
   date with the actions after it, one short read, when they are all of its deal;
 - a move takes it out of the store for as long as it uses it, so no other thread sees the
   state half-applied, and a move that is refused or rolled back leaves nothing behind;
-- it goes back only once its move is committed (`transaction.on_commit`).
+- it goes back only once its move is committed (`transaction.on_commit`);
+- a person's move may be made on it with no lock at all (`match_unit.changing_kept`): its
+  write then changes the match only if the row is still as the snapshot has it.
 A miss (a new deal since, or the store was full) costs one replay. The
 property test in tests/api/test_move_state.py checks snapshot == replay after every action.
 """
@@ -77,6 +79,13 @@ def take(match_id: uuid.UUID, version: int) -> Snapshot | None:
             return None
         del _store[match_id]
     return snapshot
+
+
+def take_latest(match_id: uuid.UUID) -> Snapshot | None:
+    """The snapshot of ``match_id`` whatever its version, removed from the store; None if
+    there is none."""
+    with _lock:
+        return _store.pop(match_id, None)
 
 
 def give_back(snapshot: Snapshot) -> None:

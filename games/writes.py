@@ -17,6 +17,11 @@ Only what the unit of work writes goes this way: plain values, and expressions t
 compiler (`event_log.CurrentTransaction`); anything else is refused with a TypeError.
 Writers within a change (`Write.gathering`) hand it their inserts (`insert`) instead of
 writing them at once; elsewhere each insert is the ORM's own.
+
+An update may be guarded (`update(..., where=...)`): it changes its row only if the row still
+holds the values the writer saw, and `execute` raises `Stale` when it did not (the caller's
+transaction is then to be rolled back: the write's other parts ran). A write may end with a
+read of other rows (`execute(read=...)`), in the same statement on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -34,22 +39,33 @@ _gathering: contextvars.ContextVar[Write | None] = contextvars.ContextVar(
     "gathering", default=None)
 
 
+class Stale(Exception):
+    """A guarded update found its row changed since the writer saw it."""
+
+
 class Write:
     """The inserts and updates of one change, each prepared as it is added, written by
     `execute`: on PostgreSQL in one statement, elsewhere one after the other."""
 
     def __init__(self) -> None:
         self._parts: list[tuple[str, list[Any]]] = []
+        self._guarded: int | None = None  # the index of the guarded update's part
 
     def insert(self, rows: Sequence[models.Model]) -> None:
         """Insert ``rows`` (all of one model; their primary keys left to the database)."""
         if rows:
             self._parts.append(_insert(rows))
 
-    def update(self, row: models.Model, names: Sequence[str]) -> None:
+    def update(self, row: models.Model, names: Sequence[str], *,
+               where: dict[str, Any] | None = None) -> None:
         """Update the fields ``names`` of ``row``, as `Model.save(update_fields=names)` does
-        (an `auto_now` field among them set now, on the row too)."""
-        self._parts.append(_update(row, names))
+        (an `auto_now` field among them set now, on the row too); with ``where`` (field name:
+        value), only if the row still holds those values (one guarded update a write)."""
+        if where:
+            if self._guarded is not None:
+                raise ValueError("one guarded update a write")
+            self._guarded = len(self._parts)
+        self._parts.append(_update(row, names, where or {}))
 
     @contextlib.contextmanager
     def gathering(self) -> Iterator[None]:
@@ -60,18 +76,50 @@ class Write:
         finally:
             _gathering.reset(token)
 
-    def execute(self) -> None:
+    def execute(self, read: tuple[str, list[Any]] | None = None) -> list[tuple[Any, ...]]:
+        """Write, and return the rows of ``read`` (a SELECT and its parameters), if given, in
+        the same statement on PostgreSQL; it is to read rows the write does not change (a
+        statement does not see its own writes). Stale, when the guarded update found its row
+        changed."""
         if not self._parts:
-            return
+            return []
         with connection.cursor() as cursor:
             if connection.vendor != "postgresql":
-                for sql, params in self._parts:
-                    cursor.execute(sql, params)
-                return
-            *first, (last_sql, _) = self._parts
-            prefix = ", ".join(f"w{index} AS ({sql})" for index, (sql, _) in enumerate(first))
-            cursor.execute(f"WITH {prefix} {last_sql}" if first else last_sql,
-                           [param for _, params in self._parts for param in params])
+                return self._one_after_another(cursor, read)
+            params = [param for _, part_params in self._parts for param in part_params]
+            if self._guarded is None and read is None:
+                *first, (last_sql, _) = self._parts
+                prefix = ", ".join(f"w{index} AS ({sql})"
+                                   for index, (sql, _) in enumerate(first))
+                cursor.execute(f"WITH {prefix} {last_sql}" if first else last_sql, params)
+                return []
+            # Every part a `WITH` part; the statement itself counts the guarded update's row
+            # and reads (PostgreSQL runs a data-modifying part whether or not it is read).
+            prefix = ", ".join(
+                f"w{index} AS ({sql}{' RETURNING 1' if index == self._guarded else ''})"
+                for index, (sql, _) in enumerate(self._parts))
+            guard = ("SELECT 1 AS updated" if self._guarded is None
+                     else f"SELECT count(*) AS updated FROM w{self._guarded}")
+            read_sql, read_params = read if read is not None else ("SELECT 1 WHERE false", [])
+            cursor.execute(
+                f"WITH {prefix} SELECT * FROM ({guard}) AS guard "
+                f"LEFT JOIN ({read_sql}) AS read ON true", params + read_params)
+            rows = cursor.fetchall()
+        if not rows[0][0]:
+            raise Stale()
+        # A read of no rows leaves the guard's one row joined to nulls.
+        return [row[1:] for row in rows if any(value is not None for value in row[1:])]
+
+    def _one_after_another(self, cursor: Any,
+                           read: tuple[str, list[Any]] | None) -> list[tuple[Any, ...]]:
+        for index, (sql, params) in enumerate(self._parts):
+            cursor.execute(sql, params)
+            if index == self._guarded and cursor.rowcount != 1:
+                raise Stale()
+        if read is None:
+            return []
+        cursor.execute(*read)
+        return list(cursor.fetchall())
 
 
 def insert(rows: Sequence[models.Model]) -> None:
@@ -127,8 +175,9 @@ def _insert_sql(model: type[models.Model], columns: tuple[str, ...],
             f"({', '.join(quote(column) for column in columns)}) VALUES {values}")
 
 
-def _update(row: models.Model, names: Sequence[str]) -> tuple[str, list[Any]]:
-    """``UPDATE … SET … WHERE pk = …`` of the fields ``names`` of ``row``."""
+def _update(row: models.Model, names: Sequence[str],
+            where: dict[str, Any]) -> tuple[str, list[Any]]:
+    """``UPDATE … SET … WHERE pk = … [AND field = …]`` of the fields ``names`` of ``row``."""
     meta = row._meta
     wanted = set(names)
     fields = [field for field in meta.concrete_fields if not field.primary_key
@@ -142,16 +191,22 @@ def _update(row: models.Model, names: Sequence[str]) -> tuple[str, list[Any]]:
             raise TypeError(f"{meta.label}.{field.name}: an expression is not written here")
         params.append(field.get_db_prep_save(value, connection))
     params.append(meta.pk.get_db_prep_value(row.pk, connection))
-    return _update_sql(type(row), tuple(field.column for field in fields)), params
+    by_name = {field.name: field for field in meta.concrete_fields}
+    guarded = [by_name[name] for name in where]
+    params.extend(field.get_db_prep_save(where[field.name], connection) for field in guarded)
+    return _update_sql(type(row), tuple(field.column for field in fields),
+                       tuple(field.column for field in guarded)), params
 
 
 @functools.lru_cache(maxsize=256)
-def _update_sql(model: type[models.Model], columns: tuple[str, ...]) -> str:
+def _update_sql(model: type[models.Model], columns: tuple[str, ...],
+                guarded: tuple[str, ...] = ()) -> str:
     quote = connection.ops.quote_name
     meta = model._meta
     assignments = ", ".join(f"{quote(column)} = %s" for column in columns)
+    conditions = "".join(f" AND {quote(column)} = %s" for column in guarded)
     return (f"UPDATE {quote(meta.db_table)} SET {assignments} "
-            f"WHERE {quote(meta.pk.column)} = %s")
+            f"WHERE {quote(meta.pk.column)} = %s{conditions}")
 
 
 def _expression_sql(value: Expression) -> tuple[str, list[Any]]:
