@@ -8,6 +8,7 @@ import dataclasses
 import logging
 import uuid
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import NamedTuple
 
@@ -16,7 +17,7 @@ from django.utils import timezone
 
 from games import engine, selectors, snapshots
 from games.errors import MatchNotFound
-from games.match_unit import MatchUnit, changing
+from games.match_unit import MatchUnit, Unkept, changing, changing_kept
 from games.metrics import COMPUTER_TURN_WAIT
 from games.models import ActionOrigin, BotLevel, Deal, DealStatus, Match, MatchStatus, Seat
 
@@ -43,49 +44,71 @@ def play_bot_turns(
 ) -> BotRun | None:
     """Let the computer players whose turn it is from ``version`` on move, as many in a row as
     the deal gives them, in one transaction; returns the new version and whether a computer
-    player is still to act, as the change left them (under the lock).
+    player is still to act, as the change left them.
 
     Each move is decided by ``choose(observation, seat)`` from its own seat's observation (the
     seat row tells what the player plays as), on a copy of the deal played on by the moves
     decided before it, outside any transaction: a search that thinks for seconds holds no
     lock, so no other match (on SQLite, no other write at all) waits for it. The run ends at a
     person's turn, at the end of the deal (the next deal is dealt under the lock), or when
-    ``enough()`` says so after a decision. The moves are then applied under the match lock
-    only if the match is still at ``version``, so they apply to exactly the state they were
-    decided on, each its own action, version and event. Returns None, changing nothing, when
-    the match is not (or no longer) at ``version`` or no computer player is to act: a
-    duplicate or late task can never move twice, and a stale decision is dropped (whoever
-    moved the match on carries it further).
+    ``enough()`` says so after a decision. The moves are then applied only if the match is
+    still at ``version``, so they apply to exactly the state they were decided on, each its own
+    action, version and event: on the state this process kept, when the turn was decided on
+    it and does not end the deal, with a write guarded by the match row as kept
+    (`changing_kept`), else, or when that fails, under the match lock. Returns None, changing
+    nothing, when the match is not (or no longer) at ``version`` or no computer player is to
+    act: a duplicate or late task can never move twice, and a stale decision is dropped
+    (whoever moved the match on carries it further).
     """
     turn = _bot_turn(match_id, version)
     if turn is None:
         return None
     COMPUTER_TURN_WAIT.observe((timezone.now() - turn.came_up_at).total_seconds())
-    moves = _decide(turn, choose, enough)
+    moves, ends_deal = _decide(turn, choose, enough)
     try:
-        with changing(match_id, sends_bots=False) as unit:
-            if unit.match.status != MatchStatus.ACTIVE or unit.match.version != version:
-                return None
-            unit.use_state(turn.deals, turn.state)
-            for seat, action in moves:
-                seat_row = unit.seat(seat)
-                if not seat_row.computer_plays:  # its person came back while the bots thought
-                    break
-                unit.apply(seat, action, origin=seat_row.origin)
-            if unit.match.version == version:
-                return None
-        return BotRun(unit.match.version, unit.computer_to_act)
+        if turn.kept is None or ends_deal:  # a deal's end writes its rows in the lock's order
+            return _apply_run(changing(match_id, sends_bots=False), version, moves,
+                              (turn.deals, turn.state))
+        try:
+            return _apply_run(changing_kept(match_id, version, taken=turn.kept,
+                                            sends_bots=False), version, moves)
+        except Unkept:
+            # The kept state may be spent: the lock's unit reads the match afresh.
+            return _apply_run(changing(match_id, sends_bots=False), version, moves)
     except MatchNotFound:
         return None
+
+
+def _apply_run(
+    unit_of_work: AbstractContextManager[MatchUnit],
+    version: int,
+    moves: list[tuple[int, engine.Action]],
+    state: tuple[list[Deal], engine.Deal] | None = None,
+) -> BotRun | None:
+    """Apply ``moves``, decided at ``version``, if the match is still there (on ``state``,
+    the deal rows and engine state they were decided on, when given)."""
+    with unit_of_work as unit:
+        if unit.match.status != MatchStatus.ACTIVE or unit.match.version != version:
+            return None
+        if state is not None:
+            unit.use_state(*state)
+        for seat, action in moves:
+            seat_row = unit.seat(seat)
+            if not seat_row.computer_plays:  # its person came back while the bots thought
+                break
+            unit.apply(seat, action, origin=seat_row.origin)
+        if unit.match.version == version:
+            return None
+    return BotRun(unit.match.version, unit.computer_to_act)
 
 
 def _decide(
     turn: _BotTurn,
     choose: Callable[[engine.Observation, Seat], engine.Action],
     enough: Callable[[], bool],
-) -> list[tuple[int, engine.Action]]:
+) -> tuple[list[tuple[int, engine.Action]], bool]:
     """The computer players' moves from ``turn`` on, each decided from its own seat's view of
-    a look-ahead copy of the deal."""
+    a look-ahead copy of the deal; and whether they end the deal."""
     ahead = turn.state.copy()
     moves: list[tuple[int, engine.Action]] = []
     while (seat := selectors.bot_seat(turn.match, ahead)) is not None:
@@ -94,7 +117,7 @@ def _decide(
         moves.append((seat, action))
         if ahead.is_over or enough():
             break
-    return moves
+    return moves, ahead.is_over
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,6 +126,7 @@ class _BotTurn:
     deals: list[Deal]
     state: engine.Deal
     came_up_at: datetime  # the match's last change: the move before this turn
+    kept: snapshots.Snapshot | None = None  # the state kept here, when the turn is of it
 
 
 def _bot_turn(match_id: uuid.UUID, version: int) -> _BotTurn | None:
@@ -112,9 +136,10 @@ def _bot_turn(match_id: uuid.UUID, version: int) -> _BotTurn | None:
     kept = snapshots.take(match_id, version)
     if kept is not None and kept.version == version:
         # Who plays a seat can change at one version (a person leaving or coming back): the
-        # kept rows are trusted only to say a computer player is to act, checked under the lock.
+        # kept rows are trusted only to say a computer player is to act, checked again when
+        # the moves are written (the seats read back with them, or under the lock).
         if selectors.bot_seat(kept.match, kept.state) is not None:
-            return _BotTurn(kept.match, kept.deals, kept.state, kept.match.updated_at)
+            return _BotTurn(kept.match, kept.deals, kept.state, kept.match.updated_at, kept)
         snapshots.give_back(kept)
     with selectors.reading_together():
         match = Match.objects.prefetch_related("seats").filter(pk=match_id).first()

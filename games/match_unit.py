@@ -25,10 +25,10 @@ each walks the same steps, in the same order.
    the change). A change that raises rolls back and leaves no state behind (the next change
    replays).
 
-A person's move first tries `changing_kept`: the same steps on the state this process kept of
-the match, with no lock, its write guarded by the match row as it was kept (one statement on
-PostgreSQL: the rows, the guard and the seats read back). Whatever it cannot be sure of, it
-leaves to `changing`, having written nothing.
+A person's move and a computer players' round first try `changing_kept`: the same steps on the
+state this process kept of the match, with no lock, its write guarded by the match row as it
+was kept (one statement on PostgreSQL: the rows, the guard and the seats read back). Whatever
+it cannot be sure of, it leaves to `changing`, having written nothing.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, connection, models, transaction
+from django.db import IntegrityError, OperationalError, connection, models, transaction
 from django.db.models import prefetch_related_objects
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
@@ -112,19 +112,25 @@ class Unkept(Exception):
 
 
 @contextmanager
-def changing_kept(match_id: uuid.UUID, version: int | None = None) -> Iterator[MatchUnit]:
+def changing_kept(match_id: uuid.UUID, version: int | None = None, *,
+                  taken: snapshots.Snapshot | None = None,
+                  sends_bots: bool = True) -> Iterator[MatchUnit]:
     """A unit of work on the state this process kept of the match at its last change here
-    (games/snapshots.py), with neither a lock nor a read: its write changes the match row only
-    if the row is still at the kept version and `updated_at` (every change of a match moves
+    (games/snapshots.py), with no lock: its write changes the match row only if the row is
+    still at the kept version and `updated_at` (every change of a match under the lock moves
     one of them on: `MatchUnit.touch`), and reads back the seats in the same statement, which
-    must be as kept but for when each person was last seen. Unkept, with nothing written,
-    when that fails, the change needs the lock (above) or is refused (a refusal of a state
-    that may be behind is the lock's to make); the kept state is given back when the unit
-    changed nothing; at once when the caller expects the match at a ``version`` the kept
-    state is not at (another process moved it since, or the caller is behind). The saving:
-    the lock's statement and its wait, on a match whose changes come one at a time from one
-    process (a person's move after the computer players' round this process played)."""
-    kept = snapshots.take_latest(match_id)
+    must be as kept but for when each person was last seen (a seat changed by a write that
+    commits while this one waits for the match row is seen by the next change).
+
+    Unkept, with nothing written, when that fails, the change needs the lock (above) or is
+    refused (a refusal of a state that may be behind is the lock's to make); at once when the
+    caller expects the match at a ``version`` the kept state is not at (another process moved
+    it since, or the caller is behind). The kept state is given back when the unit changed
+    nothing. The saving: the lock's statement and its wait, on a match whose changes come one
+    at a time from one process (a person's move after the computer players' round this
+    process played, and that round). ``taken``: the kept state, already taken from the store
+    by the caller. ``sends_bots`` as `changing`'s."""
+    kept = taken or snapshots.take_latest(match_id)
     if kept is None:
         raise Unkept()
     if version is not None and version != kept.version:
@@ -141,12 +147,14 @@ def changing_kept(match_id: uuid.UUID, version: int | None = None) -> Iterator[M
     ):
         snapshots.give_back(kept)
         raise Unkept()  # a clock run out is the stand-in's move first, under the lock
-    unit = MatchUnit(match, sends_bots=True, kept=kept)
+    unit = MatchUnit(match, sends_bots=sends_bots, kept=kept)
     try:
         with transaction.atomic():
             yield unit
             unit.close()
     except BaseException as error:
+        if unit.written:  # committed, or its commit failed: not a change to make again
+            raise
         if not unit.changed:
             snapshots.give_back(kept)
         if isinstance(error, ServiceError):  # the kept state may be behind: ask the lock
@@ -246,6 +254,9 @@ class _Rows:
 
 
 _SEAT_ROWS, _MATCH_ROWS = _Rows(Seat), _Rows(Match)
+# PostgreSQL's deadlock and serialization failure: a guarded write that meets them is tried
+# again under the lock.
+_CONFLICTS = {"40P01", "40001"}
 
 
 class _SeatsAndMatch:
@@ -307,9 +318,9 @@ class MatchUnit:
                  kept: snapshots.Snapshot | None = None) -> None:
         self.match = match
         self.sends_bots = sends_bots
-        # On the state kept of the match, unlocked (`changing_kept`): its write is guarded by
-        # what the match row was then.
-        self.kept = kept is not None
+        # On the state kept of the match, with no lock (`changing_kept`): its write is guarded
+        # by what the match row was then.
+        self.unlocked = kept is not None
         self._kept_row = {"version": match.version, "updated_at": match.updated_at}
         # Set by `close`: whether the change leaves a computer player to act.
         self.computer_to_act = False
@@ -322,6 +333,8 @@ class MatchUnit:
         self._deal_updates: dict[int, tuple[Deal, set[str]]] = {}
         self._once_written: list[Callable[[], None]] = []
         self._state_changed = False
+        # Set once its rows are written: what fails after that is not undone by trying again.
+        self.written = False
         # Each new version as it is announced (the action that made it, if any).
         self._announcements: list[_Announcement] = []
         self._seats_found = _seat_states(match)
@@ -407,7 +420,7 @@ class MatchUnit:
         except engine.IllegalAction as error:
             raise ActionRefused(error) from None
         self._state_changed = True
-        if self.kept and state.is_over:
+        if self.unlocked and state.is_over:
             raise Unkept()  # ending a deal writes its rows before the match row: the lock's
             # order only
         match.version += 1
@@ -551,9 +564,9 @@ class MatchUnit:
         write.insert(self._actions)
         for deal, fields in self._deal_updates.values():
             write.update(deal, list(fields))
-        if self._fields or (self.kept and self._actions):
+        if self._fields:
             write.update(match, [*self._fields, "updated_at"],
-                         where=self._kept_row if self.kept else None)
+                         where=self._kept_row if self.unlocked else None)
         if live is not None:
             snapshots.keep_on_commit(match, self.deals, live)
         self._tell_seat_changes()
@@ -572,21 +585,31 @@ class MatchUnit:
             ))
         with write.gathering():
             follow_ups.tell(self._events)
-        if self.kept:
+        if self.unlocked:
             self._write_kept(write)
         else:
             write.execute()
+        self.written = True
         for then in self._once_written:
             then()
 
     def _write_kept(self, write: writes.Write) -> None:
         """Write, guarded by the match row as it was kept, and check the seats read back with
         it: as kept, but for when each person was last seen (written without a change:
-        `services.seen`), taken from the read when it is later."""
+        `services.seen`), taken from the read when it is later. Unkept when the row or a seat
+        changed since, or the write would not be guarded."""
+        if not write:
+            return  # nothing changed (an answer kept from an earlier request)
+        if not write.guarded:
+            raise Unkept()
         try:
             rows = write.execute(read=_seats_read(self.match.id))
         except (writes.Stale, IntegrityError):  # another change came first
             raise Unkept() from None
+        except OperationalError as error:
+            if getattr(error.__cause__, "sqlstate", None) in _CONFLICTS:
+                raise Unkept() from None
+            raise
         fresh = {seat.index: seat for seat in map(_SEAT_ROWS.made, rows)}
         for seat in self.match.seats.all():
             now = fresh.get(seat.index)

@@ -468,7 +468,7 @@ def _submit_in(
         # The clock is exact: a turn whose time has run out is the stand-in's, as if the clock
         # sweep had come by at the deadline, so the move a due time-out owes comes first (a
         # unit on the kept state has none: `changing_kept`).
-        timed_out = None if unit.kept else computer_moves.time_out_due(
+        timed_out = None if unit.unlocked else computer_moves.time_out_due(
             unit, computer_players().choose)
         try:
             if timed_out == seat_row.index:
@@ -527,7 +527,7 @@ def _act(
         raise StaleVersion(current_version=match.version)
     # A person's own move takes their seat back from the autopilot; its row is written before
     # the match's, which only the lock orders safely.
-    if unit.kept and (seat_row.autopilot or seat_row.timeouts_in_row):
+    if unit.unlocked and (seat_row.autopilot or seat_row.timeouts_in_row):
         raise Unkept()
     seat_is_back(seat_row)
     unit.apply(seat_row.index, action)

@@ -12,8 +12,9 @@ The log stays the source of truth; a snapshot only spares reading it again:
 - a move takes it out of the store for as long as it uses it, so no other thread sees the
   state half-applied, and a move that is refused or rolled back leaves nothing behind;
 - it goes back only once its move is committed (`transaction.on_commit`);
-- a person's move may be made on it with no lock at all (`match_unit.changing_kept`): its
-  write then changes the match only if the row is still as the snapshot has it.
+- a person's move, or a computer players' round, may be made on it with no lock at all
+  (`match_unit.changing_kept`): its write then changes the match only if the row is still as
+  the snapshot has it.
 A miss (a new deal since, or the store was full) costs one replay. The
 property test in tests/api/test_move_state.py checks snapshot == replay after every action.
 """
@@ -45,7 +46,7 @@ class Snapshot:
     # The current deal's engine state.
     state: engine.Deal
     # The match row as that move wrote it, its seats loaded: what a computer player's turn
-    # needs to decide without a read (a move itself reads the match under its lock).
+    # needs to decide, and a change with no lock to be made (`match_unit.changing_kept`).
     match: Match
 
     @classmethod
@@ -89,13 +90,14 @@ def take_latest(match_id: uuid.UUID) -> Snapshot | None:
 
 
 def give_back(snapshot: Snapshot) -> None:
-    """Return the unchanged state that `take` gave out (a turn that did not move)."""
+    """Return the unchanged state that `take` or `take_latest` gave out (a turn that did not
+    move, a change that changed nothing)."""
     _put(snapshot)
 
 
 def keep_on_commit(match: Match, deals: list[Deal], state: engine.Deal) -> None:
-    """Once the transaction commits, keep the state it leaves ``match`` in (locked by the
-    caller, its seats loaded)."""
+    """Once the transaction commits, keep the state it leaves ``match`` in (its seats
+    loaded)."""
     snapshot = Snapshot.of(match, deals, state)
     transaction.on_commit(lambda: _put(snapshot))
 

@@ -76,6 +76,14 @@ class Write:
         finally:
             _gathering.reset(token)
 
+    def __bool__(self) -> bool:
+        """Whether there is anything to write."""
+        return bool(self._parts)
+
+    @property
+    def guarded(self) -> bool:
+        return self._guarded is not None
+
     def execute(self, read: tuple[str, list[Any]] | None = None) -> list[tuple[Any, ...]]:
         """Write, and return the rows of ``read`` (a SELECT and its parameters), if given, in
         the same statement on PostgreSQL; it is to read rows the write does not change (a
@@ -83,26 +91,31 @@ class Write:
         changed."""
         if not self._parts:
             return []
+        parts = self._parts
+        if self._guarded is not None:
+            # The guarded update first, and every other update waits for it (PostgreSQL runs
+            # a statement's `WITH` parts in no set order): its row is locked before any other,
+            # as the match's lock is, and nothing else is changed if it changes nothing.
+            guard = parts[self._guarded]
+            parts = [guard, *(part for index, part in enumerate(parts)
+                              if index != self._guarded)]
         with connection.cursor() as cursor:
             if connection.vendor != "postgresql":
-                return self._one_after_another(cursor, read)
-            params = [param for _, part_params in self._parts for param in part_params]
-            if self._guarded is None and read is None:
-                *first, (last_sql, _) = self._parts
+                return self._one_after_another(cursor, parts, read)
+            params = [param for _, part_params in parts for param in part_params]
+            if self._guarded is None:
+                *first, (last_sql, _) = parts
                 prefix = ", ".join(f"w{index} AS ({sql})"
                                    for index, (sql, _) in enumerate(first))
                 cursor.execute(f"WITH {prefix} {last_sql}" if first else last_sql, params)
                 return []
-            # Every part a `WITH` part; the statement itself counts the guarded update's row
-            # and reads (PostgreSQL runs a data-modifying part whether or not it is read).
-            prefix = ", ".join(
-                f"w{index} AS ({sql}{' RETURNING 1' if index == self._guarded else ''})"
-                for index, (sql, _) in enumerate(self._parts))
-            guard = ("SELECT 1 AS updated" if self._guarded is None
-                     else f"SELECT count(*) AS updated FROM w{self._guarded}")
+            # Every part a `WITH` part (PostgreSQL runs a data-modifying part whether or not
+            # it is read); the statement itself counts the guarded update's row and reads.
+            prefix = ", ".join(f"w{index} AS ({sql}{_after_guard(index, sql)})"
+                               for index, (sql, _) in enumerate(parts))
             read_sql, read_params = read if read is not None else ("SELECT 1 WHERE false", [])
             cursor.execute(
-                f"WITH {prefix} SELECT * FROM ({guard}) AS guard "
+                f"WITH {prefix} SELECT * FROM (SELECT count(*) AS updated FROM w0) AS guard "
                 f"LEFT JOIN ({read_sql}) AS read ON true", params + read_params)
             rows = cursor.fetchall()
         if not rows[0][0]:
@@ -110,16 +123,23 @@ class Write:
         # A read of no rows leaves the guard's one row joined to nulls.
         return [row[1:] for row in rows if any(value is not None for value in row[1:])]
 
-    def _one_after_another(self, cursor: Any,
+    def _one_after_another(self, cursor: Any, parts: list[tuple[str, list[Any]]],
                            read: tuple[str, list[Any]] | None) -> list[tuple[Any, ...]]:
-        for index, (sql, params) in enumerate(self._parts):
+        for index, (sql, params) in enumerate(parts):
             cursor.execute(sql, params)
-            if index == self._guarded and cursor.rowcount != 1:
+            if index == 0 and self._guarded is not None and cursor.rowcount != 1:
                 raise Stale()
         if read is None:
             return []
         cursor.execute(*read)
         return list(cursor.fetchall())
+
+
+def _after_guard(index: int, sql: str) -> str:
+    """What a part of a guarded write adds: the guard (``w0``) its row, an update its wait."""
+    if index == 0:
+        return " RETURNING 1"
+    return " AND EXISTS (SELECT FROM w0)" if sql.startswith("UPDATE") else ""
 
 
 def insert(rows: Sequence[models.Model]) -> None:

@@ -145,3 +145,65 @@ def test_a_whole_deal_is_played_on_kept_states_and_its_end_under_the_lock() -> N
             assert _locked(statements), "a deal's end writes its rows in the lock's order"
     _exactly_once(match_id)
     assert kept_moves > 40 and locked_moves <= 3, (kept_moves, locked_moves)
+
+
+def _against_easy_players(monkeypatch: pytest.MonkeyPatch) -> tuple[Player, str, list[Any]]:
+    """A person against three Easy players whose turns are sent and never played (each test
+    plays them), and the turns sent."""
+    from bots import interface
+
+    sent: list[Any] = []
+    monkeypatch.setattr(interface, "send_turns",
+                        lambda match_id, version, seat_levels=None: sent.append(version))
+    person = new_player("P")
+    response = person.post("/matches", {
+        "game": "auction", "deals": 2,
+        "seats": [{"kind": "me"}] + [{"kind": "bot", "bot_level": "easy"}] * 3})
+    assert response.status_code == 201, response.content
+    return person, response.json()["id"], sent
+
+
+def _round(match_id: str, version: int) -> Any:
+    from bots.tasks import choose
+    from games import computer_moves
+
+    with CaptureQueriesContext(connection) as queries:
+        run = computer_moves.play_bot_turns(match_id=uuid.UUID(match_id), version=version,
+                                            choose=choose)
+    return run, [q["sql"] for q in queries.captured_queries]
+
+
+def _to_the_computer_players(person: Player, match_id: str, sent: list[Any]) -> int:
+    """The person moves until the computer players are to act; the version they act at."""
+    while not sent:
+        view = person.view(match_id)
+        if view["deal"]["to_act"] != view["seat"]:
+            return view["version"]
+        action = next(a for a in view["deal"]["legal_actions"] if a["kind"] != "redeal")
+        assert submit(person, match_id, action,
+                      expected_version=view["version"]).status_code == 200
+    return sent[-1]
+
+
+def test_a_computer_players_round_is_played_on_the_state_the_move_kept(monkeypatch) -> None:
+    person, match_id, sent = _against_easy_players(monkeypatch)
+    version = _to_the_computer_players(person, match_id, sent)
+    run, statements = _round(match_id, version)
+    assert run is not None and run.version > version
+    if Match.objects.get(pk=match_id).deals.count() == 1:  # no deal's end: no lock
+        assert not _locked(statements), statements
+    _exactly_once(match_id)
+
+
+def test_a_round_whose_match_changed_since_it_was_kept_is_played_under_the_lock(
+    monkeypatch,
+) -> None:
+    person, match_id, sent = _against_easy_players(monkeypatch)
+    version = _to_the_computer_players(person, match_id, sent)
+    Match.objects.filter(pk=match_id).update(updated_at=timezone.now())
+    run, statements = _round(match_id, version)
+    assert run is not None and run.version == Match.objects.get(pk=match_id).version
+    assert _locked(statements), statements
+    _exactly_once(match_id)
+    again, _ = _round(match_id, version)
+    assert again is None, "a round is played once"

@@ -74,3 +74,31 @@ def test_what_it_cannot_write_as_save_would_is_refused() -> None:
     existing = AccountStreamEvent.objects.create(user=user, type="seat.left", payload={})
     with pytest.raises(TypeError):
         write.insert([existing])  # its primary key is the database's to give
+
+
+def test_a_guarded_update_that_finds_its_row_changed_is_stale() -> None:
+    owner = new_player("Guarded")
+    match = Match.objects.get(pk=create_match(owner, game="auction", deals=1)["id"])
+    seen = {"version": match.version, "updated_at": match.updated_at}
+    Match.objects.filter(pk=match.pk).update(version=match.version + 1)
+    match.version += 5
+    write = writes.Write()
+    write.insert([_event(owner.user_id)])
+    write.update(match, ["version", "updated_at"], where=seen)
+    assert write.guarded
+    with pytest.raises(writes.Stale), transaction.atomic():
+        write.execute()
+    assert Match.objects.get(pk=match.pk).version == seen["version"] + 1
+
+
+def test_a_guarded_write_reads_after_it() -> None:
+    owner = new_player("Reader")
+    match = Match.objects.get(pk=create_match(owner, game="auction", deals=1)["id"])
+    write = writes.Write()
+    write.update(match, ["updated_at"],
+                 where={"version": match.version, "updated_at": match.updated_at})
+    with transaction.atomic():
+        rows = write.execute(read=("SELECT id FROM games_match WHERE id = %s",
+                                   [match.pk.hex]))
+    assert rows == [(match.pk.hex,)]
+    assert not writes.Write() and writes.Write().execute() == []

@@ -174,13 +174,16 @@ def test_computer_players_in_a_row_move_in_one_unit_each_from_its_own_view(
         in_a_row += 1
     assert in_a_row >= 1
     units = []
-    real_changing = computer_moves.changing
 
-    def counted(*args, **kwargs):
-        units.append(args)
-        return real_changing(*args, **kwargs)
+    def counted(unit_of_work):
+        def opened(*args, **kwargs):
+            units.append(args)
+            return unit_of_work(*args, **kwargs)
+        return opened
 
-    monkeypatch.setattr(computer_moves, "changing", counted)
+    # On the state the start kept here (`changing_kept`), or under the lock.
+    monkeypatch.setattr(computer_moves, "changing", counted(computer_moves.changing))
+    monkeypatch.setattr(computer_moves, "changing_kept", counted(computer_moves.changing_kept))
     asked = []
 
     def last_legal(observation, seat):

@@ -112,6 +112,11 @@ def test_a_move_on_the_kept_state_is_one_statement_with_its_guard_and_seats() ->
         ('SELECT "knox_authtoken"', 'UPDATE "games_seat"', "BEGIN", "COMMIT"))]
     assert len(statements) == 1, statements  # no lock before it
     assert "FOR UPDATE" not in statements[0] and 'FROM "games_seat"' in statements[0]
+    # The guard first, and an update of the deal's row only once it has changed its row: the
+    # match row is locked before any other, as by the lock.
+    assert statements[0].startswith('WITH w0 AS (UPDATE "games_match"'), statements[0][:80]
+    for part in re.findall(r'UPDATE "games_deal" .*?\)(?:, w\d| SELECT)', statements[0]):
+        assert "AND EXISTS (SELECT FROM w0)" in part, part
     assert re.search(r'"version" = \d+ AND "updated_at" = ', statements[0]), statements[0]
 
 
