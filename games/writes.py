@@ -49,7 +49,11 @@ class Write:
 
     def __init__(self) -> None:
         self._parts: list[tuple[str, list[Any]]] = []
-        self._guarded: int | None = None  # the index of the guarded update's part
+        # Whether the first part is a guarded update: it goes first, and every other update
+        # waits for it (PostgreSQL runs a statement's `WITH` parts in no set order), so its row
+        # is locked before any other, as the match's lock is, and nothing else is changed if
+        # it changes nothing.
+        self._guarded = False
 
     def insert(self, rows: Sequence[models.Model]) -> None:
         """Insert ``rows`` (all of one model; their primary keys left to the database)."""
@@ -61,11 +65,13 @@ class Write:
         """Update the fields ``names`` of ``row``, as `Model.save(update_fields=names)` does
         (an `auto_now` field among them set now, on the row too); with ``where`` (field name:
         value), only if the row still holds those values (one guarded update a write)."""
-        if where:
-            if self._guarded is not None:
-                raise ValueError("one guarded update a write")
-            self._guarded = len(self._parts)
-        self._parts.append(_update(row, names, where or {}))
+        if not where:
+            self._parts.append(_update(row, names, {}))
+            return
+        if self._guarded:
+            raise ValueError("one guarded update a write")
+        self._guarded = True
+        self._parts.insert(0, _update(row, names, where))
 
     @contextlib.contextmanager
     def gathering(self) -> Iterator[None]:
@@ -82,7 +88,7 @@ class Write:
 
     @property
     def guarded(self) -> bool:
-        return self._guarded is not None
+        return self._guarded
 
     def execute(self, read: tuple[str, list[Any]] | None = None) -> list[tuple[Any, ...]]:
         """Write, and return the rows of ``read`` (a SELECT and its parameters), if given, in
@@ -92,18 +98,11 @@ class Write:
         if not self._parts:
             return []
         parts = self._parts
-        if self._guarded is not None:
-            # The guarded update first, and every other update waits for it (PostgreSQL runs
-            # a statement's `WITH` parts in no set order): its row is locked before any other,
-            # as the match's lock is, and nothing else is changed if it changes nothing.
-            guard = parts[self._guarded]
-            parts = [guard, *(part for index, part in enumerate(parts)
-                              if index != self._guarded)]
         with connection.cursor() as cursor:
             if connection.vendor != "postgresql":
                 return self._one_after_another(cursor, parts, read)
             params = [param for _, part_params in parts for param in part_params]
-            if self._guarded is None:
+            if not self._guarded and read is None:
                 *first, (last_sql, _) = parts
                 prefix = ", ".join(f"w{index} AS ({sql})"
                                    for index, (sql, _) in enumerate(first))
@@ -111,11 +110,13 @@ class Write:
                 return []
             # Every part a `WITH` part (PostgreSQL runs a data-modifying part whether or not
             # it is read); the statement itself counts the guarded update's row and reads.
-            prefix = ", ".join(f"w{index} AS ({sql}{_after_guard(index, sql)})"
+            prefix = ", ".join(f"w{index} AS ({sql}{self._after_guard(index, sql)})"
                                for index, (sql, _) in enumerate(parts))
+            guard = ("SELECT count(*) AS updated FROM w0" if self._guarded
+                     else "SELECT 1 AS updated")
             read_sql, read_params = read if read is not None else ("SELECT 1 WHERE false", [])
             cursor.execute(
-                f"WITH {prefix} SELECT * FROM (SELECT count(*) AS updated FROM w0) AS guard "
+                f"WITH {prefix} SELECT * FROM ({guard}) AS guard "
                 f"LEFT JOIN ({read_sql}) AS read ON true", params + read_params)
             rows = cursor.fetchall()
         if not rows[0][0]:
@@ -123,23 +124,25 @@ class Write:
         # A read of no rows leaves the guard's one row joined to nulls.
         return [row[1:] for row in rows if any(value is not None for value in row[1:])]
 
+    def _after_guard(self, index: int, sql: str) -> str:
+        """What a part of a guarded write adds: the guard (``w0``) its row, an update its
+        wait."""
+        if not self._guarded:
+            return ""
+        if index == 0:
+            return " RETURNING 1"
+        return " AND EXISTS (SELECT FROM w0)" if sql.startswith("UPDATE") else ""
+
     def _one_after_another(self, cursor: Any, parts: list[tuple[str, list[Any]]],
                            read: tuple[str, list[Any]] | None) -> list[tuple[Any, ...]]:
         for index, (sql, params) in enumerate(parts):
             cursor.execute(sql, params)
-            if index == 0 and self._guarded is not None and cursor.rowcount != 1:
+            if index == 0 and self._guarded and cursor.rowcount != 1:
                 raise Stale()
         if read is None:
             return []
         cursor.execute(*read)
         return list(cursor.fetchall())
-
-
-def _after_guard(index: int, sql: str) -> str:
-    """What a part of a guarded write adds: the guard (``w0``) its row, an update its wait."""
-    if index == 0:
-        return " RETURNING 1"
-    return " AND EXISTS (SELECT FROM w0)" if sql.startswith("UPDATE") else ""
 
 
 def insert(rows: Sequence[models.Model]) -> None:
